@@ -1,0 +1,43 @@
+import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import type { Clock } from "./clock.js";
+
+/** The verified caller of a request. */
+export interface Principal {
+  /** Identity uid (the token's `sub`). */
+  identityUid: string;
+  /** True for the built-in platform administrator, who holds every capability everywhere. */
+  isAdmin: boolean;
+  /** The verified token claims, for auditing and events. */
+  claims: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Where the caller holds some capabilities: everywhere (`all`), or in the subtrees rooted at
+ * `uids` (each uid and all its descendants).
+ */
+export type AccessScopes = { all: true } | { all: false; uids: string[] };
+
+/** The caller's capabilities, evaluated against the CURRENT role bindings. */
+export interface Access {
+  /** True when the caller holds every one of `caps` at `scope` (a binding at `scope` or an ancestor). */
+  has(scope: string, caps: readonly Capability[]): Promise<boolean>;
+  /** Like `has`, but throws PERMISSION_DENIED when it is false. */
+  require(scope: string, caps: readonly Capability[]): Promise<void>;
+  /** The subtrees where the caller holds every one of `caps` (for unscoped Lists). */
+  scopesWith(caps: readonly Capability[]): Promise<AccessScopes>;
+}
+
+/** Everything a service implementation knows about the call besides its request message. */
+export interface RequestContext {
+  requestId: string;
+  /** Undefined only for RPCs whose IAM annotation is `disabled` (Ping). */
+  principal: Principal | undefined;
+  access: Access;
+  clock: Clock;
+}
+
+/** The principal of an authenticated RPC; throws when called for an anonymous one (a bug). */
+export function principalOf(ctx: RequestContext): Principal {
+  if (!ctx.principal) throw new Error("principalOf called on an unauthenticated request");
+  return ctx.principal;
+}

@@ -1,0 +1,297 @@
+import type { AccessScopes } from "../core/context.js";
+import type { ListSlice, ListWindow } from "../core/list.js";
+
+/**
+ * The metadata store seam. Domain services see only these interfaces; `src/storage/sql` implements
+ * them once with Kysely for SQLite and PostgreSQL, and one conformance suite runs against both.
+ *
+ * Conventions for every sub-store:
+ * - Times are milliseconds since the Unix epoch (numbers).
+ * - `get*` returns undefined when the row does not exist; writes to a missing row return false.
+ * - Unique-constraint violations surface as ALREADY_EXISTS DomainErrors, never raw driver errors.
+ * - `list` honours `ListWindow` exactly: keyset order on (order field, uid), `uid` breaking ties in
+ *   the same direction, OFFSET `skip` after the cursor, at most `limit + 1` rows, and `total` counts
+ *   every row matching the filter (window ignored).
+ * - `within` restricts rows to the authorized subtrees (a row is inside when one of the scope uids
+ *   is an ancestor-or-self of the row's uid); `{all: true}` or absent means no restriction.
+ */
+
+/** Hierarchy filter of the API (`uidp.*` query parameters). All set fields combine with AND. */
+export interface UidpFilter {
+  /** Strict ancestors of this uidp. */
+  ancestorsOf?: string;
+  /** This uidp and all its descendants. */
+  descendantsOf?: string;
+  /** Direct children of this uidp. */
+  childrenOf?: string;
+  /** Root-level rows only. */
+  inRoot?: boolean;
+  /** Exactly these uidps. */
+  ids?: string[];
+}
+
+/** Filter fields shared by every list. */
+export interface CommonFilter {
+  uidp?: UidpFilter;
+  within?: AccessScopes;
+}
+
+export interface GroupRow {
+  uid: string;
+  name: string;
+  description: string;
+  verified: boolean;
+  createTime: number;
+  updateTime: number;
+}
+
+export interface GroupFilter extends CommonFilter {
+  name?: string;
+}
+
+/** What still lives under a group; a group can only be deleted when all are zero. */
+export interface GroupChildren {
+  groups: number;
+  repos: number;
+  identities: number;
+  roles: number;
+  roleBindings: number;
+}
+
+export interface GroupStore {
+  get(uid: string): Promise<GroupRow | undefined>;
+  /** The groups among `uids` that exist, in any order. */
+  getMany(uids: readonly string[]): Promise<GroupRow[]>;
+  /** The child group of `parentUid` ("" for roots) named `name`. */
+  getByName(parentUid: string, name: string): Promise<GroupRow | undefined>;
+  list(filter: GroupFilter, window: ListWindow): Promise<ListSlice<GroupRow>>;
+  /** ALREADY_EXISTS when a sibling (same parent; roots share "") has the same name. */
+  insert(row: GroupRow): Promise<void>;
+  update(row: GroupRow): Promise<boolean>;
+  delete(uid: string): Promise<boolean>;
+  /** Direct children of each kind (role bindings and identities directly under the group). */
+  children(uid: string): Promise<GroupChildren>;
+}
+
+export interface ClaimMatchData {
+  issuer?: string;
+  issuerPattern?: string;
+  subject?: string;
+  subjectPattern?: string;
+  audience?: string;
+  audiencePattern?: string;
+  claims?: Record<string, string>;
+  claimPatterns?: Record<string, string>;
+}
+
+export interface StaticKeysData {
+  issuer: string;
+  subject: string;
+  issuerKeys: string;
+  expirationTime?: number;
+  audiences?: string[];
+}
+
+export interface IdentityRow {
+  uid: string;
+  name: string;
+  description: string;
+  email: string;
+  claimMatch?: ClaimMatchData;
+  staticKeys?: StaticKeysData;
+  lastSeenTime?: number;
+  createTime: number;
+  updateTime: number;
+}
+
+export interface IdentityFilter extends CommonFilter {
+  name?: string;
+  relationship?: "claim_match" | "static_keys";
+}
+
+export interface IdentityStore {
+  get(uid: string): Promise<IdentityRow | undefined>;
+  getMany(uids: readonly string[]): Promise<IdentityRow[]>;
+  list(filter: IdentityFilter, window: ListWindow): Promise<ListSlice<IdentityRow>>;
+  insert(row: IdentityRow): Promise<void>;
+  update(row: IdentityRow): Promise<boolean>;
+  delete(uid: string): Promise<boolean>;
+}
+
+export interface RoleRow {
+  uid: string;
+  name: string;
+  description: string;
+  /** Capability enum numbers, ascending, no duplicates. */
+  capabilities: number[];
+  /** Built-in roles are root-level, seeded by the server and read-only through the API. */
+  builtIn: boolean;
+  createTime: number;
+  updateTime: number;
+}
+
+export interface RoleFilter extends CommonFilter {
+  name?: string;
+  /** Also return built-in roles even when `within`/`uidp` would exclude root rows. */
+  includeBuiltIn?: boolean;
+}
+
+export interface RoleStore {
+  get(uid: string): Promise<RoleRow | undefined>;
+  getMany(uids: readonly string[]): Promise<RoleRow[]>;
+  list(filter: RoleFilter, window: ListWindow): Promise<ListSlice<RoleRow>>;
+  insert(row: RoleRow): Promise<void>;
+  /** Insert or replace a built-in role (used at start-up). */
+  upsertBuiltIn(row: RoleRow): Promise<void>;
+  update(row: RoleRow): Promise<boolean>;
+  delete(uid: string): Promise<boolean>;
+}
+
+export interface RoleBindingRow {
+  uid: string;
+  /** The group the binding is under (the parent of its uid). */
+  groupUid: string;
+  identityUid: string;
+  roleUid: string;
+  createTime: number;
+  updateTime: number;
+}
+
+export interface RoleBindingFilter extends CommonFilter {
+  identityUid?: string;
+  groupUid?: string;
+  roleUid?: string;
+}
+
+/** One grant: the capabilities of a bound role at the binding's group. */
+export interface Grant {
+  groupUid: string;
+  roleUid: string;
+  capabilities: number[];
+}
+
+export interface RoleBindingStore {
+  get(uid: string): Promise<RoleBindingRow | undefined>;
+  list(filter: RoleBindingFilter, window: ListWindow): Promise<ListSlice<RoleBindingRow>>;
+  /** ALREADY_EXISTS when the same identity already holds the same role at the same group. */
+  insert(row: RoleBindingRow): Promise<void>;
+  update(row: RoleBindingRow): Promise<boolean>;
+  delete(uid: string): Promise<boolean>;
+  /** Every grant of an identity (bindings joined with their roles' capabilities). */
+  grantsOf(identityUid: string): Promise<Grant[]>;
+  countByRole(roleUid: string): Promise<number>;
+  countByIdentity(identityUid: string): Promise<number>;
+}
+
+export interface RepoRow {
+  uid: string;
+  /** The group the repo is under (the parent of its uid). */
+  groupUid: string;
+  name: string;
+  description: string;
+  readme: string;
+  createTime: number;
+  updateTime: number;
+}
+
+export interface RepoFilter extends CommonFilter {
+  name?: string;
+}
+
+export interface RepoStore {
+  get(uid: string): Promise<RepoRow | undefined>;
+  getByName(groupUid: string, name: string): Promise<RepoRow | undefined>;
+  list(filter: RepoFilter, window: ListWindow): Promise<ListSlice<RepoRow>>;
+  /** ALREADY_EXISTS when the group already has a repo of that name. */
+  insert(row: RepoRow): Promise<void>;
+  update(row: RepoRow): Promise<boolean>;
+  /** Deletes the repo, its tags and its tag history. */
+  delete(uid: string): Promise<boolean>;
+}
+
+export interface TagRow {
+  uid: string;
+  repoUid: string;
+  name: string;
+  digest: string;
+  deprecated: boolean;
+  createTime: number;
+  updateTime: number;
+}
+
+export interface TagFilter extends CommonFilter {
+  name?: string;
+  digest?: string;
+  /** Only tags with updateTime >= this. */
+  updatedSince?: number;
+}
+
+/** One entry of a tag's history: the tag pointed to `digest` from `updateTime` on. */
+export interface TagHistoryRow {
+  repoUid: string;
+  tagName: string;
+  digest: string;
+  updateTime: number;
+}
+
+export interface TagStore {
+  get(uid: string): Promise<TagRow | undefined>;
+  getByName(repoUid: string, name: string): Promise<TagRow | undefined>;
+  list(filter: TagFilter, window: ListWindow): Promise<ListSlice<TagRow>>;
+  /**
+   * Points tag `name` of `repoUid` at `digest` (creating it with `newUid` when missing) and sets
+   * `deprecated`. When the digest changes (or the tag is new) a history row is appended in the
+   * same transaction; an unchanged digest appends nothing. Returns the tag as stored.
+   */
+  put(args: {
+    repoUid: string;
+    name: string;
+    digest: string;
+    deprecated: boolean;
+    newUid: string;
+    now: number;
+  }): Promise<TagRow>;
+  delete(uid: string): Promise<boolean>;
+  /** History of one tag, oldest first, within [start, end), at most `limit` rows. */
+  history(args: { repoUid: string; tagName: string; start?: number; end?: number; limit: number }): Promise<TagHistoryRow[]>;
+}
+
+/** An ES256 signing key of Wharf's issuer; private material never leaves the store and issuer. */
+export interface SigningKeyRow {
+  kid: string;
+  privateJwk: string;
+  publicJwk: string;
+  createTime: number;
+  /** Keys past this are kept only for verification, never used to sign. */
+  retireTime?: number;
+}
+
+export interface SigningKeyStore {
+  list(): Promise<SigningKeyRow[]>;
+  /** Inserts `row` unless a key with the same kid exists. */
+  insert(row: SigningKeyRow): Promise<void>;
+}
+
+/** Small shared settings (e.g. the page-token secret), the same for every server process. */
+export interface SettingsStore {
+  get(key: string): Promise<string | undefined>;
+  /** Sets `key` to `value` unless it already has a value; returns the value now stored. */
+  putIfAbsent(key: string, value: string): Promise<string>;
+}
+
+/** One handle on the metadata store; `transaction` gives a handle whose writes commit together. */
+export interface Store {
+  groups: GroupStore;
+  identities: IdentityStore;
+  roles: RoleStore;
+  roleBindings: RoleBindingStore;
+  repos: RepoStore;
+  tags: TagStore;
+  signingKeys: SigningKeyStore;
+  settings: SettingsStore;
+  /** Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join. */
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /** Which engine this is: "sqlite" or "postgres". */
+  readonly dialect: "sqlite" | "postgres";
+  close(): Promise<void>;
+}
