@@ -177,6 +177,8 @@ export interface RoleBindingStore {
   insert(row: RoleBindingRow): Promise<void>;
   update(row: RoleBindingRow): Promise<boolean>;
   delete(uid: string): Promise<boolean>;
+  /** Deletes every binding directly under `groupUid` (used when the group itself is deleted). */
+  deleteByGroup(groupUid: string): Promise<number>;
   /** Every grant of an identity (bindings joined with their roles' capabilities). */
   grantsOf(identityUid: string): Promise<Grant[]>;
   countByRole(roleUid: string): Promise<number>;
@@ -253,7 +255,13 @@ export interface TagStore {
   }): Promise<TagRow>;
   delete(uid: string): Promise<boolean>;
   /** History of one tag, oldest first, within [start, end), at most `limit` rows. */
-  history(args: { repoUid: string; tagName: string; start?: number; end?: number; limit: number }): Promise<TagHistoryRow[]>;
+  history(args: {
+    repoUid: string;
+    tagName: string;
+    start?: number;
+    end?: number;
+    limit: number;
+  }): Promise<TagHistoryRow[]>;
 }
 
 /** An ES256 signing key of Wharf's issuer; private material never leaves the store and issuer. */

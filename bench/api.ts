@@ -1,0 +1,146 @@
+// API benchmark (`npm run bench:api`): GET repo by uid and a 50-item list page with 100,000 repos in
+// the store, over REST and gRPC, each as req/s and as a ratio to a bare node:http JSON server
+// measured in the same run with the same load generator. Targets: GET ≥ 0.35×, list ≥ 0.10×.
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { createIssuer } from "../src/auth/issuer.js";
+import { ADMIN_IDENTITY_UID } from "../src/authz/admin-identity.js";
+import { loadConfig } from "../src/config/config.js";
+import { systemClock } from "../src/core/clock.js";
+import { newChildUid, newRootUid } from "../src/core/uidp.js";
+import { GetRepoRequestSchema, ListReposRequestSchema } from "../src/gen/platform/registry/v2/repos_pb.js";
+import { startServer } from "../src/server.js";
+
+const run = promisify(execFile);
+const REPOS = Number(process.env.BENCH_REPOS ?? 100_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const here = new URL(".", import.meta.url).pathname;
+
+interface LoadResult {
+  rps: number;
+  errors: number;
+  requests: number;
+}
+
+async function load(script: string, args: string[]): Promise<LoadResult> {
+  const { stdout } = await run(process.execPath, ["--import", "tsx", join(here, "load", script), ...args], {
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(stdout) as LoadResult;
+}
+
+const httpLoad = (url: string, headers: Record<string, string> = {}) =>
+  load("http-load.ts", [url, String(CONCURRENCY), String(SECONDS), JSON.stringify(headers)]);
+const grpcLoad = (address: string, path: string, request: Uint8Array, token: string) =>
+  load("grpc-load.ts", [address, path, Buffer.from(request).toString("base64"), String(CONCURRENCY), String(SECONDS), token]);
+
+async function bareBaseline(sample: object): Promise<LoadResult> {
+  const server = createServer((_req, res) => {
+    const body = JSON.stringify(sample);
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  try {
+    return await httpLoad(`http://127.0.0.1:${port}/`);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), "wharf-bench-"));
+  const config = loadConfig({ dataDir, apiAddr: "127.0.0.1:0", registryAddr: "127.0.0.1:0" }, {});
+  const server = await startServer(config, { logger: () => {} });
+  try {
+    const org = newRootUid();
+    const now = Date.now();
+    await server.store.groups.insert({ uid: org, name: "bench", description: "", verified: false, createTime: now, updateTime: now });
+    const started = Date.now();
+    let sampleUid = "";
+    for (let batch = 0; batch < REPOS; batch += 5000) {
+      await server.store.transaction(async (tx) => {
+        for (let i = batch; i < Math.min(REPOS, batch + 5000); i++) {
+          const uid = newChildUid(org);
+          if (i === Math.floor(REPOS / 2)) sampleUid = uid;
+          await tx.repos.insert({
+            uid,
+            groupUid: org,
+            name: `repo-${i}`,
+            description: "a benchmark repository",
+            readme: "",
+            createTime: now + i,
+            updateTime: now + i,
+          });
+        }
+      });
+    }
+    console.log(`seeded ${REPOS} repos in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+    const token = await createIssuer({ store: server.store, issuerUrl: server.apiUrl, clock: systemClock }).mint({
+      subject: ADMIN_IDENTITY_UID,
+      audience: server.apiUrl,
+      ttlSeconds: 3600,
+    });
+    const auth = { authorization: `Bearer ${token}` };
+    const sample = await (await fetch(`${server.apiUrl}/registry/v2/repos/${sampleUid}`, { headers: auth })).json();
+    const address = new URL(server.apiUrl).host;
+
+    const baseline = await bareBaseline(sample as object);
+    const results: Array<[string, LoadResult, number]> = [
+      ["REST GET repo by uid", await httpLoad(`${server.apiUrl}/registry/v2/repos/${sampleUid}`, auth), 0.35],
+      [
+        "REST list page (50)",
+        await httpLoad(`${server.apiUrl}/registry/v2/repos?uidp.descendants_of=${org}&page_size=50`, auth),
+        0.1,
+      ],
+      [
+        "gRPC GetRepo",
+        await grpcLoad(
+          address,
+          "/platform.registry.v2.ReposService/GetRepo",
+          toBinary(GetRepoRequestSchema, create(GetRepoRequestSchema, { uid: sampleUid })),
+          token,
+        ),
+        0.35,
+      ],
+      [
+        "gRPC ListRepos page (50)",
+        await grpcLoad(
+          address,
+          "/platform.registry.v2.ReposService/ListRepos",
+          toBinary(ListReposRequestSchema, create(ListReposRequestSchema, { uidp: { descendantsOf: org }, pageSize: 50 })),
+          token,
+        ),
+        0.1,
+      ],
+    ];
+
+    console.log(`\nconcurrency ${CONCURRENCY}, ${SECONDS} s per measurement, ${REPOS} repos in SQLite`);
+    console.log(`bare node:http JSON server: ${baseline.rps.toFixed(0)} req/s`);
+    let failed = 0;
+    for (const [name, result, target] of results) {
+      const ratio = result.rps / baseline.rps;
+      const ok = ratio >= target && result.errors === 0;
+      if (!ok) failed++;
+      console.log(
+        `${name.padEnd(26)} ${result.rps.toFixed(0).padStart(7)} req/s  ${ratio.toFixed(2)}× bare (target ≥ ${target}×) errors ${result.errors}  ${ok ? "PASS" : "FAIL"}`,
+      );
+    }
+    process.exitCode = failed > 0 ? 1 : 0;
+  } finally {
+    await server.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

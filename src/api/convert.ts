@@ -1,0 +1,46 @@
+import { type Timestamp, timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { AccessScopes } from "../core/context.js";
+import { invalidArgument } from "../core/errors.js";
+import type { PageRequest } from "../core/list.js";
+import { isUidp } from "../core/uidp.js";
+import type { UIDPFilter } from "../gen/platform/common/v2/uidp_pb.js";
+import type { UidpFilter } from "../storage/store.js";
+
+/** A protobuf Timestamp for a time in ms (undefined stays undefined). */
+export function toTimestamp(ms: number | undefined): Timestamp | undefined {
+  return ms === undefined ? undefined : timestampFromMs(ms);
+}
+
+/** Milliseconds of a protobuf Timestamp (undefined stays undefined). */
+export function fromTimestamp(ts: Timestamp | undefined): number | undefined {
+  return ts === undefined ? undefined : timestampDate(ts).getTime();
+}
+
+/**
+ * The store's UidpFilter for an API UIDPFilter; every uid given must be a valid uidp
+ * (INVALID_ARGUMENT on `uidp.<field>` otherwise).
+ */
+export function toUidpFilter(uidp: UIDPFilter | undefined): UidpFilter {
+  if (!uidp) return {};
+  const out: UidpFilter = {};
+  const check = (field: string, uid: string): string => {
+    if (!isUidp(uid)) throw invalidArgument(`uidp.${field}`, `"${uid}" is not a valid uid`);
+    return uid;
+  };
+  if (uidp.ancestorsOf) out.ancestorsOf = check("ancestors_of", uidp.ancestorsOf);
+  if (uidp.descendantsOf) out.descendantsOf = check("descendants_of", uidp.descendantsOf);
+  if (uidp.childrenOf) out.childrenOf = check("children_of", uidp.childrenOf);
+  if (uidp.inRoot) out.inRoot = true;
+  if (uidp.ids.length > 0) out.ids = uidp.ids.map((id) => check("ids", id));
+  return out;
+}
+
+/** The paging fields of any generated List request. */
+export function pageRequestOf(req: { pageSize: number; pageToken: string; orderBy: string; skip: number }): PageRequest {
+  return { pageSize: req.pageSize, pageToken: req.pageToken, orderBy: req.orderBy, skip: req.skip };
+}
+
+/** The JSON-able description of `within` for binding page tokens to the caller's view. */
+export function scopesKey(scopes: AccessScopes): string[] | "all" {
+  return scopes.all ? "all" : scopes.uids;
+}

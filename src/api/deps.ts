@@ -1,0 +1,13 @@
+import type { PageTokenCodec } from "../core/list.js";
+import type { Store } from "../storage/store.js";
+
+/** What every service implementation is built from (the composition root provides it). */
+export interface ServiceDeps {
+  store: Store;
+  pageTokens: PageTokenCodec;
+  /**
+   * Called after role bindings of `identityUid` change (or, without an argument, after a role's
+   * capabilities change, which affects everyone bound to it), so cached grants are dropped at once.
+   */
+  bindingsChanged(identityUid?: string): void;
+}

@@ -1,0 +1,108 @@
+import { resolve } from "node:path";
+
+/** A host and port to listen on. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** Everything `wharf serve` and the admin commands need; defaults are the embedded setup. */
+export interface WharfConfig {
+  /** Folder for the SQLite database and blobs. */
+  dataDir: string;
+  /** Platform API (REST + gRPC + Connect + gRPC-Web) and token issuer. */
+  apiAddr: ListenAddress;
+  /** OCI registry. */
+  registryAddr: ListenAddress;
+  /** PostgreSQL URL; empty = SQLite file `<dataDir>/wharf.db`. */
+  databaseUrl: string;
+  /** Public URL of the API and issuer (`iss` of tokens, audience of API tokens); "" = `http://<api-addr>`. */
+  publicUrl: string;
+  /** Public URL of the registry (audience of registry tokens); "" = `http://<registry-addr>`. */
+  registryUrl: string;
+}
+
+/** Raw option values from flags or the environment, before defaults and validation. */
+export interface ConfigInput {
+  dataDir?: string | undefined;
+  apiAddr?: string | undefined;
+  registryAddr?: string | undefined;
+  databaseUrl?: string | undefined;
+  publicUrl?: string | undefined;
+  registryUrl?: string | undefined;
+}
+
+/** Environment variable of each option. */
+export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
+  dataDir: "WHARF_DATA_DIR",
+  apiAddr: "WHARF_API_ADDR",
+  registryAddr: "WHARF_REGISTRY_ADDR",
+  databaseUrl: "WHARF_DATABASE_URL",
+  publicUrl: "WHARF_PUBLIC_URL",
+  registryUrl: "WHARF_REGISTRY_URL",
+};
+
+/** An invalid configuration value; the CLI prints the message and exits 2. */
+export class ConfigError extends Error {}
+
+/**
+ * Builds the configuration: flags win over WHARF_* environment variables, which win over the
+ * embedded defaults (127.0.0.1:8080, 127.0.0.1:5000, ./wharf-data, SQLite). Throws ConfigError on a
+ * malformed address, URL or port.
+ */
+export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.env): WharfConfig {
+  const pick = (key: keyof ConfigInput): string | undefined => {
+    const flag = flags[key];
+    if (flag !== undefined && flag !== "") return flag;
+    const fromEnv = env[CONFIG_ENV[key]];
+    return fromEnv !== undefined && fromEnv !== "" ? fromEnv : undefined;
+  };
+  const apiAddr = parseAddress(pick("apiAddr") ?? "127.0.0.1:8080", "api-addr");
+  const registryAddr = parseAddress(pick("registryAddr") ?? "127.0.0.1:5000", "registry-addr");
+  const databaseUrl = pick("databaseUrl") ?? "";
+  if (databaseUrl !== "" && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`--database-url must be a postgres:// URL (got "${redactUrl(databaseUrl)}")`);
+  }
+  return {
+    dataDir: resolve(pick("dataDir") ?? "wharf-data"),
+    apiAddr,
+    registryAddr,
+    databaseUrl,
+    publicUrl: parseUrl(pick("publicUrl"), "public-url"),
+    registryUrl: parseUrl(pick("registryUrl"), "registry-url"),
+  };
+}
+
+/** Parses `host:port` (IPv6 hosts in brackets); port 0 asks for any free port. */
+export function parseAddress(value: string, name: string): ListenAddress {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) throw new ConfigError(`--${name} must be host:port (got "${value}")`);
+  return { host: match[1] ?? match[2] ?? "", port };
+}
+
+/** `host:port`, bracketing IPv6 hosts. */
+export function formatAddress(addr: ListenAddress): string {
+  return addr.host.includes(":") ? `[${addr.host}]:${addr.port}` : `${addr.host}:${addr.port}`;
+}
+
+/** The public URL of a service: the configured one, else `http://` + the address it listens on. */
+export function publicUrlOf(configured: string, bound: ListenAddress): string {
+  return configured !== "" ? configured : `http://${formatAddress(bound)}`;
+}
+
+function parseUrl(value: string | undefined, name: string): string {
+  if (value === undefined) return "";
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error();
+    return url.origin;
+  } catch {
+    throw new ConfigError(`--${name} must be an http(s) URL (got "${value}")`);
+  }
+}
+
+/** A database URL with its password replaced, safe to print. */
+export function redactUrl(value: string): string {
+  return value.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
+}

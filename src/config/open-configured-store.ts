@@ -1,0 +1,13 @@
+import { openStore } from "../storage/sql/open-store.js";
+import type { Store } from "../storage/store.js";
+import type { WharfConfig } from "./config.js";
+
+/** The SQLite file used when no database URL is configured. */
+export function sqlitePathOf(config: WharfConfig): string {
+  return `${config.dataDir}/wharf.db`;
+}
+
+/** Opens (and migrates) the metadata store the configuration names: PostgreSQL URL, else SQLite. */
+export function openConfiguredStore(config: WharfConfig): Promise<Store> {
+  return openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { sqlitePath: sqlitePathOf(config) });
+}

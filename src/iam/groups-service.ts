@@ -1,0 +1,143 @@
+import { pageRequestOf, toUidpFilter } from "../api/convert.js";
+import type { ServiceDeps } from "../api/deps.js";
+import { principalOf } from "../core/context.js";
+import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../core/errors.js";
+import { resolveUpdateMask } from "../core/field-mask.js";
+import { type ListSpec, paginate } from "../core/list.js";
+import type { ServiceHandlers } from "../core/service.js";
+import { newChildUid, newRootUid, requireUidp } from "../core/uidp.js";
+import { validateDescription, validateName } from "../core/validation.js";
+import { OWNER_ROLE_UID } from "../authz/built-in-roles.js";
+import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import { GroupsService } from "../gen/platform/iam/v2/groups_pb.js";
+import type { GroupChildren, GroupRow } from "../storage/store.js";
+import { groupMessage } from "./group-mapping.js";
+
+const GROUP_LIST: ListSpec<GroupRow> = {
+  allowedOrder: ["uid", "name", "create_time", "update_time"],
+  defaultOrder: { field: "uid", desc: false },
+  sortValue: (row, field) =>
+    field === "name" ? row.name : field === "create_time" ? row.createTime : field === "update_time" ? row.updateTime : row.uid,
+  uidOf: (row) => row.uid,
+};
+
+const GROUP_MASK = {
+  known: ["uid", "name", "description", "resource_limits", "verified", "create_time", "update_time"],
+  updatable: ["name", "description"],
+} as const;
+
+/** GroupsService: organizations (root groups) and nested groups. */
+export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof GroupsService> {
+  const { store } = deps;
+  return {
+    async listGroups(req, ctx) {
+      const within = await ctx.access.scopesWith([Capability.CAP_IAM_GROUPS_LIST]);
+      const filter = { uidp: toUidpFilter(req.uidp), ...(req.name ? { name: req.name } : {}) };
+      const page = await paginate(pageRequestOf(req), filter, GROUP_LIST, deps.pageTokens, (window) =>
+        store.groups.list({ ...filter, within }, window),
+      );
+      return {
+        groups: page.items.map(groupMessage),
+        nextPageToken: page.nextPageToken,
+        totalCount: page.totalCount,
+        skipped: page.skipped,
+      };
+    },
+
+    async getGroup(req) {
+      const row = await store.groups.get(req.uid);
+      if (!row) throw notFound("group", req.uid);
+      return groupMessage(row);
+    },
+
+    async createGroup(req, ctx) {
+      const principal = principalOf(ctx);
+      const input = req.group;
+      validateName(input?.name ?? "");
+      validateDescription(input?.description ?? "");
+      const parent = req.parent;
+      // A token outlives a deleted identity; an organization must not be created for a ghost.
+      if (!principal.isAdmin && !(await store.identities.get(principal.identityUid))) {
+        throw permissionDenied("the calling identity no longer exists");
+      }
+      if (parent !== "") {
+        requireUidp("parent", parent);
+        await ctx.access.require(parent, [Capability.CAP_IAM_GROUPS_CREATE]);
+        if (!(await store.groups.get(parent))) throw notFound("group", parent);
+      }
+      const now = ctx.clock.now();
+      const row: GroupRow = {
+        uid: parent === "" ? newRootUid() : newChildUid(parent),
+        name: input?.name ?? "",
+        description: input?.description ?? "",
+        verified: false,
+        createTime: now,
+        updateTime: now,
+      };
+      await store.transaction(async (tx) => {
+        await tx.groups.insert(row);
+        // Whoever creates an organization owns it; the administrator needs no binding.
+        if (parent === "" && !principal.isAdmin) {
+          await tx.roleBindings.insert({
+            uid: newChildUid(row.uid),
+            groupUid: row.uid,
+            identityUid: principal.identityUid,
+            roleUid: OWNER_ROLE_UID,
+            createTime: now,
+            updateTime: now,
+          });
+        }
+      });
+      if (parent === "") deps.bindingsChanged(principal.identityUid);
+      return groupMessage(row);
+    },
+
+    async updateGroup(req, ctx) {
+      const input = req.group;
+      if (!input) throw invalidArgument("group", "is required");
+      const current = await store.groups.get(input.uid);
+      if (!current) throw notFound("group", input.uid);
+      const fields = resolveUpdateMask(GROUP_MASK, req.updateMask?.paths ?? [], () =>
+        ["name", "description"].filter((f) => (f === "name" ? input.name !== "" : input.description !== "")),
+      );
+      const next: GroupRow = { ...current, updateTime: ctx.clock.now() };
+      if (fields.includes("name")) {
+        validateName(input.name);
+        next.name = input.name;
+      }
+      if (fields.includes("description")) {
+        validateDescription(input.description);
+        next.description = input.description;
+      }
+      if (!(await store.groups.update(next))) throw notFound("group", input.uid);
+      return groupMessage(next);
+    },
+
+    async deleteGroup(req) {
+      const uid = req.uid;
+      await store.transaction(async (tx) => {
+        if (!(await tx.groups.get(uid))) throw notFound("group", uid);
+        const blocking = describeChildren(await tx.groups.children(uid));
+        if (blocking) {
+          throw failedPrecondition("RESOURCE_NOT_EMPTY", `group ${uid} still contains ${blocking}`, uid);
+        }
+        await tx.roleBindings.deleteByGroup(uid);
+        await tx.groups.delete(uid);
+      });
+      return {};
+    },
+  };
+}
+
+/** "2 repos, 1 group" for the children that block a delete, or "" when none do. */
+function describeChildren(children: GroupChildren): string {
+  const parts: string[] = [];
+  const add = (n: number, one: string, many: string) => {
+    if (n > 0) parts.push(`${n} ${n === 1 ? one : many}`);
+  };
+  add(children.groups, "group", "groups");
+  add(children.repos, "repo", "repos");
+  add(children.identities, "identity", "identities");
+  add(children.roles, "role", "roles");
+  return parts.join(", ");
+}

@@ -1,0 +1,146 @@
+import { pageRequestOf, toUidpFilter } from "../api/convert.js";
+import type { ServiceDeps } from "../api/deps.js";
+import { failedPrecondition, invalidArgument, notFound } from "../core/errors.js";
+import { resolveUpdateMask } from "../core/field-mask.js";
+import { type ListSpec, paginate } from "../core/list.js";
+import type { ServiceHandlers } from "../core/service.js";
+import { newChildUid } from "../core/uidp.js";
+import { validateDescription, validateName } from "../core/validation.js";
+import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import { type Identity, IdentitiesService, RelationshipType } from "../gen/platform/iam/v2/identities_pb.js";
+import type { IdentityFilter, IdentityRow } from "../storage/store.js";
+import { claimMatchData, identityMessage, staticKeysData } from "./identity-mapping.js";
+
+const IDENTITY_LIST: ListSpec<IdentityRow> = {
+  allowedOrder: ["uid", "name", "create_time", "update_time"],
+  defaultOrder: { field: "uid", desc: false },
+  sortValue: (row, field) =>
+    field === "name" ? row.name : field === "create_time" ? row.createTime : field === "update_time" ? row.updateTime : row.uid,
+  uidOf: (row) => row.uid,
+};
+
+const IDENTITY_MASK = {
+  known: [
+    "uid",
+    "name",
+    "description",
+    "email",
+    "last_seen_time",
+    "create_time",
+    "update_time",
+    "claim_match",
+    "static_keys",
+  ],
+  updatable: ["name", "description", "claim_match", "static_keys"],
+} as const;
+
+/** IdentitiesService: identities under groups (assumable by other issuers) and registered people. */
+export function createIdentitiesService(deps: ServiceDeps): ServiceHandlers<typeof IdentitiesService> {
+  const { store } = deps;
+  return {
+    async listIdentities(req, ctx) {
+      const within = await ctx.access.scopesWith([Capability.CAP_IAM_IDENTITY_LIST]);
+      const filter: IdentityFilter = { uidp: toUidpFilter(req.uidp) };
+      if (req.name) filter.name = req.name;
+      if (req.relationshipType === RelationshipType.CLAIM_MATCH) filter.relationship = "claim_match";
+      if (req.relationshipType === RelationshipType.STATIC) filter.relationship = "static_keys";
+      const page = await paginate(pageRequestOf(req), filter, IDENTITY_LIST, deps.pageTokens, (window) =>
+        store.identities.list({ ...filter, within }, window),
+      );
+      return {
+        identities: page.items.map(identityMessage),
+        nextPageToken: page.nextPageToken,
+        totalCount: page.totalCount,
+        skipped: page.skipped,
+      };
+    },
+
+    async getIdentity(req) {
+      const row = await store.identities.get(req.uid);
+      if (!row) throw notFound("identity", req.uid);
+      return identityMessage(row);
+    },
+
+    async createIdentity(req, ctx) {
+      const input = req.identity;
+      validateName(input?.name ?? "");
+      validateDescription(input?.description ?? "");
+      if (!input) throw invalidArgument("name", "is required");
+      if (!(await store.groups.get(req.parent))) throw notFound("group", req.parent);
+      const now = ctx.clock.now();
+      const row: IdentityRow = {
+        uid: newChildUid(req.parent),
+        name: input.name,
+        description: input.description,
+        email: "",
+        createTime: now,
+        updateTime: now,
+        ...relationshipOf(input, now),
+      };
+      await store.identities.insert(row);
+      return identityMessage(row);
+    },
+
+    async updateIdentity(req, ctx) {
+      const input = req.identity;
+      if (!input) throw invalidArgument("identity", "is required");
+      const current = await store.identities.get(input.uid);
+      if (!current) throw notFound("identity", input.uid);
+      const fields = resolveUpdateMask(IDENTITY_MASK, req.updateMask?.paths ?? [], () => populatedFields(input));
+      const now = ctx.clock.now();
+      const next: IdentityRow = { ...current, updateTime: now };
+      if (fields.includes("name")) {
+        validateName(input.name);
+        next.name = input.name;
+      }
+      if (fields.includes("description")) {
+        validateDescription(input.description);
+        next.description = input.description;
+      }
+      if (fields.includes("claim_match") || fields.includes("static_keys")) {
+        delete next.claimMatch;
+        delete next.staticKeys;
+        Object.assign(next, relationshipOf(input, now));
+      }
+      if (!(await store.identities.update(next))) throw notFound("identity", input.uid);
+      return identityMessage(next);
+    },
+
+    async deleteIdentity(req) {
+      await store.transaction(async (tx) => {
+        if (!(await tx.identities.get(req.uid))) throw notFound("identity", req.uid);
+        const bindings = await tx.roleBindings.countByIdentity(req.uid);
+        if (bindings > 0) {
+          throw failedPrecondition(
+            "RESOURCE_IN_USE",
+            `identity ${req.uid} is still referenced by ${bindings} role binding(s); delete them first`,
+            req.uid,
+          );
+        }
+        await tx.identities.delete(req.uid);
+      });
+      return {};
+    },
+  };
+}
+
+/** The relationship fields of a stored identity for the request's oneof. */
+function relationshipOf(input: Identity, now: number): Pick<IdentityRow, "claimMatch" | "staticKeys"> {
+  switch (input.relationship.case) {
+    case "claimMatch":
+      return { claimMatch: claimMatchData(input.relationship.value) };
+    case "staticKeys":
+      return { staticKeys: staticKeysData(input.relationship.value, now) };
+    default:
+      throw invalidArgument("claim_match", "one of claim_match or static_keys is required");
+  }
+}
+
+function populatedFields(input: Identity): string[] {
+  const out: string[] = [];
+  if (input.name !== "") out.push("name");
+  if (input.description !== "") out.push("description");
+  if (input.relationship.case === "claimMatch") out.push("claim_match");
+  if (input.relationship.case === "staticKeys") out.push("static_keys");
+  return out;
+}

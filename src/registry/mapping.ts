@@ -1,0 +1,28 @@
+import { create } from "@bufbuild/protobuf";
+import { toTimestamp } from "../api/convert.js";
+import { type Repo, RepoSchema } from "../gen/platform/registry/v2/repos_pb.js";
+import { type Tag, TagSchema } from "../gen/platform/registry/v2/tags_pb.js";
+import type { RepoRow, TagRow } from "../storage/store.js";
+
+/** The API message of a stored repo (the readme is a separate sub-resource). */
+export function repoMessage(row: RepoRow): Repo {
+  return create(RepoSchema, {
+    uid: row.uid,
+    name: row.name,
+    description: row.description,
+    createTime: toTimestamp(row.createTime),
+    updateTime: toTimestamp(row.updateTime),
+  });
+}
+
+/** The API message of a stored tag. */
+export function tagMessage(row: TagRow): Tag {
+  return create(TagSchema, {
+    uid: row.uid,
+    name: row.name,
+    digest: row.digest,
+    deprecated: row.deprecated,
+    createTime: toTimestamp(row.createTime),
+    updateTime: toTimestamp(row.updateTime),
+  });
+}

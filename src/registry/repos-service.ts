@@ -1,0 +1,120 @@
+import { pageRequestOf, toUidpFilter } from "../api/convert.js";
+import type { ServiceDeps } from "../api/deps.js";
+import { invalidArgument, notFound } from "../core/errors.js";
+import { resolveUpdateMask } from "../core/field-mask.js";
+import { type ListSpec, paginate } from "../core/list.js";
+import type { ServiceHandlers } from "../core/service.js";
+import { newChildUid } from "../core/uidp.js";
+import { validateDescription } from "../core/validation.js";
+import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import { ReposService } from "../gen/platform/registry/v2/repos_pb.js";
+import type { RepoFilter, RepoRow } from "../storage/store.js";
+import { repoMessage } from "./mapping.js";
+import { validateRepoName } from "./names.js";
+import { validateReadme } from "./readme.js";
+
+const REPO_LIST: ListSpec<RepoRow> = {
+  allowedOrder: ["uid", "name", "create_time", "update_time"],
+  defaultOrder: { field: "uid", desc: false },
+  sortValue: (row, field) =>
+    field === "name" ? row.name : field === "create_time" ? row.createTime : field === "update_time" ? row.updateTime : row.uid,
+  uidOf: (row) => row.uid,
+};
+
+const REPO_MASK = {
+  known: ["uid", "name", "description", "create_time", "update_time"],
+  updatable: ["name", "description"],
+} as const;
+
+/** ReposService: repositories under groups, and their readmes. */
+export function createReposService(deps: ServiceDeps): ServiceHandlers<typeof ReposService> {
+  const { store } = deps;
+  return {
+    async listRepos(req, ctx) {
+      const within = await ctx.access.scopesWith([Capability.CAP_REPO_LIST]);
+      const filter: RepoFilter = { uidp: toUidpFilter(req.uidp) };
+      if (req.name) filter.name = req.name;
+      const page = await paginate(pageRequestOf(req), filter, REPO_LIST, deps.pageTokens, (window) =>
+        store.repos.list({ ...filter, within }, window),
+      );
+      return {
+        repos: page.items.map(repoMessage),
+        nextPageToken: page.nextPageToken,
+        totalCount: page.totalCount,
+        skipped: page.skipped,
+      };
+    },
+
+    async getRepo(req) {
+      const row = await store.repos.get(req.uid);
+      if (!row) throw notFound("repo", req.uid);
+      return repoMessage(row);
+    },
+
+    async createRepo(req, ctx) {
+      const input = req.repo;
+      validateRepoName(input?.name ?? "");
+      validateDescription(input?.description ?? "");
+      if (!(await store.groups.get(req.parent))) throw notFound("group", req.parent);
+      const now = ctx.clock.now();
+      const row: RepoRow = {
+        uid: newChildUid(req.parent),
+        groupUid: req.parent,
+        name: input?.name ?? "",
+        description: input?.description ?? "",
+        readme: "",
+        createTime: now,
+        updateTime: now,
+      };
+      await store.repos.insert(row);
+      return repoMessage(row);
+    },
+
+    async updateRepo(req, ctx) {
+      const input = req.repo;
+      if (!input) throw invalidArgument("repo", "is required");
+      const current = await store.repos.get(input.uid);
+      if (!current) throw notFound("repo", input.uid);
+      const fields = resolveUpdateMask(REPO_MASK, req.updateMask?.paths ?? [], () =>
+        [input.name !== "" ? "name" : "", input.description !== "" ? "description" : ""].filter(Boolean),
+      );
+      const next: RepoRow = { ...current, updateTime: ctx.clock.now() };
+      if (fields.includes("name") && input.name !== current.name) {
+        // The name is the last component of the image path: renaming would break every pull.
+        throw invalidArgument("name", "a repo cannot be renamed");
+      }
+      if (fields.includes("description")) {
+        validateDescription(input.description);
+        next.description = input.description;
+      }
+      if (!(await store.repos.update(next))) throw notFound("repo", input.uid);
+      return repoMessage(next);
+    },
+
+    async deleteRepo(req) {
+      if (!(await store.repos.delete(req.uid))) throw notFound("repo", req.uid);
+      return {};
+    },
+
+    async getRepoReadme(req) {
+      const row = await store.repos.get(req.uid);
+      if (!row) throw notFound("repo", req.uid);
+      return { uid: row.uid, content: row.readme };
+    },
+
+    async updateRepoReadme(req, ctx) {
+      const input = req.repoReadme;
+      if (!input) throw invalidArgument("repo_readme", "is required");
+      const current = await store.repos.get(input.uid);
+      if (!current) throw notFound("repo", input.uid);
+      const fields = resolveUpdateMask({ known: ["uid", "content"], updatable: ["content"] }, req.updateMask?.paths ?? [], () => [
+        "content",
+      ]);
+      if (!fields.includes("content")) return { uid: current.uid, content: current.readme };
+      validateReadme(input.content);
+      const next: RepoRow = { ...current, readme: input.content, updateTime: ctx.clock.now() };
+      if (!(await store.repos.update(next))) throw notFound("repo", input.uid);
+      return { uid: next.uid, content: next.readme };
+    },
+  };
+}

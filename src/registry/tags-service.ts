@@ -1,0 +1,75 @@
+import { fromTimestamp, pageRequestOf, toUidpFilter } from "../api/convert.js";
+import type { ServiceDeps } from "../api/deps.js";
+import { notFound } from "../core/errors.js";
+import { type ListSpec, paginate } from "../core/list.js";
+import type { ServiceHandlers } from "../core/service.js";
+import { newChildUid } from "../core/uidp.js";
+import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import { TagsService } from "../gen/platform/registry/v2/tags_pb.js";
+import type { TagFilter, TagRow } from "../storage/store.js";
+import { tagMessage } from "./mapping.js";
+import { validateDigest, validateTagName } from "./names.js";
+
+const TAG_LIST: ListSpec<TagRow> = {
+  allowedOrder: ["uid", "name", "create_time", "update_time"],
+  defaultOrder: { field: "uid", desc: false },
+  sortValue: (row, field) =>
+    field === "name" ? row.name : field === "create_time" ? row.createTime : field === "update_time" ? row.updateTime : row.uid,
+  uidOf: (row) => row.uid,
+};
+
+/** TagsService: list, read, create-or-move and delete tags; every digest change is recorded. */
+export function createTagsService(deps: ServiceDeps): ServiceHandlers<typeof TagsService> {
+  const { store } = deps;
+  return {
+    async listTags(req, ctx) {
+      const within = await ctx.access.scopesWith([Capability.CAP_TAG_LIST]);
+      const filter: TagFilter = { uidp: toUidpFilter(req.uidp) };
+      if (req.name) filter.name = req.name;
+      if (req.digest) {
+        validateDigest(req.digest);
+        filter.digest = req.digest;
+      }
+      const since = fromTimestamp(req.updatedSince);
+      if (since !== undefined) filter.updatedSince = since;
+      const page = await paginate(pageRequestOf(req), filter, TAG_LIST, deps.pageTokens, (window) =>
+        store.tags.list({ ...filter, within }, window),
+      );
+      return {
+        tags: page.items.map(tagMessage),
+        nextPageToken: page.nextPageToken,
+        totalCount: page.totalCount,
+        skipped: page.skipped,
+      };
+    },
+
+    async getTag(req) {
+      const row = await store.tags.get(req.uid);
+      if (!row) throw notFound("tag", req.uid);
+      return tagMessage(row);
+    },
+
+    async createTag(req, ctx) {
+      const input = req.tag;
+      validateTagName(input?.name ?? "");
+      validateDigest(input?.digest ?? "");
+      const row = await store.transaction(async (tx) => {
+        if (!(await tx.repos.get(req.parent))) throw notFound("repo", req.parent);
+        return tx.tags.put({
+          repoUid: req.parent,
+          name: input?.name ?? "",
+          digest: input?.digest ?? "",
+          deprecated: input?.deprecated ?? false,
+          newUid: newChildUid(req.parent),
+          now: ctx.clock.now(),
+        });
+      });
+      return tagMessage(row);
+    },
+
+    async deleteTag(req) {
+      if (!(await store.tags.delete(req.uid))) throw notFound("tag", req.uid);
+      return {};
+    },
+  };
+}

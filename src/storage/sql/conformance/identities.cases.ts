@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import type { TestDatabase } from "../../../../test/support/databases.js";
+import { newChildUid, newRootUid } from "../../../core/uidp.js";
+import type { IdentityRow, Store } from "../../store.js";
+import { assertAlreadyExists, firstPage, groupRow, sortedUids, T0 } from "./fixtures.js";
+
+function identity(parent: string, name: string, extra: Partial<IdentityRow> = {}): IdentityRow {
+  return {
+    uid: parent === "" ? newRootUid() : newChildUid(parent),
+    name,
+    description: `identity ${name}`,
+    email: `${name}@example.com`,
+    createTime: T0,
+    updateTime: T0,
+    ...extra,
+  };
+}
+
+/** IdentityStore: CRUD, JSON relationships round-trip, optional fields, relationship and name filters. */
+export function identityCases(db: TestDatabase): void {
+  describe("identities", () => {
+    let store: Store;
+    before(async () => {
+      store = await db.openFresh();
+    });
+
+    it("round-trips claimMatch, staticKeys and lastSeenTime exactly", async () => {
+      const org = groupRow("", "ident-org");
+      await store.groups.insert(org);
+      const matcher = identity(org.uid, "ci", {
+        claimMatch: {
+          issuer: "https://token.actions.githubusercontent.com",
+          subjectPattern: "repo:acme/.*",
+          claims: { repository_owner: "acme" },
+          claimPatterns: { ref: "refs/heads/.*" },
+        },
+        lastSeenTime: T0 + 42,
+      });
+      const keyed = identity(org.uid, "keys", {
+        staticKeys: {
+          issuer: "https://issuer.example",
+          subject: "bot",
+          issuerKeys: '{"keys":[]}',
+          expirationTime: T0 + 1000,
+          audiences: ["a", "b"],
+        },
+      });
+      const plain = identity("", "person");
+      for (const row of [matcher, keyed, plain]) await store.identities.insert(row);
+
+      assert.deepEqual(await store.identities.get(matcher.uid), matcher);
+      assert.deepEqual(await store.identities.get(keyed.uid), keyed);
+      const stored = await store.identities.get(plain.uid);
+      assert.deepEqual(stored, plain);
+      assert.ok(
+        stored && !("claimMatch" in stored) && !("lastSeenTime" in stored),
+        "absent fields stay absent",
+      );
+      assert.deepEqual(sortedUids(await store.identities.getMany([matcher.uid, plain.uid, newRootUid()])), [
+        ...sortedUids([matcher, plain]),
+      ]);
+    });
+
+    it("updates every field but createTime, clearing removed relationships", async () => {
+      const row = identity("", "changing", {
+        claimMatch: { issuer: "https://a", subject: "x" },
+        lastSeenTime: T0 + 1,
+      });
+      await store.identities.insert(row);
+      const changed: IdentityRow = {
+        uid: row.uid,
+        name: "changed",
+        description: "new",
+        email: "new@example.com",
+        staticKeys: { issuer: "https://b", subject: "y", issuerKeys: "{}" },
+        createTime: T0 + 500,
+        updateTime: T0 + 600,
+      };
+      assert.equal(await store.identities.update(changed), true);
+      assert.deepEqual(await store.identities.get(row.uid), { ...changed, createTime: T0 });
+      assert.equal(await store.identities.update(identity("", "ghost")), false);
+    });
+
+    it("deletes", async () => {
+      const row = identity("", "doomed");
+      await store.identities.insert(row);
+      assert.equal(await store.identities.delete(row.uid), true);
+      assert.equal(await store.identities.get(row.uid), undefined);
+      assert.equal(await store.identities.delete(row.uid), false);
+    });
+
+    it("rejects a duplicate uid as ALREADY_EXISTS", async () => {
+      const row = identity("", "twice");
+      await store.identities.insert(row);
+      await assertAlreadyExists(store.identities.insert({ ...row, name: "other" }));
+    });
+
+    it("filters by relationship and by name", async () => {
+      const org = groupRow("", "rel-org");
+      await store.groups.insert(org);
+      const claim = identity(org.uid, "same", { claimMatch: { issuer: "https://i", subject: "s" } });
+      const keys = identity(org.uid, "same", {
+        staticKeys: { issuer: "https://i", subject: "t", issuerKeys: "{}" },
+      });
+      const none = identity(org.uid, "other");
+      for (const row of [claim, keys, none]) await store.identities.insert(row);
+      const scope = { uidp: { childrenOf: org.uid } };
+
+      const byClaim = await store.identities.list({ ...scope, relationship: "claim_match" }, firstPage());
+      assert.deepEqual(sortedUids(byClaim.rows), [claim.uid]);
+      const byKeys = await store.identities.list({ ...scope, relationship: "static_keys" }, firstPage());
+      assert.deepEqual(sortedUids(byKeys.rows), [keys.uid]);
+      const byName = await store.identities.list({ ...scope, name: "same" }, firstPage());
+      assert.deepEqual(sortedUids(byName.rows), sortedUids([claim, keys]));
+      assert.equal(byName.total, 2n);
+      const all = await store.identities.list(scope, firstPage());
+      assert.equal(all.total, 3n);
+    });
+  });
+}

@@ -1,0 +1,85 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+  type SqliteStatement,
+} from "kysely";
+import type { Database } from "./schema.js";
+
+/** Prepared statements kept per connection; distinct SQL texts beyond this evict the oldest. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Opens the SQLite file at `path` (creating its directory; `:memory:` for a private in-memory
+ * database) with WAL, synchronous=NORMAL, foreign keys and a 5 s busy timeout, integers read as
+ * bigint, and returns a Kysely instance over it. Kysely serializes all queries on the one connection.
+ */
+export function connectSqlite(path: string): Kysely<Database> {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new BetterSqlite3(path);
+  try {
+    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("synchronous = NORMAL");
+    sqlite.pragma("foreign_keys = ON");
+    sqlite.defaultSafeIntegers(true);
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingDatabase(sqlite) }) });
+}
+
+/** better-sqlite3 prepares on every call; caching by SQL text saves that work on repeated queries. */
+function cachingDatabase(sqlite: BetterSqlite3.Database): SqliteDialectConfig["database"] {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => {
+      cache.clear();
+      sqlite.close();
+    },
+    prepare: (text: string) => {
+      let stmt = cache.get(text);
+      if (stmt === undefined) {
+        stmt = sqlite.prepare(text) as unknown as SqliteStatement;
+        if (cache.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = cache.keys().next().value;
+          if (oldest !== undefined) cache.delete(oldest);
+        }
+        cache.set(text, stmt);
+      }
+      return stmt;
+    },
+  };
+}
+
+/**
+ * SQLite dialect whose transactions start with `BEGIN IMMEDIATE`: the write lock is taken up front,
+ * so a second process waits on busy_timeout instead of failing with SQLITE_BUSY when a deferred
+ * transaction tries to upgrade its read lock.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}

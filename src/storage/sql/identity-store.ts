@@ -1,0 +1,108 @@
+import type { Selectable } from "kysely";
+import { type SqlBool, sql } from "kysely";
+import { alreadyExists } from "../../core/errors.js";
+import type { ClaimMatchData, IdentityRow, IdentityStore, StaticKeysData } from "../store.js";
+import { readInt, readOptionalInt } from "./dialect.js";
+import { listWindow, STANDARD_SORT } from "./list-window.js";
+import { allOf, commonPredicates, equalsIfSet, isIn, type Predicate } from "./predicates.js";
+import type { IdentitiesTable } from "./schema.js";
+import { guardWrite, parentColumn, type SqlContext } from "./sql-context.js";
+
+function toIdentityRow(r: Selectable<IdentitiesTable>): IdentityRow {
+  const row: IdentityRow = {
+    uid: r.uid,
+    name: r.name,
+    description: r.description,
+    email: r.email,
+    createTime: readInt(r.create_time),
+    updateTime: readInt(r.update_time),
+  };
+  if (r.claim_match !== null) row.claimMatch = JSON.parse(r.claim_match) as ClaimMatchData;
+  if (r.static_keys !== null) row.staticKeys = JSON.parse(r.static_keys) as StaticKeysData;
+  const lastSeen = readOptionalInt(r.last_seen_time);
+  if (lastSeen !== undefined) row.lastSeenTime = lastSeen;
+  return row;
+}
+
+/** The columns an IdentityRow writes besides uid and create_time. */
+function mutableColumns(row: IdentityRow) {
+  // issuer/subject are copied out of the relationship so tokens can be matched by index later.
+  const source = row.claimMatch ?? row.staticKeys;
+  return {
+    name: row.name,
+    description: row.description,
+    email: row.email,
+    issuer: source?.issuer ?? null,
+    subject: source?.subject ?? null,
+    claim_match: row.claimMatch === undefined ? null : JSON.stringify(row.claimMatch),
+    static_keys: row.staticKeys === undefined ? null : JSON.stringify(row.staticKeys),
+    last_seen_time: row.lastSeenTime ?? null,
+    update_time: row.updateTime,
+  };
+}
+
+function relationshipPredicate(relationship: "claim_match" | "static_keys" | undefined): Predicate[] {
+  if (relationship === undefined) return [];
+  return [sql<SqlBool>`${sql.ref(relationship)} is not null`];
+}
+
+/**
+ * IdentityStore over the `identities` table; see `IdentityStore` in store.ts. claimMatch and
+ * staticKeys round-trip as JSON; a duplicate uid is ALREADY_EXISTS. `update` never changes createTime.
+ */
+export function createIdentityStore(ctx: SqlContext): IdentityStore {
+  const { db } = ctx;
+  return {
+    async get(uid) {
+      const r = await db.selectFrom("identities").selectAll().where("uid", "=", uid).executeTakeFirst();
+      return r && toIdentityRow(r);
+    },
+
+    async getMany(uids) {
+      if (uids.length === 0) return [];
+      const rows = await db.selectFrom("identities").selectAll().where(isIn(uids)).execute();
+      return rows.map(toIdentityRow);
+    },
+
+    list(filter, window) {
+      const where = allOf([
+        ...equalsIfSet("name", filter.name),
+        ...relationshipPredicate(filter.relationship),
+        ...commonPredicates(filter),
+      ]);
+      const base = db.selectFrom("identities");
+      return listWindow(where ? base.where(where) : base, window, STANDARD_SORT, toIdentityRow);
+    },
+
+    async insert(row) {
+      await guardWrite(
+        ctx,
+        () =>
+          db
+            .insertInto("identities")
+            .values({
+              uid: row.uid,
+              parent_uid: parentColumn(row.uid),
+              create_time: row.createTime,
+              ...mutableColumns(row),
+            })
+            .execute(),
+        { unique: () => alreadyExists("identity", row.uid, `identity ${row.uid} already exists`) },
+      );
+    },
+
+    async update(row) {
+      const result = await db
+        .updateTable("identities")
+        .set(mutableColumns(row))
+        .where("uid", "=", row.uid)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async delete(uid) {
+      const result = await db.deleteFrom("identities").where("uid", "=", uid).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+  };
+}

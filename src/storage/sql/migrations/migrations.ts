@@ -1,0 +1,18 @@
+import type { Migration, MigrationProvider } from "kysely";
+import type { DialectName } from "../dialect.js";
+import { initialMigration } from "./0001-initial.js";
+
+/**
+ * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
+ * never edited, only followed by a new one.
+ */
+export function migrationsFor(dialect: DialectName): Record<string, Migration> {
+  return {
+    "0001-initial": initialMigration(dialect),
+  };
+}
+
+/** A static MigrationProvider for Kysely's Migrator (no folder scan, so bundling cannot lose files). */
+export function migrationProvider(dialect: DialectName): MigrationProvider {
+  return { getMigrations: async () => migrationsFor(dialect) };
+}

@@ -1,0 +1,99 @@
+import type { Selectable } from "kysely";
+import { alreadyExists } from "../../core/errors.js";
+import type { RepoRow, RepoStore } from "../store.js";
+import { readInt } from "./dialect.js";
+import { listWindow, STANDARD_SORT } from "./list-window.js";
+import { allOf, commonPredicates, equalsIfSet } from "./predicates.js";
+import type { ReposTable } from "./schema.js";
+import { guardWrite, parentColumn, type SqlContext } from "./sql-context.js";
+
+function toRepoRow(r: Selectable<ReposTable>): RepoRow {
+  return {
+    uid: r.uid,
+    groupUid: r.parent_uid,
+    name: r.name,
+    description: r.description,
+    readme: r.readme,
+    createTime: readInt(r.create_time),
+    updateTime: readInt(r.update_time),
+  };
+}
+
+/**
+ * RepoStore over `repos` (parent_uid is the group); see `RepoStore` in store.ts. `delete` removes
+ * the repo's tags and tag history through ON DELETE CASCADE foreign keys, in the same statement.
+ * `groupUid` must be the parent of `uid`; `update` never moves a repo nor changes createTime.
+ */
+export function createRepoStore(ctx: SqlContext): RepoStore {
+  const { db } = ctx;
+  const duplicate = (row: RepoRow) => () =>
+    alreadyExists("repo", row.name, `a repo named "${row.name}" already exists in group ${row.groupUid}`);
+
+  return {
+    async get(uid) {
+      const r = await db.selectFrom("repos").selectAll().where("uid", "=", uid).executeTakeFirst();
+      return r && toRepoRow(r);
+    },
+
+    async getByName(groupUid, name) {
+      const r = await db
+        .selectFrom("repos")
+        .selectAll()
+        .where("parent_uid", "=", groupUid)
+        .where("name", "=", name)
+        .executeTakeFirst();
+      return r && toRepoRow(r);
+    },
+
+    list(filter, window) {
+      const where = allOf([...equalsIfSet("name", filter.name), ...commonPredicates(filter)]);
+      const base = db.selectFrom("repos");
+      return listWindow(where ? base.where(where) : base, window, STANDARD_SORT, toRepoRow);
+    },
+
+    async insert(row) {
+      await guardWrite(
+        ctx,
+        () =>
+          db
+            .insertInto("repos")
+            .values({
+              uid: row.uid,
+              parent_uid: parentColumn(row.uid, row.groupUid),
+              name: row.name,
+              description: row.description,
+              readme: row.readme,
+              create_time: row.createTime,
+              update_time: row.updateTime,
+            })
+            .execute(),
+        { unique: duplicate(row) },
+      );
+    },
+
+    async update(row) {
+      parentColumn(row.uid, row.groupUid);
+      const result = await guardWrite(
+        ctx,
+        () =>
+          db
+            .updateTable("repos")
+            .set({
+              name: row.name,
+              description: row.description,
+              readme: row.readme,
+              update_time: row.updateTime,
+            })
+            .where("uid", "=", row.uid)
+            .executeTakeFirst(),
+        { unique: duplicate(row) },
+      );
+      return result.numUpdatedRows > 0n;
+    },
+
+    async delete(uid) {
+      const result = await db.deleteFrom("repos").where("uid", "=", uid).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+  };
+}

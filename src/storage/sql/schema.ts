@@ -1,0 +1,121 @@
+import type { ColumnType } from "kysely";
+
+/**
+ * A bigint column (times in ms, counts). Both engines read it as a JS bigint (better-sqlite3 safe
+ * integers, pg int8 parser); writes accept numbers.
+ */
+export type Int8Column = ColumnType<bigint, number | bigint, number | bigint>;
+
+/** A nullable bigint column. */
+export type NullableInt8Column = ColumnType<bigint | null, number | bigint | null, number | bigint | null>;
+
+/** A boolean column: PostgreSQL `boolean`, SQLite integer 0/1 (read as 0n/1n). Write with `SqlDialect.bool`. */
+export type BoolColumn = ColumnType<boolean | bigint, boolean | number, boolean | number>;
+
+/** `groups`: the organization hierarchy. Unique (parent_uid, name). */
+export interface GroupsTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  description: string;
+  verified: BoolColumn;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `identities`: claim_match / static_keys hold JSON text; issuer/subject are copied out of them for lookups. */
+export interface IdentitiesTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  description: string;
+  email: string;
+  issuer: string | null;
+  subject: string | null;
+  claim_match: string | null;
+  static_keys: string | null;
+  last_seen_time: NullableInt8Column;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `roles`: capabilities is a JSON array of capability numbers. */
+export interface RolesTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  description: string;
+  capabilities: string;
+  built_in: BoolColumn;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `role_bindings`: parent_uid is the group. Unique (parent_uid, identity_uid, role_uid). */
+export interface RoleBindingsTable {
+  uid: string;
+  parent_uid: string;
+  identity_uid: string;
+  role_uid: string;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `repos`: parent_uid is the group. Unique (parent_uid, name). */
+export interface ReposTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  description: string;
+  readme: string;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `tags`: parent_uid is the repo (FK, cascade). Unique (parent_uid, name). */
+export interface TagsTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  digest: string;
+  deprecated: BoolColumn;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `tag_history`: append-only; `id` orders rows that share an update_time. repo_uid FK, cascade. */
+export interface TagHistoryTable {
+  id: ColumnType<bigint, never, never>;
+  repo_uid: string;
+  tag_name: string;
+  digest: string;
+  update_time: Int8Column;
+}
+
+/** `signing_keys`: the issuer's ES256 keys, by kid. */
+export interface SigningKeysTable {
+  kid: string;
+  private_jwk: string;
+  public_jwk: string;
+  create_time: Int8Column;
+  retire_time: NullableInt8Column;
+}
+
+/** `settings`: small key/value pairs shared by every server process. */
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+/** Every table of the metadata database, as Kysely sees it. */
+export interface Database {
+  groups: GroupsTable;
+  identities: IdentitiesTable;
+  roles: RolesTable;
+  role_bindings: RoleBindingsTable;
+  repos: ReposTable;
+  tags: TagsTable;
+  tag_history: TagHistoryTable;
+  signing_keys: SigningKeysTable;
+  settings: SettingsTable;
+}

@@ -1,0 +1,42 @@
+import type { Store } from "../store.js";
+import { createGroupStore } from "./group-store.js";
+import { createIdentityStore } from "./identity-store.js";
+import { createRepoStore } from "./repo-store.js";
+import { createRoleBindingStore } from "./role-binding-store.js";
+import { createRoleStore } from "./role-store.js";
+import { createSettingsStore } from "./settings-store.js";
+import { createSigningKeyStore } from "./signing-key-store.js";
+import type { SqlContext } from "./sql-context.js";
+import { createTagStore } from "./tag-store.js";
+
+/**
+ * The Store over one SqlContext. `transaction(fn)` hands `fn` a Store bound to a single database
+ * transaction: it commits when `fn` resolves and rolls back when it throws (rethrowing). Inside it,
+ * `transaction` joins the same transaction, so only the outermost call decides commit or rollback.
+ *
+ * Inside `fn`, use only the `tx` handle: on SQLite the outer handle waits for the one connection,
+ * which the transaction holds until `fn` returns (a deadlock).
+ *
+ * `close` of the root handle closes the database (idempotent); a transaction handle cannot close it.
+ */
+export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Store {
+  const store: Store = {
+    groups: createGroupStore(ctx),
+    identities: createIdentityStore(ctx),
+    roles: createRoleStore(ctx),
+    roleBindings: createRoleBindingStore(ctx),
+    repos: createRepoStore(ctx),
+    tags: createTagStore(ctx),
+    signingKeys: createSigningKeyStore(ctx),
+    settings: createSettingsStore(ctx),
+    dialect: ctx.dialect.name,
+    transaction: (fn) =>
+      ctx.inTransaction ? fn(store) : ctx.transaction((tx) => fn(createSqlStore(tx, refuseClose))),
+    close,
+  };
+  return store;
+}
+
+async function refuseClose(): Promise<void> {
+  throw new Error("close() of a transaction handle: close the store that opened the transaction");
+}

@@ -1,0 +1,153 @@
+import { type Selectable, type SqlBool, sql } from "kysely";
+import { alreadyExists, notFound } from "../../core/errors.js";
+import type { TagRow, TagStore } from "../store.js";
+import { readBool, readInt } from "./dialect.js";
+import { listWindow, STANDARD_SORT } from "./list-window.js";
+import { allOf, commonPredicates, equalsIfSet } from "./predicates.js";
+import type { TagsTable } from "./schema.js";
+import { guardWrite, parentColumn, type SqlContext } from "./sql-context.js";
+
+function toTagRow(r: Selectable<TagsTable>): TagRow {
+  return {
+    uid: r.uid,
+    repoUid: r.parent_uid,
+    name: r.name,
+    digest: r.digest,
+    deprecated: readBool(r.deprecated),
+    createTime: readInt(r.create_time),
+    updateTime: readInt(r.update_time),
+  };
+}
+
+/** How often `put` retries when a concurrent delete removes the tag between its insert and its read. */
+const PUT_ATTEMPTS = 3;
+
+/**
+ * TagStore over `tags` (parent_uid is the repo) and the append-only `tag_history`; see `TagStore`
+ * in store.ts.
+ *
+ * `put` is safe against concurrent puts of the same tag on both engines: it inserts with ON CONFLICT
+ * DO NOTHING, and otherwise locks the existing row (FOR UPDATE on PostgreSQL; SQLite transactions
+ * hold the write lock from BEGIN IMMEDIATE) before comparing digests. It bumps updateTime when the
+ * digest or `deprecated` changes, and appends history only when the digest changes. A repo that
+ * does not exist is NOT_FOUND. `delete` removes the tag but keeps its history (history is keyed by
+ * repo and tag name, and goes only with the repo).
+ */
+export function createTagStore(ctx: SqlContext): TagStore {
+  const { db } = ctx;
+  return {
+    async get(uid) {
+      const r = await db.selectFrom("tags").selectAll().where("uid", "=", uid).executeTakeFirst();
+      return r && toTagRow(r);
+    },
+
+    async getByName(repoUid, name) {
+      const r = await db
+        .selectFrom("tags")
+        .selectAll()
+        .where("parent_uid", "=", repoUid)
+        .where("name", "=", name)
+        .executeTakeFirst();
+      return r && toTagRow(r);
+    },
+
+    list(filter, window) {
+      const where = allOf([
+        ...equalsIfSet("name", filter.name),
+        ...equalsIfSet("digest", filter.digest),
+        ...(filter.updatedSince === undefined ? [] : [sql<SqlBool>`update_time >= ${filter.updatedSince}`]),
+        ...commonPredicates(filter),
+      ]);
+      const base = db.selectFrom("tags");
+      return listWindow(where ? base.where(where) : base, window, STANDARD_SORT, toTagRow);
+    },
+
+    put(args) {
+      parentColumn(args.newUid, args.repoUid);
+      return ctx.transaction(async (tx) => {
+        const appendHistory = () =>
+          tx.db
+            .insertInto("tag_history")
+            .values({
+              repo_uid: args.repoUid,
+              tag_name: args.name,
+              digest: args.digest,
+              update_time: args.now,
+            })
+            .execute();
+
+        for (let attempt = 0; attempt < PUT_ATTEMPTS; attempt++) {
+          const inserted = await guardWrite(
+            tx,
+            () =>
+              tx.db
+                .insertInto("tags")
+                .values({
+                  uid: args.newUid,
+                  parent_uid: args.repoUid,
+                  name: args.name,
+                  digest: args.digest,
+                  deprecated: tx.dialect.bool(args.deprecated),
+                  create_time: args.now,
+                  update_time: args.now,
+                })
+                .onConflict((oc) => oc.columns(["parent_uid", "name"]).doNothing())
+                .returningAll()
+                .executeTakeFirst(),
+            {
+              unique: () => alreadyExists("tag", args.newUid, `tag uid ${args.newUid} is already taken`),
+              foreignKey: () => notFound("repo", args.repoUid),
+            },
+          );
+          if (inserted !== undefined) {
+            await appendHistory();
+            return toTagRow(inserted);
+          }
+
+          let select = tx.db
+            .selectFrom("tags")
+            .selectAll()
+            .where("parent_uid", "=", args.repoUid)
+            .where("name", "=", args.name);
+          if (tx.dialect.name === "postgres") select = select.forUpdate();
+          const current = await select.executeTakeFirst();
+          if (current === undefined) continue;
+
+          const tag = toTagRow(current);
+          const moved = tag.digest !== args.digest;
+          if (!moved && tag.deprecated === args.deprecated) return tag;
+          await tx.db
+            .updateTable("tags")
+            .set({ digest: args.digest, deprecated: tx.dialect.bool(args.deprecated), update_time: args.now })
+            .where("uid", "=", tag.uid)
+            .execute();
+          if (moved) await appendHistory();
+          return { ...tag, digest: args.digest, deprecated: args.deprecated, updateTime: args.now };
+        }
+        throw new Error(`tag ${args.name} of repo ${args.repoUid} kept disappearing during put`);
+      });
+    },
+
+    async delete(uid) {
+      const result = await db.deleteFrom("tags").where("uid", "=", uid).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    async history(args) {
+      let q = db
+        .selectFrom("tag_history")
+        .select(["repo_uid", "tag_name", "digest", "update_time"])
+        .where("repo_uid", "=", args.repoUid)
+        .where("tag_name", "=", args.tagName);
+      if (args.start !== undefined) q = q.where(sql<SqlBool>`update_time >= ${args.start}`);
+      if (args.end !== undefined) q = q.where(sql<SqlBool>`update_time < ${args.end}`);
+      const rows = await q.orderBy("update_time").orderBy("id").limit(args.limit).execute();
+      return rows.map((r) => ({
+        repoUid: r.repo_uid,
+        tagName: r.tag_name,
+        digest: r.digest,
+        updateTime: readInt(r.update_time),
+      }));
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import type { DescService, Message, Registry } from "@bufbuild/protobuf";
+import {
+  type ConnectRouter,
+  type ContextKey,
+  createContextKey,
+  createContextValues,
+  type HandlerContext,
+  type MethodImpl,
+} from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { ServerReflection as ReflectionV1 } from "../gen/grpc/reflection/v1/reflection_pb.js";
+import { ServerReflection as ReflectionV1alpha } from "../gen/grpc/reflection/v1alpha/reflection_pb.js";
+import { toConnectError } from "./error-mapping.js";
+import { normalizeGrpcMessage } from "./grpc-message-encoding.js";
+import type { AnyRequest, AnyResponse } from "./http-response.js";
+import type { MethodEntry } from "./method-table.js";
+import type { CallRecord, Pipeline } from "./pipeline.js";
+import {
+  createReflectionIndex,
+  type ReflectionIndex,
+  type ReflectionRequestLike,
+} from "./reflection-index.js";
+
+/** Options of {@link createConnectRoutes}. */
+export interface ConnectRoutesOptions {
+  methods: readonly MethodEntry[];
+  pipeline: Pipeline;
+  /** Types for `google.protobuf.Any` in Connect JSON. */
+  registry: Registry;
+  /** Larger request messages are rejected by connect (RESOURCE_EXHAUSTED). */
+  maxBodyBytes: number;
+}
+
+/** The Connect/gRPC/gRPC-Web side of the API port. */
+export interface ConnectRoutes {
+  /** Every RPC path served (`/platform.ping.v2.PingService/Ping`, the reflection services…). */
+  readonly paths: ReadonlySet<string>;
+  /**
+   * Serves a request on one of `paths`, already started on the pipeline as `record` (whose
+   * `protocol` was guessed from the content type; a `grpc` response gets its `grpc-message`
+   * re-encoded, see `normalizeGrpcMessage`).
+   */
+  handle(req: AnyRequest, res: AnyResponse, record: CallRecord): void;
+}
+
+const kRecord: ContextKey<CallRecord | undefined> = createContextKey<CallRecord | undefined>(undefined);
+
+/**
+ * Mounts every bound RPC on a `connectNodeAdapter` (gRPC, gRPC-Web and Connect JSON/binary from
+ * the same handlers), each wrapped to run through the shared pipeline, plus
+ * `grpc.reflection.v1` and `v1alpha` ServerReflection (no authentication: they describe the
+ * schema, not data). Domain errors leave as ConnectErrors with typed details.
+ */
+export function createConnectRoutes(options: ConnectRoutesOptions): ConnectRoutes {
+  const { pipeline, methods } = options;
+  const records = new WeakMap<AnyRequest, CallRecord>();
+  const services = [...new Set(methods.map((m) => m.service))];
+  const reflection = createReflectionIndex([...services, ReflectionV1, ReflectionV1alpha]);
+
+  const routes = (router: ConnectRouter): void => {
+    for (const entry of methods) {
+      const impl = async (request: Message, hctx: HandlerContext): Promise<unknown> => {
+        const record = hctx.values.get(kRecord);
+        if (!record) throw new Error("connect request without a call record");
+        record.protocol = hctx.protocolName as CallRecord["protocol"];
+        try {
+          return await pipeline.invoke(
+            record,
+            entry,
+            request,
+            hctx.requestHeader.get("authorization") ?? undefined,
+          );
+        } catch (err) {
+          throw toConnectError(pipeline.fail(record, err), entry.domain);
+        }
+      };
+      router.rpc(entry.method, impl as unknown as MethodImpl<typeof entry.method>);
+    }
+    router.service(ReflectionV1, { serverReflectionInfo: reflectionStream(reflection, ReflectionV1) });
+    router.service(ReflectionV1alpha, {
+      serverReflectionInfo: reflectionStream(reflection, ReflectionV1alpha),
+    });
+  };
+
+  const handler = connectNodeAdapter({
+    routes,
+    readMaxBytes: options.maxBodyBytes,
+    jsonOptions: { registry: options.registry },
+    contextValues: (req) => {
+      const values = createContextValues();
+      values.set(kRecord, records.get(req));
+      return values;
+    },
+  });
+
+  const paths = new Set<string>(methods.map((m) => m.rpcPath));
+  for (const service of [ReflectionV1, ReflectionV1alpha] as DescService[]) {
+    for (const method of service.methods) paths.add(`/${service.typeName}/${method.name}`);
+  }
+
+  return {
+    paths,
+    handle(req, res, record) {
+      records.set(req, record);
+      if (record.protocol === "grpc") normalizeGrpcMessage(res);
+      handler(req, res);
+    },
+  };
+}
+
+/** The bidi reflection stream: one answer per request, files sent at most once per stream. */
+function reflectionStream(index: ReflectionIndex, service: DescService) {
+  return async function* <R extends ReflectionRequestLike>(requests: AsyncIterable<R>, hctx: HandlerContext) {
+    const record = hctx.values.get(kRecord);
+    if (record) {
+      record.rpc = `${service.typeName}/ServerReflectionInfo`;
+      record.protocol = hctx.protocolName as CallRecord["protocol"];
+    }
+    const sent = new Set<string>();
+    for await (const request of requests) {
+      yield {
+        validHost: request.host,
+        originalRequest: request,
+        messageResponse: index.answer(request, sent),
+      };
+    }
+    if (record) record.code = 0;
+  };
+}

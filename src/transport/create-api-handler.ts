@@ -1,0 +1,111 @@
+import { createRegistry, type DescFile } from "@bufbuild/protobuf";
+import type { Clock } from "../core/clock.js";
+import type { ServiceBinding } from "../core/service.js";
+import { createConnectRoutes } from "./connect-routes.js";
+import { errorDetailsRegistry } from "./error-mapping.js";
+import type { AnyRequest, AnyResponse } from "./http-response.js";
+import { buildMethodTable } from "./method-table.js";
+import type { DualRequestListener } from "./one-port-listener.js";
+import {
+  type AccessFactory,
+  type Authenticator,
+  createPipeline,
+  type Protocol,
+  type RequestLogger,
+} from "./pipeline.js";
+import { createRestTranscoder } from "./rest-transcoder.js";
+
+export { type ApiServer, type ApiServerOptions, startApiServer } from "./api-server.js";
+
+/**
+ * A plain handler for one exact path (e.g. `/.well-known/openid-configuration`), served outside
+ * the RPC pipeline: it answers every method itself and must not reject (a rejection is logged and
+ * answered 500 if nothing was sent yet).
+ */
+export interface ExtraRoute {
+  path: string;
+  handler: (req: AnyRequest, res: AnyResponse) => void | Promise<void>;
+}
+
+/** Options of {@link createApiHandler}. */
+export interface ApiHandlerOptions {
+  /** Every service served; each method needs a handler and a `platform.annotations.iam` option. */
+  bindings: readonly ServiceBinding[];
+  /** Verifies bearer tokens of authenticated RPCs. */
+  authenticator: Authenticator;
+  /** The per-request Access of a principal (`undefined` for IAM-disabled RPCs). */
+  accessFor: AccessFactory;
+  /** The clock handed to handlers in `RequestContext` and used for log timestamps. */
+  clock: Clock;
+  /** Receives one structured line per request (never the Authorization header or a token). */
+  logger: RequestLogger;
+  /** Exact-path routes served before the REST transcoder. */
+  extraRoutes?: readonly ExtraRoute[];
+  /** Largest accepted request body (REST JSON) or message (Connect/gRPC). Default 4 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** Default request body limit: 4 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Builds the one request handler of the API port, for HTTP/1.1 and HTTP/2 requests alike:
+ * `/<package>.<Service>/<Method>` of a bound service or the reflection services → Connect adapter
+ * (gRPC, gRPC-Web, Connect); an `extraRoutes` path → its handler; anything else → REST transcoder.
+ * Every request gets an `x-request-id` response header and exactly one log line. Throws at
+ * startup when a binding is incomplete (see `buildMethodTable`) or an HTTP annotation is invalid.
+ */
+export function createApiHandler(options: ApiHandlerOptions): DualRequestListener {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const methods = buildMethodTable(options.bindings);
+  const pipeline = createPipeline(options);
+  const files = new Set<DescFile>(options.bindings.map((b) => b.service.file));
+  const registry = createRegistry(errorDetailsRegistry, ...files);
+  const connect = createConnectRoutes({ methods, pipeline, registry, maxBodyBytes });
+  const rest = createRestTranscoder({ methods, pipeline, registry, maxBodyBytes });
+  const extra = new Map((options.extraRoutes ?? []).map((r) => [r.path, r.handler]));
+
+  return (req, res) => {
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const path = q < 0 ? url : url.slice(0, q);
+    const isRpc = connect.paths.has(path);
+    const extraHandler = isRpc ? undefined : extra.get(path);
+    const record = pipeline.begin({
+      httpMethod: req.method ?? "GET",
+      path,
+      protocol: isRpc ? rpcProtocol(req.headers["content-type"]) : extraHandler ? "http" : "rest",
+      requestIdHeader: req.headers["x-request-id"],
+    });
+    res.setHeader("x-request-id", record.requestId);
+    if (isRpc) {
+      const done = (): void => pipeline.finish(record, res.statusCode);
+      res.once("finish", done);
+      res.once("close", done);
+      connect.handle(req, res, record);
+      return;
+    }
+    if (extraHandler) {
+      const done = (): void => pipeline.finish(record, res.statusCode);
+      res.once("finish", done);
+      res.once("close", done);
+      Promise.resolve()
+        .then(() => extraHandler(req, res))
+        .catch((err: unknown) => {
+          record.cause = err;
+          if (!res.headersSent) {
+            res.statusCode = 500;
+            res.end();
+          }
+        });
+      return;
+    }
+    void rest(req, res, record).finally(() => pipeline.finish(record, res.statusCode));
+  };
+}
+
+function rpcProtocol(contentType: string | undefined): Protocol {
+  if (contentType?.startsWith("application/grpc-web")) return "grpc-web";
+  if (contentType?.startsWith("application/grpc")) return "grpc";
+  return "connect";
+}

@@ -1,0 +1,169 @@
+import http from "node:http";
+import http2 from "node:http2";
+import net, { type AddressInfo } from "node:net";
+
+/** A request listener that accepts both HTTP/1.1 and HTTP/2 (compat API) requests. */
+export type DualRequestListener = (
+  req: http.IncomingMessage | http2.Http2ServerRequest,
+  res: http.ServerResponse | http2.Http2ServerResponse,
+) => void;
+
+/** Options of {@link listenOnePort}. */
+export interface OnePortListenerOptions {
+  /** Interface to bind; default `127.0.0.1`. */
+  host?: string;
+  /** TCP port; 0 picks a free one (read it back from `address`). */
+  port: number;
+  handler: DualRequestListener;
+  /** A connection that sends nothing for this long is dropped before reaching either server. Default 30 s. */
+  sniffTimeoutMs?: number;
+  /** HTTP/1.1 keep-alive idle timeout. Default 5 s. */
+  keepAliveTimeoutMs?: number;
+}
+
+/** Options of {@link OnePortListener.close}. */
+export interface CloseOptions {
+  /**
+   * How long in-flight requests may take to finish before their connections are destroyed.
+   * Idle keep-alive sockets and idle HTTP/2 sessions are closed at once. Default 5 s.
+   */
+  graceMs?: number;
+}
+
+/** A bound port serving HTTP/1.1 and cleartext HTTP/2 (prior knowledge) with one handler. */
+export interface OnePortListener {
+  /** The bound address; `port` is the real port when 0 was requested. */
+  readonly address: AddressInfo;
+  /** The HTTP/1.1 server the sniffer hands connections to (never listening itself). */
+  readonly http1: http.Server;
+  /** The HTTP/2 server the sniffer hands connections to (never listening itself). */
+  readonly http2: http2.Http2Server;
+  /**
+   * Stops accepting connections, lets in-flight requests finish for up to `graceMs`, then destroys
+   * every remaining socket and session. Resolves when all are gone; safe to call more than once.
+   */
+  close(options?: CloseOptions): Promise<void>;
+}
+
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+
+/**
+ * Binds one TCP port and routes each connection by its first bytes: the HTTP/2 connection preface
+ * goes to a `node:http2` server (h2c with prior knowledge), anything else to a `node:http` server.
+ * The sniffed bytes are unshifted back into the socket, which is never resumed before the chosen
+ * server takes it over (an HTTP/2 session reads the socket itself and would miss flowing data).
+ * Resolves once listening; rejects when the port cannot be bound.
+ */
+export async function listenOnePort(options: OnePortListenerOptions): Promise<OnePortListener> {
+  const sniffTimeoutMs = options.sniffTimeoutMs ?? 30_000;
+  const http1Server = http.createServer(options.handler as http.RequestListener);
+  http1Server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+  const http2Server = http2.createServer(
+    {},
+    options.handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+  );
+
+  const sniffing = new Set<net.Socket>();
+  const http1Sockets = new Map<net.Socket, { active: number }>();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  let closing = false;
+
+  http1Server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const state = http1Sockets.get(req.socket);
+    if (!state) return;
+    state.active++;
+    res.once("close", () => {
+      state.active--;
+      if (closing && state.active === 0) req.socket.destroy();
+    });
+  });
+  http2Server.on("session", (session: http2.ServerHttp2Session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+    if (closing) session.close();
+  });
+  // A broken client must not take the process down; the session is torn down by node itself.
+  http2Server.on("sessionError", () => {});
+
+  const handOver = (socket: net.Socket, isHttp2: boolean): void => {
+    sniffing.delete(socket);
+    socket.setTimeout(0);
+    if (isHttp2) {
+      http2Server.emit("connection", socket);
+      return;
+    }
+    http1Sockets.set(socket, { active: 0 });
+    socket.once("close", () => http1Sockets.delete(socket));
+    http1Server.emit("connection", socket);
+  };
+
+  const netServer = net.createServer((socket) => {
+    if (closing) {
+      socket.destroy();
+      return;
+    }
+    sniffing.add(socket);
+    socket.on("error", () => {});
+    socket.once("close", () => sniffing.delete(socket));
+    socket.setTimeout(sniffTimeoutMs, () => socket.destroy());
+    let seen: Buffer = Buffer.alloc(0);
+    const onReadable = (): void => {
+      let chunk: Buffer | null = socket.read() as Buffer | null;
+      while (chunk !== null) {
+        seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
+        chunk = socket.read() as Buffer | null;
+      }
+      const decided = decide(seen);
+      if (decided === undefined) return;
+      socket.off("readable", onReadable);
+      if (seen.length > 0) socket.unshift(seen);
+      handOver(socket, decided);
+    };
+    socket.on("readable", onReadable);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    netServer.once("error", reject);
+    netServer.listen(options.port, options.host ?? "127.0.0.1", () => {
+      netServer.off("error", reject);
+      resolve();
+    });
+  });
+  const address = netServer.address() as AddressInfo;
+
+  let closed: Promise<void> | undefined;
+  const close = (closeOptions: CloseOptions = {}): Promise<void> => {
+    closed ??= shutdown(closeOptions.graceMs ?? 5_000);
+    return closed;
+  };
+
+  const shutdown = async (graceMs: number): Promise<void> => {
+    closing = true;
+    const listenerClosed = new Promise<void>((resolve) => netServer.close(() => resolve()));
+    for (const socket of sniffing) socket.destroy();
+    for (const [socket, state] of http1Sockets) if (state.active === 0) socket.destroy();
+    for (const session of sessions) session.close();
+    const deadline = setTimeout(() => {
+      for (const socket of http1Sockets.keys()) socket.destroy();
+      for (const session of sessions) session.destroy();
+    }, graceMs);
+    deadline.unref();
+    while (http1Sockets.size > 0 || sessions.size > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    clearTimeout(deadline);
+    // Neither server listens, but close() also stops their internal timers.
+    http1Server.close(() => {});
+    http2Server.close(() => {});
+    await listenerClosed;
+  };
+
+  return { address, http1: http1Server, http2: http2Server, close };
+}
+
+/** true = HTTP/2 preface, false = something else, undefined = too few bytes to tell. */
+function decide(seen: Buffer): boolean | undefined {
+  const n = Math.min(seen.length, PREFACE.length);
+  for (let i = 0; i < n; i++) if (seen[i] !== PREFACE[i]) return false;
+  return n === PREFACE.length ? true : undefined;
+}

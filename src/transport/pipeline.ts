@@ -1,0 +1,193 @@
+import { randomUUID } from "node:crypto";
+import type { Message } from "@bufbuild/protobuf";
+import type { Clock } from "../core/clock.js";
+import type { Access, Principal, RequestContext } from "../core/context.js";
+import { type DomainError, unauthenticated } from "../core/errors.js";
+import { requireUidp } from "../core/uidp.js";
+import { CODE_NAMES, toDomainError } from "./error-mapping.js";
+import type { MethodEntry } from "./method-table.js";
+
+/** Turns a bearer token into the verified caller. */
+export interface Authenticator {
+  /**
+   * Verifies `token` (the text after `Bearer `). Throws a DomainError UNAUTHENTICATED for an
+   * invalid, expired or otherwise unacceptable token; any other throw is treated as INTERNAL.
+   */
+  authenticate(token: string): Promise<Principal>;
+}
+
+/** Builds the per-request `Access` of a caller; `undefined` = anonymous (IAM-disabled RPCs). */
+export type AccessFactory = (principal: Principal | undefined) => Access;
+
+/** Receives exactly one structured line per request. Must not throw (a throw is swallowed). */
+export type RequestLogger = (line: Record<string, unknown>) => void;
+
+/** Wire protocol of a request, as logged. */
+export type Protocol = "rest" | "connect" | "grpc" | "grpc-web" | "http";
+
+/** The mutable record of one request, from arrival to its log line. */
+export interface CallRecord {
+  readonly requestId: string;
+  /** `performance.now()` at arrival. */
+  readonly startedAt: number;
+  protocol: Protocol;
+  readonly httpMethod: string;
+  /** URL path without the query string. */
+  readonly path: string;
+  /** `package.Service/Method` once the request is routed to an RPC. */
+  rpc: string | undefined;
+  identityUid: string | undefined;
+  /** gRPC code of the outcome (0 = OK) once known. */
+  code: number | undefined;
+  /** The real cause of an INTERNAL error: logged, never sent. */
+  cause: unknown;
+  logged: boolean;
+}
+
+/** Options of {@link createPipeline}. */
+export interface PipelineOptions {
+  authenticator: Authenticator;
+  accessFor: AccessFactory;
+  clock: Clock;
+  logger: RequestLogger;
+}
+
+/** The one cross-cutting path of every API request, whatever its protocol. */
+export interface Pipeline {
+  /**
+   * Starts a request: honours a sane incoming `x-request-id` (1–128 of `[A-Za-z0-9._~:@+=/-]`),
+   * else assigns a random UUID. The caller echoes `requestId` in the response header.
+   */
+  begin(init: {
+    httpMethod: string;
+    path: string;
+    protocol: Protocol;
+    requestIdHeader: string | string[] | undefined;
+  }): CallRecord;
+  /**
+   * Runs one RPC: authentication per the method's IAM annotation (`disabled` → anonymous;
+   * otherwise `authorization` must be `Bearer <token>`), the scoped capability check
+   * (`access.require(<scope field>, capabilities)`, a malformed or empty scope uid is
+   * INVALID_ARGUMENT naming the field), then the handler. Returns the handler's response. Throws
+   * only DomainErrors (anything else becomes INTERNAL) and records the outcome on `record`.
+   */
+  invoke(
+    record: CallRecord,
+    entry: MethodEntry,
+    request: Message,
+    authorization: string | undefined,
+  ): Promise<unknown>;
+  /** Normalises an error raised outside `invoke` (routing, decoding) and records it on `record`. */
+  fail(record: CallRecord, err: unknown): DomainError;
+  /** Writes the request's one log line; later calls for the same record do nothing. */
+  finish(record: CallRecord, httpStatus: number | undefined): void;
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._~:@+=/-]{1,128}$/;
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** Creates the pipeline; it keeps no per-request state of its own. */
+export function createPipeline(options: PipelineOptions): Pipeline {
+  const { authenticator, accessFor, clock, logger } = options;
+
+  const contextFor = async (
+    record: CallRecord,
+    entry: MethodEntry,
+    request: Message,
+    authorization: string | undefined,
+  ): Promise<RequestContext> => {
+    const auth = entry.auth;
+    if (auth.kind === "disabled") {
+      return { requestId: record.requestId, principal: undefined, access: accessFor(undefined), clock };
+    }
+    const principal = await authenticator.authenticate(bearerToken(authorization));
+    record.identityUid = principal.identityUid;
+    const access = accessFor(principal);
+    if (auth.kind === "scoped") {
+      const scope = requireUidp(auth.scopeField, auth.scopeOf(request));
+      await access.require(scope, auth.capabilities);
+    }
+    return { requestId: record.requestId, principal, access, clock };
+  };
+
+  const fail = (record: CallRecord, err: unknown): DomainError => {
+    const domainError = toDomainError(err);
+    record.code = domainError.code;
+    if (domainError !== err) record.cause = err;
+    return domainError;
+  };
+
+  return {
+    begin(init) {
+      const header = Array.isArray(init.requestIdHeader) ? init.requestIdHeader[0] : init.requestIdHeader;
+      return {
+        requestId: header !== undefined && SANE_REQUEST_ID.test(header) ? header : randomUUID(),
+        startedAt: performance.now(),
+        protocol: init.protocol,
+        httpMethod: init.httpMethod,
+        path: init.path,
+        rpc: undefined,
+        identityUid: undefined,
+        code: undefined,
+        cause: undefined,
+        logged: false,
+      };
+    },
+
+    async invoke(record, entry, request, authorization) {
+      record.rpc = entry.rpcName;
+      try {
+        const ctx = await contextFor(record, entry, request, authorization);
+        const response = await entry.handler(request, ctx);
+        record.code = 0;
+        return response;
+      } catch (err) {
+        throw fail(record, err);
+      }
+    },
+
+    fail,
+
+    finish(record, httpStatus) {
+      if (record.logged) return;
+      record.logged = true;
+      const code = record.code;
+      const serverFault = code === 2 || code === 13 || code === 15 || (httpStatus ?? 0) >= 500;
+      const line: Record<string, unknown> = {
+        time: new Date(clock.now()).toISOString(),
+        level: serverFault ? "error" : "info",
+        msg: "request",
+        requestId: record.requestId,
+        protocol: record.protocol,
+        method: record.httpMethod,
+        path: record.path,
+        rpc: record.rpc,
+        status: httpStatus,
+        code: code === undefined ? undefined : CODE_NAMES[code],
+        durationMs: Math.round((performance.now() - record.startedAt) * 1000) / 1000,
+        identityUid: record.identityUid,
+      };
+      if (record.cause !== undefined) line.error = describeCause(record.cause);
+      try {
+        logger(line);
+      } catch {
+        // A broken logger must not break the response that is already on its way.
+      }
+    },
+  };
+}
+
+/** The token of an `Authorization: Bearer <token>` header; UNAUTHENTICATED when missing or malformed. */
+export function bearerToken(authorization: string | undefined): string {
+  if (authorization === undefined || authorization === "") {
+    throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");
+  }
+  const match = BEARER.exec(authorization);
+  if (!match) throw unauthenticated('malformed Authorization header: expected "Bearer <token>"');
+  return match[1]!;
+}
+
+function describeCause(cause: unknown): Record<string, unknown> {
+  if (cause instanceof Error) return { name: cause.name, message: cause.message, stack: cause.stack };
+  return { message: String(cause) };
+}

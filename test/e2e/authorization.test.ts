@@ -1,0 +1,186 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
+import { newRootUid } from "../../src/core/uidp.js";
+import { expectError, expectJson } from "../support/api-assertions.js";
+import { startTestServer, type TestServer } from "../support/wharf-server.js";
+
+/** A registered person: a root identity row, as login (a later issue) creates. */
+async function registerPerson(wharf: TestServer, name: string): Promise<{ uid: string; token: string }> {
+  const uid = newRootUid();
+  const now = Date.now();
+  await wharf.store.identities.insert({
+    uid,
+    name,
+    description: "",
+    email: `${name}@example.com`,
+    claimMatch: { issuer: "https://idp.example.com", subject: name },
+    createTime: now,
+    updateTime: now,
+  });
+  return { uid, token: await wharf.tokenFor(uid) };
+}
+
+describe("authentication and authorization", () => {
+  let wharf: TestServer;
+  let alice: { uid: string; token: string };
+  let bob: { uid: string; token: string };
+  let acme: string;
+  let globex: string;
+  let globexRepo: string;
+  let globexTag: string;
+
+  before(async () => {
+    wharf = await startTestServer();
+    alice = await registerPerson(wharf, "alice");
+    bob = await registerPerson(wharf, "bob");
+    // Any authenticated identity may create an organization and becomes its owner.
+    acme = (await expectJson<{ uid: string }>(
+      await wharf.api("/iam/v2/groups", { method: "POST", token: alice.token, body: { name: "acme" } }),
+    )).uid;
+    globex = (await expectJson<{ uid: string }>(
+      await wharf.api("/iam/v2/groups", { method: "POST", token: bob.token, body: { name: "globex" } }),
+    )).uid;
+    globexRepo = (await expectJson<{ uid: string }>(
+      await wharf.api(`/registry/v2/repos/${globex}`, { method: "POST", token: bob.token, body: { name: "secret" } }),
+    )).uid;
+    globexTag = (await expectJson<{ uid: string }>(
+      await wharf.api(`/registry/v2/tags/${globexRepo}`, {
+        method: "POST",
+        token: bob.token,
+        body: { name: "latest", digest: `sha256:${"a".repeat(64)}` },
+      }),
+    )).uid;
+  });
+  after(() => wharf.close());
+
+  it("rejects missing, malformed, foreign and expired tokens with UNAUTHENTICATED", async () => {
+    const missing = await wharf.api("/iam/v2/groups");
+    await expectError(missing, { status: 401, code: 16 });
+    await expectError(await wharf.api("/iam/v2/groups", { token: "not-a-jwt" }), { status: 401, code: 16 });
+    const tampered = `${alice.token.slice(0, -4)}AAAA`;
+    await expectError(await wharf.api("/iam/v2/groups", { token: tampered }), { status: 401, code: 16 });
+    const expired = await wharf.tokenFor(alice.uid, 1);
+    await new Promise((r) => setTimeout(r, 2100));
+    await expectError(await wharf.api("/iam/v2/groups", { token: expired }), { status: 401, code: 16 });
+  });
+
+  it("binds the creator of an organization as its owner", async () => {
+    const bindings = await expectJson<{ roleBindings: Array<{ identityUid: string; roleUid: string }> }>(
+      await wharf.api(`/iam/v2/roleBindings?group=${acme}`, { token: alice.token }),
+    );
+    assert.deepEqual(
+      bindings.roleBindings.map((b) => [b.identityUid, b.roleUid]),
+      [[alice.uid, builtInRoleUid("owner")]],
+    );
+  });
+
+  it("keeps one organization out of another's groups, repos and tags", async () => {
+    // Reads
+    await expectError(await wharf.api(`/iam/v2/groups/${globex}`, { token: alice.token }), { status: 403, code: 7 });
+    await expectError(await wharf.api(`/registry/v2/repos/${globexRepo}`, { token: alice.token }), { status: 403, code: 7 });
+    await expectError(await wharf.api(`/registry/v2/tags/${globexTag}`, { token: alice.token }), { status: 403, code: 7 });
+    const groups = await expectJson<{ groups?: Array<{ uid: string }>; totalCount: string }>(
+      await wharf.api("/iam/v2/groups", { token: alice.token }),
+    );
+    assert.deepEqual(
+      (groups.groups ?? []).map((g) => g.uid),
+      [acme],
+    );
+    const repos = await expectJson<{ repos?: unknown[]; totalCount: string }>(
+      await wharf.api(`/registry/v2/repos?uidp.descendants_of=${globex}`, { token: alice.token }),
+    );
+    assert.equal(repos.repos, undefined);
+    assert.equal(repos.totalCount, "0");
+    const tags = await expectJson<{ tags?: unknown[]; totalCount: string }>(
+      await wharf.api(`/registry/v2/tags?uidp.children_of=${globexRepo}`, { token: alice.token }),
+    );
+    assert.equal(tags.totalCount, "0");
+    // Writes
+    await expectError(
+      await wharf.api(`/registry/v2/repos/${globexRepo}`, { method: "PATCH", token: alice.token, body: { description: "x" } }),
+      { status: 403, code: 7 },
+    );
+    await expectError(await wharf.api(`/registry/v2/repos/${globex}`, { method: "POST", token: alice.token, body: { name: "evil" } }), {
+      status: 403,
+      code: 7,
+    });
+    await expectError(
+      await wharf.api(`/registry/v2/tags/${globexRepo}`, {
+        method: "POST",
+        token: alice.token,
+        body: { name: "latest", digest: `sha256:${"b".repeat(64)}` },
+      }),
+      { status: 403, code: 7 },
+    );
+    await expectError(await wharf.api(`/registry/v2/tags/${globexTag}`, { method: "DELETE", token: alice.token }), {
+      status: 403,
+      code: 7,
+    });
+    await expectError(await wharf.api(`/iam/v2/groups/${globex}`, { method: "DELETE", token: alice.token }), {
+      status: 403,
+      code: 7,
+    });
+    await expectError(await wharf.api(`/iam/v2/groups/${globex}`, { method: "POST", token: alice.token, body: { name: "sub" } }), {
+      status: 403,
+      code: 7,
+    });
+    // Binding herself into the other organization is refused too.
+    await expectError(
+      await wharf.api(`/iam/v2/roleBindings/${globex}`, {
+        method: "POST",
+        token: alice.token,
+        body: { identityUid: alice.uid, roleUid: builtInRoleUid("owner") },
+      }),
+      { status: 403, code: 7 },
+    );
+    // Nothing changed on bob's side.
+    const tag = await expectJson<{ digest: string }>(await wharf.api(`/registry/v2/tags/${globexTag}`, { token: bob.token }));
+    assert.equal(tag.digest, `sha256:${"a".repeat(64)}`);
+  });
+
+  it("grants a viewer reads but not writes, and revokes within seconds when the binding is deleted", async () => {
+    const binding = await expectJson<{ uid: string }>(
+      await wharf.api(`/iam/v2/roleBindings/${globex}`, {
+        method: "POST",
+        token: bob.token,
+        body: { identityUid: alice.uid, roleUid: builtInRoleUid("viewer") },
+      }),
+    );
+    await expectJson(await wharf.api(`/registry/v2/repos/${globexRepo}`, { token: alice.token }));
+    await expectError(
+      await wharf.api(`/registry/v2/repos/${globexRepo}`, { method: "PATCH", token: alice.token, body: { description: "x" } }),
+      { status: 403, code: 7 },
+    );
+    await expectJson(await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, { method: "DELETE", token: bob.token }));
+    const deadline = Date.now() + 5000;
+    let status = 200;
+    while (Date.now() < deadline) {
+      status = (await wharf.api(`/registry/v2/repos/${globexRepo}`, { token: alice.token })).status;
+      if (status === 403) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 403, "access revoked within 5 s of deleting the binding");
+  });
+
+  it("revokes within seconds when another process deletes the binding (no local invalidation)", async () => {
+    const binding = await expectJson<{ uid: string }>(
+      await wharf.api(`/iam/v2/roleBindings/${globex}`, {
+        method: "POST",
+        token: bob.token,
+        body: { identityUid: alice.uid, roleUid: builtInRoleUid("viewer") },
+      }),
+    );
+    await expectJson(await wharf.api(`/registry/v2/repos/${globexRepo}`, { token: alice.token }));
+    // Straight to the store, as a second server process sharing the database would.
+    assert.equal(await wharf.store.roleBindings.delete(binding.uid), true);
+    const started = Date.now();
+    let status = 200;
+    while (Date.now() - started < 5000) {
+      status = (await wharf.api(`/registry/v2/repos/${globexRepo}`, { token: alice.token })).status;
+      if (status === 403) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 403, "access revoked within 5 s");
+  });
+});

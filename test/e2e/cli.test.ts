@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const WHARF = new URL("../../bin/wharf.js", import.meta.url).pathname;
+
+/** Starts `wharf serve` on free ports and resolves once it printed where it listens. */
+async function serve(dataDir: string): Promise<{ child: ChildProcess; apiUrl: string; registryUrl: string; output: () => string }> {
+  const child = spawn(process.execPath, [WHARF, "serve", "--api-addr", "127.0.0.1:0", "--registry-addr", "127.0.0.1:0"], {
+    env: { ...process.env, WHARF_DATA_DIR: dataDir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  let stdout = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    stdout += c.toString();
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`wharf serve did not start: ${stderr}`)), 30_000);
+    child.stderr?.on("data", (c: Buffer) => {
+      stderr += c.toString();
+      const api = /platform API on (\S+)/.exec(stderr)?.[1];
+      const registry = /registry on (\S+)/.exec(stderr)?.[1];
+      if (api && registry) {
+        clearTimeout(timer);
+        resolve({ child, apiUrl: api, registryUrl: registry, output: () => stdout + stderr });
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`wharf serve exited ${code}: ${stderr}`)));
+  });
+}
+
+describe("the wharf command", () => {
+  let dataDir: string;
+  let server: Awaited<ReturnType<typeof serve>>;
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "wharf-cli-"));
+    server = await serve(dataDir);
+  });
+  after(async () => {
+    server.child.kill("SIGTERM");
+    await new Promise((r) => server.child.once("exit", r));
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("serve prints its addresses and the admin token works against it", async () => {
+    assert.match(server.apiUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const { stdout } = await run(process.execPath, [WHARF, "admin", "token", "--data-dir", dataDir, "--public-url", server.apiUrl, "--ttl", "10m"]);
+    const token = stdout.trim();
+    assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    const res = await fetch(`${server.apiUrl}/iam/v2/groups`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "acme" }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(((await res.json()) as { name: string }).name, "acme");
+    // Secrets stay out of the logs.
+    assert.equal(server.output().includes(token), false, "the token never appears in the server's output");
+  });
+
+  it("the registry port is reserved and answers with an OCI error envelope", async () => {
+    const res = await fetch(`${server.registryUrl}/v2/`);
+    assert.equal(res.status, 503);
+    const body = (await res.json()) as { errors: Array<{ code: string }> };
+    assert.equal(body.errors[0]?.code, "UNSUPPORTED");
+  });
+
+  it("refuses bad options with exit code 2 and a clear message", async () => {
+    await assert.rejects(run(process.execPath, [WHARF, "admin", "token", "--data-dir", dataDir, "--ttl", "soon"]), (err: { code: number; stderr: string }) => {
+      assert.equal(err.code, 2);
+      assert.match(err.stderr, /--ttl must be a duration/);
+      return true;
+    });
+    await assert.rejects(run(process.execPath, [WHARF, "serve", "--api-addr", "nowhere"]), (err: { code: number; stderr: string }) => {
+      assert.equal(err.code, 2);
+      assert.match(err.stderr, /--api-addr must be host:port/);
+      return true;
+    });
+  });
+});

@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { create, createRegistry, fromBinary, type DescMessage, type MessageShape, toBinary } from "@bufbuild/protobuf";
+import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import * as grpc from "@grpc/grpc-js";
+import { BadRequestSchema, ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
+import { StatusSchema } from "../../src/gen/google/rpc/status_pb.js";
+import {
+  CreateIdentityRequestSchema,
+  IdentitySchema,
+} from "../../src/gen/platform/iam/v2/identities_pb.js";
+import { PingRequestSchema, PingResponseSchema } from "../../src/gen/platform/ping/v2/ping_pb.js";
+import { GetRepoRequestSchema, RepoSchema, ReposService } from "../../src/gen/platform/registry/v2/repos_pb.js";
+import { expectJson } from "../support/api-assertions.js";
+import { startTestServer, type TestServer } from "../support/wharf-server.js";
+
+/** A unary call with @grpc/grpc-js, (de)serialising with protobuf-es. */
+function grpcCall<I extends DescMessage, O extends DescMessage>(
+  client: grpc.Client,
+  path: string,
+  input: I,
+  output: O,
+  request: MessageShape<I>,
+  token?: string,
+): Promise<{ response?: MessageShape<O>; error?: grpc.ServiceError }> {
+  const metadata = new grpc.Metadata();
+  if (token) metadata.set("authorization", `Bearer ${token}`);
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(
+      path,
+      (m: MessageShape<I>) => Buffer.from(toBinary(input, m)),
+      (b: Buffer) => fromBinary(output, b),
+      request,
+      metadata,
+      (error, response) => resolve(error ? { error } : { response: response as MessageShape<O> }),
+    );
+  });
+}
+
+describe("the same services over gRPC (grpc-js), Connect and gRPC-Web", () => {
+  let wharf: TestServer;
+  let grpcClient: grpc.Client;
+  let org: string;
+  let repoUid: string;
+  before(async () => {
+    wharf = await startTestServer();
+    org = (await expectJson<{ uid: string }>(
+      await wharf.api("/iam/v2/groups", { method: "POST", token: wharf.adminToken, body: { name: "acme" } }),
+    )).uid;
+    repoUid = (await expectJson<{ uid: string }>(
+      await wharf.api(`/registry/v2/repos/${org}`, { method: "POST", token: wharf.adminToken, body: { name: "app", description: "d" } }),
+    )).uid;
+    grpcClient = new grpc.Client(new URL(wharf.apiUrl).host, grpc.credentials.createInsecure());
+  });
+  after(async () => {
+    grpcClient.close();
+    await wharf.close();
+  });
+
+  it("grpc-js: Ping without a token, GetRepo with one", async () => {
+    const ping = await grpcCall(grpcClient, "/platform.ping.v2.PingService/Ping", PingRequestSchema, PingResponseSchema, create(PingRequestSchema));
+    assert.equal(ping.response?.response, "pong");
+    const repo = await grpcCall(
+      grpcClient,
+      "/platform.registry.v2.ReposService/GetRepo",
+      GetRepoRequestSchema,
+      RepoSchema,
+      create(GetRepoRequestSchema, { uid: repoUid }),
+      wharf.adminToken,
+    );
+    assert.equal(repo.response?.name, "app");
+    assert.equal(repo.response?.uid, repoUid);
+  });
+
+  it("grpc-js: UNAUTHENTICATED without a token", async () => {
+    const res = await grpcCall(
+      grpcClient,
+      "/platform.registry.v2.ReposService/GetRepo",
+      GetRepoRequestSchema,
+      RepoSchema,
+      create(GetRepoRequestSchema, { uid: repoUid }),
+    );
+    assert.equal(res.error?.code, grpc.status.UNAUTHENTICATED);
+  });
+
+  it("grpc-js: the spec's validation error with typed details in grpc-status-details-bin", async () => {
+    const res = await grpcCall(
+      grpcClient,
+      "/platform.iam.v2.IdentitiesService/CreateIdentity",
+      CreateIdentityRequestSchema,
+      IdentitySchema,
+      create(CreateIdentityRequestSchema, { parent: org }),
+      wharf.adminToken,
+    );
+    assert.equal(res.error?.code, grpc.status.INVALID_ARGUMENT);
+    assert.equal(res.error?.details, 'Invalid argument: name: name must match "^[a-z0-9 ._-]{1,}$"');
+    const raw = res.error?.metadata.get("grpc-status-details-bin")[0];
+    assert.ok(raw instanceof Buffer, "grpc-status-details-bin present");
+    const status = fromBinary(StatusSchema, raw);
+    assert.equal(status.code, 3);
+    const registry = createRegistry(ErrorInfoSchema, BadRequestSchema);
+    const unpacked = status.details.map((d) => anyUnpack(d, registry));
+    const info = unpacked.find((m) => m?.$typeName === "google.rpc.ErrorInfo") as { reason: string; domain: string } | undefined;
+    assert.deepEqual({ reason: info?.reason, domain: info?.domain }, { reason: "INVALID_ARGUMENT", domain: "iam.wharf.dev" });
+    const bad = unpacked.find((m) => m?.$typeName === "google.rpc.BadRequest") as
+      | { fieldViolations: Array<{ field: string }> }
+      | undefined;
+    assert.equal(bad?.fieldViolations[0]?.field, "name");
+  });
+
+  for (const [name, makeTransport] of [
+    ["Connect over HTTP/1.1", (baseUrl: string) => createConnectTransport({ baseUrl, httpVersion: "1.1" })],
+    ["Connect over h2c", (baseUrl: string) => createConnectTransport({ baseUrl, httpVersion: "2" })],
+    ["gRPC (connect-node) over h2c", (baseUrl: string) => createGrpcTransport({ baseUrl })],
+    ["gRPC-Web over HTTP/1.1", (baseUrl: string) => createGrpcWebTransport({ baseUrl, httpVersion: "1.1" })],
+  ] as const) {
+    it(`${name}: the same answers and errors as REST`, async () => {
+      const client = createClient(ReposService, makeTransport(wharf.apiUrl));
+      const headers = { authorization: `Bearer ${wharf.adminToken}` };
+      const repo = await client.getRepo({ uid: repoUid }, { headers });
+      assert.equal(repo.description, "d");
+      const list = await client.listRepos({ uidp: { descendantsOf: org } }, { headers });
+      assert.deepEqual(
+        list.repos.map((r) => r.uid),
+        [repoUid],
+      );
+      assert.equal(list.totalCount, 1n);
+      const err = await client.getRepo({ uid: `${org}/${"0".repeat(16)}` }, { headers }).catch((e: unknown) => e);
+      assert.ok(err instanceof ConnectError);
+      assert.equal(err.code, Code.NotFound);
+      const denied = await client.getRepo({ uid: repoUid }).catch((e: unknown) => e);
+      assert.ok(denied instanceof ConnectError);
+      assert.equal(denied.code, Code.Unauthenticated);
+    });
+  }
+});

@@ -1,0 +1,170 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe } from "node:test";
+import pg from "pg";
+import { type OpenStoreOptions, openStore } from "../../src/storage/sql/open-store.js";
+import type { Store } from "../../src/storage/store.js";
+import {
+  existingPostgres,
+  findPostgresBin,
+  type PostgresServer,
+  throwawayPostgres,
+} from "./postgres-cluster.js";
+
+/** The engines every store suite runs against. */
+export type EngineName = "sqlite" | "postgres";
+
+/** All engines, SQLite first. */
+export const ENGINES: readonly EngineName[] = ["sqlite", "postgres"];
+
+/**
+ * One suite's database on one engine. Nothing is created until first used; everything it opened
+ * (store handles, temp files, PostgreSQL databases) is released by `dispose`.
+ */
+export interface TestDatabase {
+  readonly engine: EngineName;
+  /** `openStore` options of this suite's database (created on first call), for code that opens its own store. */
+  options(): Promise<OpenStoreOptions>;
+  /** `openStore` options of a new, empty database of the same engine (removed by `dispose`). */
+  freshOptions(): Promise<OpenStoreOptions>;
+  /**
+   * A new Store handle on `options` (default: this suite's database); migrations run on every
+   * open. Closed by `dispose`.
+   */
+  open(options?: OpenStoreOptions): Promise<Store>;
+  /** A Store on a new, empty database of the same engine; closed by `dispose`. */
+  openFresh(): Promise<Store>;
+  /** Closes every handle and removes every database this object created. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Why `engine` cannot run here, or undefined when it can. SQLite always runs. PostgreSQL runs
+ * against `WHARF_TEST_DATABASE_URL` when set (the role must be allowed to CREATE DATABASE), else on
+ * a throwaway cluster when PostgreSQL server binaries are installed. `WHARF_TEST_POSTGRES=skip`
+ * skips it on purpose (reported as skipped, like a missing server).
+ */
+export function engineSkipReason(engine: EngineName): string | undefined {
+  if (engine === "sqlite") return undefined;
+  if (process.env.WHARF_TEST_POSTGRES === "skip") return "PostgreSQL disabled by WHARF_TEST_POSTGRES=skip";
+  if (process.env.WHARF_TEST_DATABASE_URL || findPostgresBin()) return undefined;
+  return "PostgreSQL unavailable: set WHARF_TEST_DATABASE_URL or install the PostgreSQL server (no /usr/lib/postgresql/*/bin/initdb)";
+}
+
+/** A TestDatabase on `engine`; call `dispose` when done. Fails on first use when the engine is unavailable. */
+export function createTestDatabase(engine: EngineName): TestDatabase {
+  return engine === "sqlite" ? sqliteDatabase() : postgresDatabase();
+}
+
+/**
+ * Registers `body` once per engine, each inside `describe("<title> [<engine>]")` with its own
+ * TestDatabase, disposed after the suite. An unavailable engine's suite is registered as SKIPPED
+ * with the reason (never silently passing). `body` runs at registration time: create stores inside
+ * hooks or tests, not in `body` itself.
+ *
+ * @example
+ * forEachEngine("repos", (db) => {
+ *   it("inserts", async () => { const store = await db.open(); … });
+ * });
+ */
+export function forEachEngine(title: string, body: (db: TestDatabase) => void): void {
+  for (const engine of ENGINES) {
+    const skip = engineSkipReason(engine);
+    describe(`${title} [${engine}]`, skip === undefined ? {} : { skip }, () => {
+      const db = createTestDatabase(engine);
+      after(() => db.dispose());
+      body(db);
+    });
+  }
+}
+
+/** Builds a TestDatabase from how to make the suite's and fresh databases' options, and how to clean up. */
+function testDatabase(
+  engine: EngineName,
+  suiteOptions: () => Promise<OpenStoreOptions>,
+  freshOptions: () => Promise<OpenStoreOptions>,
+  cleanup: () => Promise<void>,
+): TestDatabase {
+  const stores: Store[] = [];
+  const open = async (options?: OpenStoreOptions) => {
+    const store = await openStore(options ?? (await suiteOptions()));
+    stores.push(store);
+    return store;
+  };
+  return {
+    engine,
+    options: suiteOptions,
+    freshOptions,
+    open,
+    openFresh: async () => open(await freshOptions()),
+    dispose: async () => {
+      await Promise.all(stores.splice(0).map((s) => s.close()));
+      await cleanup();
+    },
+  };
+}
+
+function sqliteDatabase(): TestDatabase {
+  let dir: string | undefined;
+  let fresh = 0;
+  const file = (name: string) => {
+    dir ??= mkdtempSync(join(tmpdir(), "wharf-sqlite-"));
+    return { sqlitePath: join(dir, name) };
+  };
+  return testDatabase(
+    "sqlite",
+    async () => file("wharf.db"),
+    async () => file(`fresh-${++fresh}.db`),
+    async () => {
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    },
+  );
+}
+
+function postgresDatabase(): TestDatabase {
+  let server: Promise<PostgresServer> | undefined;
+  const created: string[] = [];
+  const connectServer = () => {
+    server ??= (async () => {
+      const url = process.env.WHARF_TEST_DATABASE_URL;
+      if (url) return existingPostgres(url);
+      const bin = findPostgresBin();
+      if (bin === undefined) throw new Error(engineSkipReason("postgres"));
+      return throwawayPostgres(bin);
+    })();
+    return server;
+  };
+  const createDatabase = async (): Promise<OpenStoreOptions> => {
+    const s = await connectServer();
+    const name = `wharf_test_${randomBytes(6).toString("hex")}`;
+    await admin(s, `create database ${name}`);
+    created.push(name);
+    return { databaseUrl: s.urlOf(name) };
+  };
+  let suiteDatabase: Promise<OpenStoreOptions> | undefined;
+  return testDatabase(
+    "postgres",
+    () => {
+      suiteDatabase ??= createDatabase();
+      return suiteDatabase;
+    },
+    createDatabase,
+    async () => {
+      if (server === undefined) return;
+      const s = await server;
+      for (const name of created.splice(0)) await admin(s, `drop database if exists ${name} with (force)`);
+    },
+  );
+}
+
+async function admin(server: PostgresServer, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: server.adminUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
