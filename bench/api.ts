@@ -39,7 +39,14 @@ async function load(script: string, args: string[]): Promise<LoadResult> {
 const httpLoad = (url: string, headers: Record<string, string> = {}) =>
   load("http-load.ts", [url, String(CONCURRENCY), String(SECONDS), JSON.stringify(headers)]);
 const grpcLoad = (address: string, path: string, request: Uint8Array, token: string) =>
-  load("grpc-load.ts", [address, path, Buffer.from(request).toString("base64"), String(CONCURRENCY), String(SECONDS), token]);
+  load("grpc-load.ts", [
+    address,
+    path,
+    Buffer.from(request).toString("base64"),
+    String(CONCURRENCY),
+    String(SECONDS),
+    token,
+  ]);
 
 async function bareBaseline(sample: object): Promise<LoadResult> {
   const server = createServer((_req, res) => {
@@ -64,7 +71,14 @@ async function main(): Promise<void> {
   try {
     const org = newRootUid();
     const now = Date.now();
-    await server.store.groups.insert({ uid: org, name: "bench", description: "", verified: false, createTime: now, updateTime: now });
+    await server.store.groups.insert({
+      uid: org,
+      name: "bench",
+      description: "",
+      verified: false,
+      createTime: now,
+      updateTime: now,
+    });
     const started = Date.now();
     let sampleUid = "";
     for (let batch = 0; batch < REPOS; batch += 5000) {
@@ -86,13 +100,19 @@ async function main(): Promise<void> {
     }
     console.log(`seeded ${REPOS} repos in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-    const token = await createIssuer({ store: server.store, issuerUrl: server.apiUrl, clock: systemClock }).mint({
+    const token = await createIssuer({
+      store: server.store,
+      issuerUrl: server.apiUrl,
+      clock: systemClock,
+    }).mint({
       subject: ADMIN_IDENTITY_UID,
       audience: server.apiUrl,
       ttlSeconds: 3600,
     });
     const auth = { authorization: `Bearer ${token}` };
-    const sample = await (await fetch(`${server.apiUrl}/registry/v2/repos/${sampleUid}`, { headers: auth })).json();
+    const sample = await (
+      await fetch(`${server.apiUrl}/registry/v2/repos/${sampleUid}`, { headers: auth })
+    ).json();
     const address = new URL(server.apiUrl).host;
 
     const baseline = await bareBaseline(sample as object);
@@ -118,7 +138,10 @@ async function main(): Promise<void> {
         await grpcLoad(
           address,
           "/platform.registry.v2.ReposService/ListRepos",
-          toBinary(ListReposRequestSchema, create(ListReposRequestSchema, { uidp: { descendantsOf: org }, pageSize: 50 })),
+          toBinary(
+            ListReposRequestSchema,
+            create(ListReposRequestSchema, { uidp: { descendantsOf: org }, pageSize: 50 }),
+          ),
           token,
         ),
         0.1,

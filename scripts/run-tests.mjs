@@ -19,7 +19,9 @@ function collect(dir) {
   return out;
 }
 
-const files = (only.length > 0 ? only : [...collect(join(root, "src")), ...collect(join(root, "test"))]).sort();
+const files = (
+  only.length > 0 ? only : [...collect(join(root, "src")), ...collect(join(root, "test"))]
+).sort();
 if (files.length === 0) {
   console.error("run-tests: no test files found");
   process.exit(1);

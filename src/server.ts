@@ -6,7 +6,7 @@ import { createWellKnownRoutes } from "./auth/well-known.js";
 import { createAccessResolver } from "./authz/access.js";
 import { ensureAdminIdentity } from "./authz/admin-identity.js";
 import { seedBuiltInRoles } from "./authz/built-in-roles.js";
-import { type WharfConfig, publicUrlOf } from "./config/config.js";
+import { publicUrlOf, type WharfConfig } from "./config/config.js";
 import { openConfiguredStore } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { PageTokenCodec } from "./core/list.js";
@@ -44,7 +44,10 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const now = clock.now();
     await seedBuiltInRoles(store, now);
     await ensureAdminIdentity(store, now);
-    const secret = await store.settings.putIfAbsent(PAGE_TOKEN_SECRET_KEY, randomBytes(32).toString("base64url"));
+    const secret = await store.settings.putIfAbsent(
+      PAGE_TOKEN_SECRET_KEY,
+      randomBytes(32).toString("base64url"),
+    );
     const pageTokens = new PageTokenCodec(Buffer.from(secret, "base64url"), clock);
     const access = createAccessResolver({ store, clock });
 

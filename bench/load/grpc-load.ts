@@ -39,9 +39,11 @@ async function worker(): Promise<void> {
 }
 
 const warm = Date.now() + 1000;
-await Promise.all(Array.from({ length: concurrency }, async () => {
-  while (Date.now() < warm) await one();
-}));
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (Date.now() < warm) await one();
+  }),
+);
 requests = 0;
 errors = 0;
 const start = process.hrtime.bigint();

@@ -16,14 +16,17 @@ let running = true;
 
 function one(): Promise<void> {
   return new Promise((resolve) => {
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname + target.search, agent, headers }, (res) => {
-      if (res.statusCode !== 200) errors++;
-      res.on("data", () => {});
-      res.on("end", () => {
-        requests++;
-        resolve();
-      });
-    });
+    const req = request(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, agent, headers },
+      (res) => {
+        if (res.statusCode !== 200) errors++;
+        res.on("data", () => {});
+        res.on("end", () => {
+          requests++;
+          resolve();
+        });
+      },
+    );
     req.on("error", () => {
       errors++;
       resolve();
@@ -38,9 +41,11 @@ async function worker(): Promise<void> {
 
 // Warm up, then measure.
 const warm = Date.now() + 1000;
-await Promise.all(Array.from({ length: concurrency }, async () => {
-  while (Date.now() < warm) await one();
-}));
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (Date.now() < warm) await one();
+  }),
+);
 requests = 0;
 errors = 0;
 const start = process.hrtime.bigint();

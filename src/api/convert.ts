@@ -36,7 +36,12 @@ export function toUidpFilter(uidp: UIDPFilter | undefined): UidpFilter {
 }
 
 /** The paging fields of any generated List request. */
-export function pageRequestOf(req: { pageSize: number; pageToken: string; orderBy: string; skip: number }): PageRequest {
+export function pageRequestOf(req: {
+  pageSize: number;
+  pageToken: string;
+  orderBy: string;
+  skip: number;
+}): PageRequest {
   return { pageSize: req.pageSize, pageToken: req.pageToken, orderBy: req.orderBy, skip: req.skip };
 }
 

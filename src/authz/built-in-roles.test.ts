@@ -72,11 +72,14 @@ describe("built-in roles", () => {
     assert.ok(!editor.has(C.CAP_IAM_GROUPS_CREATE));
   });
 
-  it("owner holds every capability except the internal-only ones", () => {
+  it("owner holds every capability except the internal-only ones and advisory writes", () => {
     const owner = caps("owner");
-    assert.equal(owner.size, ALL_CAPABILITIES.length - 2);
+    assert.equal(owner.size, ALL_CAPABILITIES.length - 2 - 4);
     assert.ok(!owner.has(C.CAP_INTERNAL));
     assert.ok(!owner.has(C.CAP_REPO_INTERNAL_ADMIN));
+    assert.ok(!owner.has(C.CAP_ADVISORIES_CREATE));
+    assert.ok(!owner.has(C.CAP_ADVISORIES_APPROVE));
+    assert.ok(owner.has(C.CAP_ADVISORIES_LIST));
     assert.ok(owner.has(C.CAP_IAM_ROLE_BINDINGS_CREATE));
   });
 

@@ -46,7 +46,10 @@ export async function main(argv: string[]): Promise<number> {
           options: { ...CONFIG_OPTIONS, ttl: { type: "string" }, audience: { type: "string" } },
           strict: true,
         });
-        return await runAdminToken(configInput(values), { ttl: values.ttl ?? "1h", audience: values.audience ?? "api" });
+        return await runAdminToken(configInput(values), {
+          ttl: values.ttl ?? "1h",
+          audience: values.audience ?? "api",
+        });
       }
       case "version":
       case "--version":

@@ -9,5 +9,7 @@ export function sqlitePathOf(config: WharfConfig): string {
 
 /** Opens (and migrates) the metadata store the configuration names: PostgreSQL URL, else SQLite. */
 export function openConfiguredStore(config: WharfConfig): Promise<Store> {
-  return openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { sqlitePath: sqlitePathOf(config) });
+  return openStore(
+    config.databaseUrl ? { databaseUrl: config.databaseUrl } : { sqlitePath: sqlitePathOf(config) },
+  );
 }

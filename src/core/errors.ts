@@ -46,7 +46,11 @@ export function isDomainError(err: unknown): err is DomainError {
 }
 
 /** INVALID_ARGUMENT for one or more fields: message `Invalid argument: <field>: <description>`. */
-export function invalidArgument(field: string, description: string, more: FieldViolation[] = []): DomainError {
+export function invalidArgument(
+  field: string,
+  description: string,
+  more: FieldViolation[] = [],
+): DomainError {
   return new DomainError(Code.InvalidArgument, `Invalid argument: ${field}: ${description}`, {
     reason: "INVALID_ARGUMENT",
     fieldViolations: [{ field, description }, ...more],
@@ -79,7 +83,9 @@ export function alreadyExists(resourceType: string, resourceName: string, descri
 
 /** UNAUTHENTICATED: no credentials, or credentials that do not verify. */
 export function unauthenticated(description: string): DomainError {
-  return new DomainError(Code.Unauthenticated, `Unauthenticated: ${description}`, { reason: "UNAUTHENTICATED" });
+  return new DomainError(Code.Unauthenticated, `Unauthenticated: ${description}`, {
+    reason: "UNAUTHENTICATED",
+  });
 }
 
 /** PERMISSION_DENIED: authenticated, but lacking a capability at the scope. */

@@ -3,20 +3,29 @@ import { describe, it } from "node:test";
 import { DomainError } from "./errors.js";
 import { resolveUpdateMask, toSnake } from "./field-mask.js";
 
-const spec = { known: ["uid", "name", "description", "claim_match", "create_time"], updatable: ["name", "description", "claim_match"] };
+const spec = {
+  known: ["uid", "name", "description", "claim_match", "create_time"],
+  updatable: ["name", "description", "claim_match"],
+};
 
 describe("resolveUpdateMask", () => {
   it("maps camel and nested paths to top-level proto names, dropping output-only fields", () => {
-    assert.deepEqual(resolveUpdateMask(spec, ["description", "claimMatch.issuer", "createTime"], () => []), [
-      "description",
-      "claim_match",
-    ]);
+    assert.deepEqual(
+      resolveUpdateMask(spec, ["description", "claimMatch.issuer", "createTime"], () => []),
+      ["description", "claim_match"],
+    );
   });
   it("expands * to every updatable field", () => {
-    assert.deepEqual(resolveUpdateMask(spec, ["*"], () => []), ["name", "description", "claim_match"]);
+    assert.deepEqual(
+      resolveUpdateMask(spec, ["*"], () => []),
+      ["name", "description", "claim_match"],
+    );
   });
   it("uses the populated fields when no mask is given", () => {
-    assert.deepEqual(resolveUpdateMask(spec, [], () => ["name"]), ["name"]);
+    assert.deepEqual(
+      resolveUpdateMask(spec, [], () => ["name"]),
+      ["name"],
+    );
   });
   it("rejects unknown paths on update_mask", () => {
     assert.throws(

@@ -18,7 +18,11 @@ export interface MaskSpec {
  * - `paths` empty: the fields `populated` reports (non-default values) — over REST the transcoder
  *   has already turned the body's keys into a mask, so this is the gRPC/Connect case (AIP-134).
  */
-export function resolveUpdateMask(spec: MaskSpec, paths: readonly string[], populated: () => string[]): string[] {
+export function resolveUpdateMask(
+  spec: MaskSpec,
+  paths: readonly string[],
+  populated: () => string[],
+): string[] {
   const selected = paths.length === 0 ? populated() : paths;
   const out = new Set<string>();
   for (const raw of selected) {

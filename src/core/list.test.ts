@@ -28,11 +28,14 @@ function windowOver(rows: Row[]) {
   const fetch = async (w: ListWindow): Promise<ListSlice<Row>> => {
     calls.push(w);
     const key = (r: Row) => [w.order.field === "name" ? r.name : r.uid, r.uid] as const;
-    const cmp = (a: readonly string[], b: readonly string[]) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : a[1]! < b[1]! ? -1 : a[1]! > b[1]! ? 1 : 0);
+    const cmp = (a: readonly string[], b: readonly string[]) =>
+      a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : a[1]! < b[1]! ? -1 : a[1]! > b[1]! ? 1 : 0;
     const dir = w.order.desc ? -1 : 1;
     const sorted = [...rows].sort((a, b) => dir * cmp(key(a), key(b)));
     const after = w.after;
-    const rest = after ? sorted.filter((r) => dir * cmp(key(r), [String(after.value), after.uid]) > 0) : sorted;
+    const rest = after
+      ? sorted.filter((r) => dir * cmp(key(r), [String(after.value), after.uid]) > 0)
+      : sorted;
     return { rows: rest.slice(w.skip, w.skip + w.limit + 1), total: BigInt(rows.length) };
   };
   return { fetch, calls };
@@ -43,8 +46,14 @@ const rows: Row[] = Array.from({ length: 7 }, (_, i) => ({ uid: `u${i}`, name: `
 describe("parseOrderBy", () => {
   it("accepts snake, camel and created_at spellings with a direction", () => {
     const all = ["uid", "name", "create_time", "update_time"] as const;
-    assert.deepEqual(parseOrderBy("created_at desc", all, spec.defaultOrder), { field: "create_time", desc: true });
-    assert.deepEqual(parseOrderBy("createTime", all, spec.defaultOrder), { field: "create_time", desc: false });
+    assert.deepEqual(parseOrderBy("created_at desc", all, spec.defaultOrder), {
+      field: "create_time",
+      desc: true,
+    });
+    assert.deepEqual(parseOrderBy("createTime", all, spec.defaultOrder), {
+      field: "create_time",
+      desc: false,
+    });
     assert.deepEqual(parseOrderBy(" name   ASC ", all, spec.defaultOrder), { field: "name", desc: false });
     assert.deepEqual(parseOrderBy("", all, spec.defaultOrder), spec.defaultOrder);
   });
@@ -70,7 +79,13 @@ describe("paginate", () => {
       const seen: string[] = [];
       let token = "";
       do {
-        const page = await paginate({ pageSize: 3, pageToken: token, orderBy, skip: 0 }, { f: 1 }, spec, codec, fetch);
+        const page = await paginate(
+          { pageSize: 3, pageToken: token, orderBy, skip: 0 },
+          { f: 1 },
+          spec,
+          codec,
+          fetch,
+        );
         assert.equal(page.totalCount, 7n);
         seen.push(...page.items.map((r) => r.uid));
         token = page.nextPageToken;
@@ -88,21 +103,39 @@ describe("paginate", () => {
       calls.map((c) => c.limit),
       [50, 200],
     );
-    await assert.rejects(paginate({ pageSize: -1, pageToken: "", orderBy: "", skip: 0 }, {}, spec, codec, fetch), DomainError);
-    await assert.rejects(paginate({ pageSize: 1, pageToken: "", orderBy: "", skip: -2 }, {}, spec, codec, fetch), DomainError);
+    await assert.rejects(
+      paginate({ pageSize: -1, pageToken: "", orderBy: "", skip: 0 }, {}, spec, codec, fetch),
+      DomainError,
+    );
+    await assert.rejects(
+      paginate({ pageSize: 1, pageToken: "", orderBy: "", skip: -2 }, {}, spec, codec, fetch),
+      DomainError,
+    );
   });
 
   it("binds tokens to their query, refuses tampering, and restarts silently after 3 days", async () => {
     const { fetch } = windowOver(rows);
-    const first = await paginate({ pageSize: 2, pageToken: "", orderBy: "name", skip: 1 }, { q: "a" }, spec, codec, fetch);
+    const first = await paginate(
+      { pageSize: 2, pageToken: "", orderBy: "name", skip: 1 },
+      { q: "a" },
+      spec,
+      codec,
+      fetch,
+    );
     assert.equal(first.skipped, 1);
     const again = { pageSize: 2, pageToken: first.nextPageToken, orderBy: "name", skip: 0 };
     const second = await paginate(again, { q: "a" }, spec, codec, fetch);
     assert.notDeepEqual(second.items, first.items);
     assert.equal(second.skipped, 1, "skipped accumulates across pages");
     await assert.rejects(paginate(again, { q: "b" }, spec, codec, fetch), /different query/);
-    await assert.rejects(paginate({ ...again, orderBy: "name desc" }, { q: "a" }, spec, codec, fetch), /different query/);
-    await assert.rejects(paginate({ ...again, pageToken: `${first.nextPageToken}x` }, { q: "a" }, spec, codec, fetch), /invalid page token/);
+    await assert.rejects(
+      paginate({ ...again, orderBy: "name desc" }, { q: "a" }, spec, codec, fetch),
+      /different query/,
+    );
+    await assert.rejects(
+      paginate({ ...again, pageToken: `${first.nextPageToken}x` }, { q: "a" }, spec, codec, fetch),
+      /invalid page token/,
+    );
     const otherSecret = new PageTokenCodec(Buffer.from("other"), clock);
     await assert.rejects(paginate(again, { q: "a" }, spec, otherSecret, fetch), /invalid page token/);
     now += PAGE_TOKEN_TTL_MS + 1;

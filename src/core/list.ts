@@ -119,7 +119,13 @@ export class PageTokenCodec {
   }
 
   encode(queryHash: string, cursor: Cursor, skipped: number): string {
-    const payload: TokenPayload = { q: queryHash, v: cursor.value, u: cursor.uid, t: this.clock.now(), s: skipped };
+    const payload: TokenPayload = {
+      q: queryHash,
+      v: cursor.value,
+      u: cursor.uid,
+      t: this.clock.now(),
+      s: skipped,
+    };
     const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
     return `${body}.${this.sign(body)}`;
   }
@@ -141,7 +147,10 @@ export class PageTokenCodec {
       throw invalidArgument("page_token", "invalid page token");
     }
     if (payload.q !== queryHash) {
-      throw invalidArgument("page_token", "page token was issued for a different query (filters or order_by changed)");
+      throw invalidArgument(
+        "page_token",
+        "page token was issued for a different query (filters or order_by changed)",
+      );
     }
     if (this.clock.now() - payload.t > PAGE_TOKEN_TTL_MS) return undefined;
     return { cursor: { value: payload.v, uid: payload.u }, skipped: payload.s };
@@ -184,7 +193,12 @@ export async function paginate<T>(
   const order = parseOrderBy(request.orderBy, spec.allowedOrder, spec.defaultOrder);
   const queryHash = PageTokenCodec.queryHash({ query, order });
   const resumed = request.pageToken ? codec.decode(request.pageToken, queryHash) : undefined;
-  const slice = await fetch({ order, limit, skip: request.skip, ...(resumed ? { after: resumed.cursor } : {}) });
+  const slice = await fetch({
+    order,
+    limit,
+    skip: request.skip,
+    ...(resumed ? { after: resumed.cursor } : {}),
+  });
   const items = slice.rows.slice(0, limit);
   const skippedNow = Math.min(request.skip, Number(slice.total));
   const skipped = (resumed?.skipped ?? 0) + skippedNow;
@@ -200,7 +214,9 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v === "bigint") return v.toString();
     if (v && typeof v === "object" && !Array.isArray(v)) {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)));
+      return Object.fromEntries(
+        Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
+      );
     }
     return v;
   });

@@ -24,7 +24,14 @@ describe("uidp", () => {
   it("validates syntax", () => {
     const root = "a".repeat(40);
     assert.ok(isUidp(root) && isUidp(`${root}/${"b".repeat(16)}`));
-    for (const bad of ["", "A".repeat(40), `${root}/`, `${root}/abc`, "a".repeat(39), `${root}/${"b".repeat(16)}/`]) {
+    for (const bad of [
+      "",
+      "A".repeat(40),
+      `${root}/`,
+      `${root}/abc`,
+      "a".repeat(39),
+      `${root}/${"b".repeat(16)}/`,
+    ]) {
       assert.equal(isUidp(bad), false, bad);
     }
     assert.throws(() => requireUidp("parent", ""), /parent: is required/);

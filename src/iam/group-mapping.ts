@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { type Group, GroupSchema } from "../gen/platform/iam/v2/groups_pb.js";
 import { toTimestamp } from "../api/convert.js";
+import { type Group, GroupSchema } from "../gen/platform/iam/v2/groups_pb.js";
 import type { GroupRow } from "../storage/store.js";
 
 /** The API message of a stored group. */

@@ -1,5 +1,6 @@
 import { pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
+import { OWNER_ROLE_UID } from "../authz/built-in-roles.js";
 import { principalOf } from "../core/context.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
@@ -7,9 +8,8 @@ import { type ListSpec, paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, newRootUid, requireUidp } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
-import { OWNER_ROLE_UID } from "../authz/built-in-roles.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import { GroupsService } from "../gen/platform/iam/v2/groups_pb.js";
+import type { GroupsService } from "../gen/platform/iam/v2/groups_pb.js";
 import type { GroupChildren, GroupRow } from "../storage/store.js";
 import { groupMessage } from "./group-mapping.js";
 
@@ -17,7 +17,13 @@ const GROUP_LIST: ListSpec<GroupRow> = {
   allowedOrder: ["uid", "name", "create_time", "update_time"],
   defaultOrder: { field: "uid", desc: false },
   sortValue: (row, field) =>
-    field === "name" ? row.name : field === "create_time" ? row.createTime : field === "update_time" ? row.updateTime : row.uid,
+    field === "name"
+      ? row.name
+      : field === "create_time"
+        ? row.createTime
+        : field === "update_time"
+          ? row.updateTime
+          : row.uid,
   uidOf: (row) => row.uid,
 };
 

@@ -7,7 +7,11 @@ import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import { type Identity, IdentitiesService, RelationshipType } from "../gen/platform/iam/v2/identities_pb.js";
+import {
+  type IdentitiesService,
+  type Identity,
+  RelationshipType,
+} from "../gen/platform/iam/v2/identities_pb.js";
 import type { IdentityFilter, IdentityRow } from "../storage/store.js";
 import { claimMatchData, identityMessage, staticKeysData } from "./identity-mapping.js";
 
@@ -15,7 +19,13 @@ const IDENTITY_LIST: ListSpec<IdentityRow> = {
   allowedOrder: ["uid", "name", "create_time", "update_time"],
   defaultOrder: { field: "uid", desc: false },
   sortValue: (row, field) =>
-    field === "name" ? row.name : field === "create_time" ? row.createTime : field === "update_time" ? row.updateTime : row.uid,
+    field === "name"
+      ? row.name
+      : field === "create_time"
+        ? row.createTime
+        : field === "update_time"
+          ? row.updateTime
+          : row.uid,
   uidOf: (row) => row.uid,
 };
 
@@ -86,7 +96,9 @@ export function createIdentitiesService(deps: ServiceDeps): ServiceHandlers<type
       if (!input) throw invalidArgument("identity", "is required");
       const current = await store.identities.get(input.uid);
       if (!current) throw notFound("identity", input.uid);
-      const fields = resolveUpdateMask(IDENTITY_MASK, req.updateMask?.paths ?? [], () => populatedFields(input));
+      const fields = resolveUpdateMask(IDENTITY_MASK, req.updateMask?.paths ?? [], () =>
+        populatedFields(input),
+      );
       const now = ctx.clock.now();
       const next: IdentityRow = { ...current, updateTime: now };
       if (fields.includes("name")) {

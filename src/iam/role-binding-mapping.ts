@@ -54,6 +54,7 @@ function issuerAndSubject(identity: IdentityRow | undefined): { issuer: string; 
     const m = identity.claimMatch;
     return { issuer: m.issuer ?? m.issuerPattern ?? "", subject: m.subject ?? m.subjectPattern ?? "" };
   }
-  if (identity?.staticKeys) return { issuer: identity.staticKeys.issuer, subject: identity.staticKeys.subject };
+  if (identity?.staticKeys)
+    return { issuer: identity.staticKeys.issuer, subject: identity.staticKeys.subject };
   return { issuer: "", subject: "" };
 }

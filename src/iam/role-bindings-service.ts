@@ -6,7 +6,7 @@ import { type ListSpec, paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { isAncestorOrSelf, isRoot, isUidp, newChildUid, parentOf, requireUidp } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import { RoleBindingsService } from "../gen/platform/iam/v2/role_bindings_pb.js";
+import type { RoleBindingsService } from "../gen/platform/iam/v2/role_bindings_pb.js";
 import type { RoleBindingFilter, RoleBindingRow, Store } from "../storage/store.js";
 import { loadBindingParts, roleBindingMessage } from "./role-binding-mapping.js";
 
@@ -64,7 +64,12 @@ export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<ty
       const now = ctx.clock.now();
       const row = await store.transaction(async (tx) => {
         const row = await checkedBinding(tx, req.parent, input?.identityUid ?? "", input?.roleUid ?? "", "");
-        const stored: RoleBindingRow = { ...row, uid: newChildUid(req.parent), createTime: now, updateTime: now };
+        const stored: RoleBindingRow = {
+          ...row,
+          uid: newChildUid(req.parent),
+          createTime: now,
+          updateTime: now,
+        };
         await tx.roleBindings.insert(stored);
         return stored;
       });
@@ -90,8 +95,19 @@ export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<ty
             throw invalidArgument(`${field}.role_binding.role_uid`, "conflicts with the batch role_uid");
           }
           const roleUid = subRole || req.roleUid;
-          const row = await checkedBinding(tx, req.parent, sub.roleBinding?.identityUid ?? "", roleUid, `${field}.role_binding.`);
-          const stored: RoleBindingRow = { ...row, uid: newChildUid(req.parent), createTime: now, updateTime: now };
+          const row = await checkedBinding(
+            tx,
+            req.parent,
+            sub.roleBinding?.identityUid ?? "",
+            roleUid,
+            `${field}.role_binding.`,
+          );
+          const stored: RoleBindingRow = {
+            ...row,
+            uid: newChildUid(req.parent),
+            createTime: now,
+            updateTime: now,
+          };
           await tx.roleBindings.insert(stored);
           out.push(stored);
         }
@@ -105,7 +121,9 @@ export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<ty
       const input = req.roleBinding;
       if (!input) throw invalidArgument("role_binding", "is required");
       const fields = resolveUpdateMask(BINDING_MASK, req.updateMask?.paths ?? [], () =>
-        [input.identityUid !== "" ? "identity_uid" : "", input.roleUid !== "" ? "role_uid" : ""].filter(Boolean),
+        [input.identityUid !== "" ? "identity_uid" : "", input.roleUid !== "" ? "role_uid" : ""].filter(
+          Boolean,
+        ),
       );
       const { before, after } = await store.transaction(async (tx) => {
         const before = await tx.roleBindings.get(input.uid);
@@ -156,7 +174,10 @@ async function checkedBinding(
   const role = await tx.roles.get(roleUid);
   if (!role) throw notFound("role", roleUid);
   if (!role.builtIn && !(isUidp(roleUid) && isAncestorOrSelf(parentOf(roleUid), groupUid))) {
-    throw invalidArgument(`${prefix}role_uid`, "the role is defined in another group; it can only be bound there or below");
+    throw invalidArgument(
+      `${prefix}role_uid`,
+      "the role is defined in another group; it can only be bound there or below",
+    );
   }
   return { groupUid, identityUid, roleUid };
 }

@@ -1,15 +1,15 @@
 import { pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
-import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../core/errors.js";
+import { isInternalOnly } from "../authz/capabilities.js";
 import { principalOf } from "../core/context.js";
+import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { type ListSpec, paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { isRoot, newChildUid, requireUidp } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
-import { isInternalOnly } from "../authz/capabilities.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import { RolesService } from "../gen/platform/iam/v2/roles_pb.js";
+import type { RolesService } from "../gen/platform/iam/v2/roles_pb.js";
 import type { RoleFilter, RoleRow } from "../storage/store.js";
 import { roleMessage } from "./role-mapping.js";
 
@@ -17,7 +17,13 @@ const ROLE_LIST: ListSpec<RoleRow> = {
   allowedOrder: ["uid", "name", "create_time", "update_time"],
   defaultOrder: { field: "uid", desc: false },
   sortValue: (row, field) =>
-    field === "name" ? row.name : field === "create_time" ? row.createTime : field === "update_time" ? row.updateTime : row.uid,
+    field === "name"
+      ? row.name
+      : field === "create_time"
+        ? row.createTime
+        : field === "update_time"
+          ? row.updateTime
+          : row.uid,
   uidOf: (row) => row.uid,
 };
 
@@ -79,7 +85,8 @@ export function createRolesService(deps: ServiceDeps): ServiceHandlers<typeof Ro
       if (!input) throw invalidArgument("role", "is required");
       const current = await store.roles.get(input.uid);
       if (!current) throw notFound("role", input.uid);
-      if (current.builtIn) throw failedPrecondition("BUILT_IN_ROLE", `role ${input.uid} is built-in and read-only`);
+      if (current.builtIn)
+        throw failedPrecondition("BUILT_IN_ROLE", `role ${input.uid} is built-in and read-only`);
       const fields = resolveUpdateMask(ROLE_MASK, req.updateMask?.paths ?? [], () => {
         const out: string[] = [];
         if (input.name !== "") out.push("name");
@@ -108,10 +115,15 @@ export function createRolesService(deps: ServiceDeps): ServiceHandlers<typeof Ro
       await store.transaction(async (tx) => {
         const row = await tx.roles.get(req.uid);
         if (!row) throw notFound("role", req.uid);
-        if (row.builtIn) throw failedPrecondition("BUILT_IN_ROLE", `role ${req.uid} is built-in and cannot be deleted`);
+        if (row.builtIn)
+          throw failedPrecondition("BUILT_IN_ROLE", `role ${req.uid} is built-in and cannot be deleted`);
         const bound = await tx.roleBindings.countByRole(req.uid);
         if (bound > 0) {
-          throw failedPrecondition("RESOURCE_IN_USE", `role ${req.uid} is still bound by ${bound} role binding(s)`, req.uid);
+          throw failedPrecondition(
+            "RESOURCE_IN_USE",
+            `role ${req.uid} is still bound by ${bound} role binding(s)`,
+            req.uid,
+          );
         }
         await tx.roles.delete(req.uid);
       });

@@ -14,9 +14,14 @@ export interface RegistryListener {
  */
 export async function startRegistryPlaceholder(addr: ListenAddress): Promise<RegistryListener> {
   const server = createServer((_req, res) => {
-    res.writeHead(503, { "content-type": "application/json", "docker-distribution-api-version": "registry/2.0" });
+    res.writeHead(503, {
+      "content-type": "application/json",
+      "docker-distribution-api-version": "registry/2.0",
+    });
     res.end(
-      JSON.stringify({ errors: [{ code: "UNSUPPORTED", message: "the registry data plane is not enabled in this build" }] }),
+      JSON.stringify({
+        errors: [{ code: "UNSUPPORTED", message: "the registry data plane is not enabled in this build" }],
+      }),
     );
   });
   await new Promise<void>((resolve, reject) => {

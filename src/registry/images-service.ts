@@ -1,7 +1,7 @@
 import type { ServiceDeps } from "../api/deps.js";
 import { notFound } from "../core/errors.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { ImagesService } from "../gen/platform/registry/v2/images_pb.js";
+import type { ImagesService } from "../gen/platform/registry/v2/images_pb.js";
 import { validateDigest } from "./names.js";
 
 /**

@@ -16,10 +16,12 @@ export function validateRepoName(name: string): void {
 
 /** Throws INVALID_ARGUMENT on `name` unless it is a valid OCI tag. */
 export function validateTagName(name: string): void {
-  if (!TAG_NAME_PATTERN.test(name)) throw invalidArgument("name", `name must match "${TAG_NAME_PATTERN.source}"`);
+  if (!TAG_NAME_PATTERN.test(name))
+    throw invalidArgument("name", `name must match "${TAG_NAME_PATTERN.source}"`);
 }
 
 /** Throws INVALID_ARGUMENT on `digest` unless it is sha256:<64 lowercase hex>. */
 export function validateDigest(digest: string, field = "digest"): void {
-  if (!DIGEST_PATTERN.test(digest)) throw invalidArgument(field, `${field} must match "${DIGEST_PATTERN.source}"`);
+  if (!DIGEST_PATTERN.test(digest))
+    throw invalidArgument(field, `${field} must match "${DIGEST_PATTERN.source}"`);
 }

@@ -7,7 +7,7 @@ import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid } from "../core/uidp.js";
 import { validateDescription } from "../core/validation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import { ReposService } from "../gen/platform/registry/v2/repos_pb.js";
+import type { ReposService } from "../gen/platform/registry/v2/repos_pb.js";
 import type { RepoFilter, RepoRow } from "../storage/store.js";
 import { repoMessage } from "./mapping.js";
 import { validateRepoName } from "./names.js";
@@ -17,7 +17,13 @@ const REPO_LIST: ListSpec<RepoRow> = {
   allowedOrder: ["uid", "name", "create_time", "update_time"],
   defaultOrder: { field: "uid", desc: false },
   sortValue: (row, field) =>
-    field === "name" ? row.name : field === "create_time" ? row.createTime : field === "update_time" ? row.updateTime : row.uid,
+    field === "name"
+      ? row.name
+      : field === "create_time"
+        ? row.createTime
+        : field === "update_time"
+          ? row.updateTime
+          : row.uid,
   uidOf: (row) => row.uid,
 };
 
@@ -107,9 +113,11 @@ export function createReposService(deps: ServiceDeps): ServiceHandlers<typeof Re
       if (!input) throw invalidArgument("repo_readme", "is required");
       const current = await store.repos.get(input.uid);
       if (!current) throw notFound("repo", input.uid);
-      const fields = resolveUpdateMask({ known: ["uid", "content"], updatable: ["content"] }, req.updateMask?.paths ?? [], () => [
-        "content",
-      ]);
+      const fields = resolveUpdateMask(
+        { known: ["uid", "content"], updatable: ["content"] },
+        req.updateMask?.paths ?? [],
+        () => ["content"],
+      );
       if (!fields.includes("content")) return { uid: current.uid, content: current.readme };
       validateReadme(input.content);
       const next: RepoRow = { ...current, readme: input.content, updateTime: ctx.clock.now() };

@@ -5,7 +5,7 @@ import { type ListSpec, paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import { TagsService } from "../gen/platform/registry/v2/tags_pb.js";
+import type { TagsService } from "../gen/platform/registry/v2/tags_pb.js";
 import type { TagFilter, TagRow } from "../storage/store.js";
 import { tagMessage } from "./mapping.js";
 import { validateDigest, validateTagName } from "./names.js";
@@ -14,7 +14,13 @@ const TAG_LIST: ListSpec<TagRow> = {
   allowedOrder: ["uid", "name", "create_time", "update_time"],
   defaultOrder: { field: "uid", desc: false },
   sortValue: (row, field) =>
-    field === "name" ? row.name : field === "create_time" ? row.createTime : field === "update_time" ? row.updateTime : row.uid,
+    field === "name"
+      ? row.name
+      : field === "create_time"
+        ? row.createTime
+        : field === "update_time"
+          ? row.updateTime
+          : row.uid,
   uidOf: (row) => row.uid,
 };
 

@@ -15,6 +15,7 @@ import {
 } from "./pipeline.js";
 import { createRestTranscoder } from "./rest-transcoder.js";
 
+/** Re-exported so the composition root gets the handler and the listener from one module. */
 export { type ApiServer, type ApiServerOptions, startApiServer } from "./api-server.js";
 
 /**
@@ -100,7 +101,16 @@ export function createApiHandler(options: ApiHandlerOptions): DualRequestListene
         });
       return;
     }
-    void rest(req, res, record).finally(() => pipeline.finish(record, res.statusCode));
+    rest(req, res, record)
+      .catch((err: unknown) => {
+        // Only a failure while writing the response gets here; the socket is likely gone.
+        record.cause ??= err;
+        if (!res.headersSent) {
+          res.statusCode = 500;
+          res.end();
+        }
+      })
+      .finally(() => pipeline.finish(record, res.statusCode));
   };
 }
 

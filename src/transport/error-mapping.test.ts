@@ -84,7 +84,10 @@ describe("error mapping", () => {
       { "@type": `${TYPE}ErrorInfo`, reason: "NOT_FOUND", domain: "registry.wharf.dev" },
       { "@type": `${TYPE}ResourceInfo`, resourceType: "repo", resourceName: "abc" },
     ]);
-    const blocked = toStatusJson(failedPrecondition("RESOURCE_NOT_EMPTY", "group has repos"), "iam.wharf.dev");
+    const blocked = toStatusJson(
+      failedPrecondition("RESOURCE_NOT_EMPTY", "group has repos"),
+      "iam.wharf.dev",
+    );
     assert.equal(blocked.code, 9);
     assert.deepEqual((blocked.details as unknown[])[1], {
       "@type": `${TYPE}PreconditionFailure`,
@@ -125,7 +128,10 @@ describe("error mapping", () => {
     assert.equal(connectError.findDetails(BadRequestSchema)[0]?.fieldViolations[0]?.field, "name");
     assert.equal(connectError.findDetails(ResourceInfoSchema).length, 0);
 
-    const precondition = toConnectError(failedPrecondition("RESOURCE_NOT_EMPTY", "x", "group/1"), "iam.wharf.dev");
+    const precondition = toConnectError(
+      failedPrecondition("RESOURCE_NOT_EMPTY", "x", "group/1"),
+      "iam.wharf.dev",
+    );
     assert.equal(precondition.findDetails(PreconditionFailureSchema)[0]?.violations[0]?.subject, "group/1");
     const denied = toConnectError(unauthenticated("no token"), "iam.wharf.dev");
     assert.equal(denied.metadata.get("www-authenticate"), "Bearer");

@@ -190,7 +190,10 @@ export function toStatusJson(err: DomainError, domain: string): JsonObject {
   });
   const json = toJson(StatusSchema, status, { registry: errorDetailsRegistry }) as JsonObject;
   // protobuf-es writes "@type" last; conventional protojson (and grpc-gateway) puts it first.
-  json.details = (json.details as JsonObject[]).map(({ "@type": type, ...rest }) => ({ "@type": type ?? null, ...rest }));
+  json.details = (json.details as JsonObject[]).map(({ "@type": type, ...rest }) => ({
+    "@type": type ?? null,
+    ...rest,
+  }));
   return json;
 }
 

@@ -10,14 +10,15 @@ import {
   type Registry,
 } from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
-import { type FieldViolation, invalidArgument } from "../core/errors.js";
+import { Code } from "@connectrpc/connect";
+import { DomainError, type FieldViolation, invalidArgument } from "../core/errors.js";
 import { bodyTooLarge } from "./error-mapping.js";
 import { jsonErrorDescription } from "./field-values.js";
 
 /**
  * Reads a request body of at most `limit` bytes. Rejects with RESOURCE_EXHAUSTED (`bodyTooLarge`)
- * as soon as the declared or received length exceeds it; the rest of the body is then discarded,
- * not buffered.
+ * as soon as the declared or received length exceeds it (the rest of the body is then discarded,
+ * not buffered), and with CANCELLED when the client goes away before the body is complete.
  */
 export function readBody(req: IncomingMessage | Http2ServerRequest, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? Number.NaN);
@@ -42,18 +43,20 @@ export function readBody(req: IncomingMessage | Http2ServerRequest, limit: numbe
       cleanup();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     };
-    const onError = (err: Error): void => {
+    const onAbort = (): void => {
       cleanup();
-      reject(err);
+      reject(new DomainError(Code.Canceled, "Cancelled: the request body was not received completely"));
     };
     const cleanup = (): void => {
       req.off("data", onData);
       req.off("end", onEnd);
-      req.off("error", onError);
+      req.off("error", onAbort);
+      req.off("close", onAbort);
     };
     req.on("data", onData);
     req.on("end", onEnd);
-    req.on("error", onError);
+    req.on("error", onAbort);
+    req.on("close", onAbort);
   });
 }
 

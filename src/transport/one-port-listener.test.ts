@@ -63,7 +63,10 @@ describe("listenOnePort", () => {
       assert.equal(await res.text(), "HTTP/1.1 POST /one hi");
       const session = http2.connect(`http://127.0.0.1:${server.address.port}`);
       try {
-        assert.deepEqual(await h2request(session, "/two", "there"), { status: 200, text: "HTTP/2.0 POST /two there" });
+        assert.deepEqual(await h2request(session, "/two", "there"), {
+          status: 200,
+          text: "HTTP/2.0 POST /two there",
+        });
         // Several streams on the same session.
         const answers = await Promise.all([h2request(session, "/a"), h2request(session, "/b")]);
         assert.deepEqual(
@@ -109,9 +112,9 @@ describe("listenOnePort", () => {
     const silent = net.connect(server.address.port, "127.0.0.1");
     silent.on("error", () => {});
     try {
+      await new Promise((resolve) => silent.once("connect", resolve));
       await http1request(server.address.port, "/keep", agent);
       await h2request(session, "/open");
-      await new Promise((resolve) => silent.once("connect", resolve));
       const started = Date.now();
       await server.close();
       assert.ok(Date.now() - started < 2000, `close took ${Date.now() - started} ms`);

@@ -97,7 +97,9 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
     http1Server.emit("connection", socket);
   };
 
-  const netServer = net.createServer((socket) => {
+  // node:http disables Nagle on the sockets it accepts; these are accepted here, so do it here.
+  // Without it, small HTTP/2 frames wait for delayed ACKs (~40 ms per exchange).
+  const netServer = net.createServer({ noDelay: true }, (socket) => {
     if (closing) {
       socket.destroy();
       return;

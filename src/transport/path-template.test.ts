@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import { matchPathTemplate, parsePathTemplate, splitPath } from "./path-template.js";
 import { createRouteTable } from "./route-table.js";
 
-const match = (template: string, path: string) => matchPathTemplate(parsePathTemplate(template), splitPath(path));
+const match = (template: string, path: string) =>
+  matchPathTemplate(parsePathTemplate(template), splitPath(path));
 
 describe("parsePathTemplate", () => {
   it("parses literals, variables, nested field paths and verbs", () => {
@@ -36,13 +37,18 @@ describe("matchPathTemplate", () => {
     assert.deepEqual(match("/registry/v2/repos/{uid=**}/readme", "/registry/v2/repos/a/b/readme"), ["a/b"]);
     assert.equal(match("/registry/v2/repos/{uid=**}/readme", "/registry/v2/repos/readme"), undefined);
     assert.deepEqual(
-      match("/registry/v2/repos/{repo_uid=**}/digests/{digest}/size", "/registry/v2/repos/o/r/digests/sha256:ab/size"),
+      match(
+        "/registry/v2/repos/{repo_uid=**}/digests/{digest}/size",
+        "/registry/v2/repos/o/r/digests/sha256:ab/size",
+      ),
       ["o/r", "sha256:ab"],
     );
   });
 
   it("keeps literal segments inside a variable in its value", () => {
-    assert.deepEqual(match("/v1/{name=projects/*/keys/*}", "/v1/projects/p1/keys/k1"), ["projects/p1/keys/k1"]);
+    assert.deepEqual(match("/v1/{name=projects/*/keys/*}", "/v1/projects/p1/keys/k1"), [
+      "projects/p1/keys/k1",
+    ]);
     assert.equal(match("/v1/{name=projects/*/keys/*}", "/v1/folders/p1/keys/k1"), undefined);
   });
 
@@ -66,7 +72,11 @@ describe("createRouteTable", () => {
     ["GET", "/{name=*}/things", "Wild"],
   ] as const;
   const table = createRouteTable(
-    entries.map(([httpMethod, template, value]) => ({ httpMethod, template: parsePathTemplate(template), value })),
+    entries.map(([httpMethod, template, value]) => ({
+      httpMethod,
+      template: parsePathTemplate(template),
+      value,
+    })),
   );
   const found = (method: string, path: string) => {
     const m = table.match(method, path);

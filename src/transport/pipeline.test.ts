@@ -36,9 +36,17 @@ function fixture(opts: { allow?: boolean } = {}) {
     throw new Error("secret database detail");
   };
   const bindings: ServiceBinding[] = [
-    bindService(PingService, { ping: async (_r, ctx) => (seenContexts.push(ctx), { response: "pong" }) }),
+    bindService(PingService, {
+      ping: async (_r, ctx) => {
+        seenContexts.push(ctx);
+        return { response: "pong" };
+      },
+    }),
     bindService(ReposService, {
-      getRepo: async (r, ctx) => (seenContexts.push(ctx), { uid: r.uid }),
+      getRepo: async (r, ctx) => {
+        seenContexts.push(ctx);
+        return { uid: r.uid };
+      },
       updateRepo: async (r) => ({ uid: r.repo?.uid }),
       listRepos: fail,
       createRepo: fail,
@@ -107,7 +115,12 @@ describe("pipeline", () => {
   it("checks the scoped capability on the scope field before the handler", async () => {
     const { pipeline, entry, begin, required, seenContexts } = fixture({ allow: true });
     const record = begin();
-    await pipeline.invoke(record, entry("GetRepo"), create(GetRepoRequestSchema, { uid: REPO }), `Bearer ${TOKEN}`);
+    await pipeline.invoke(
+      record,
+      entry("GetRepo"),
+      create(GetRepoRequestSchema, { uid: REPO }),
+      `Bearer ${TOKEN}`,
+    );
     assert.deepEqual(required, [[REPO, [Capability.CAP_REPO_LIST]]]);
     assert.equal(seenContexts[0]?.principal?.identityUid, ORG);
     assert.equal(record.identityUid, ORG);
@@ -119,7 +132,10 @@ describe("pipeline", () => {
   it("refuses a denied scope with PERMISSION_DENIED and never runs the handler", async () => {
     const { pipeline, entry, begin, seenContexts } = fixture({ allow: false });
     const request = create(GetRepoRequestSchema, { uid: REPO });
-    await rejects(pipeline.invoke(begin(), entry("GetRepo"), request, `Bearer ${TOKEN}`), Code.PermissionDenied);
+    await rejects(
+      pipeline.invoke(begin(), entry("GetRepo"), request, `Bearer ${TOKEN}`),
+      Code.PermissionDenied,
+    );
     assert.equal(seenContexts.length, 0);
   });
 
@@ -131,7 +147,12 @@ describe("pipeline", () => {
     );
     assert.equal(empty.details.fieldViolations?.[0]?.field, "repo.uid");
     const bad = await rejects(
-      pipeline.invoke(begin(), entry("GetRepo"), create(GetRepoRequestSchema, { uid: "nope" }), `Bearer ${TOKEN}`),
+      pipeline.invoke(
+        begin(),
+        entry("GetRepo"),
+        create(GetRepoRequestSchema, { uid: "nope" }),
+        `Bearer ${TOKEN}`,
+      ),
       Code.InvalidArgument,
     );
     assert.equal(bad.details.fieldViolations?.[0]?.field, "uid");
@@ -185,7 +206,12 @@ describe("buildMethodTable", () => {
       syntax: "proto3",
       dependency: ["google/protobuf/empty.proto"],
       service: [
-        { name: "Bare", method: [{ name: "Call", inputType: ".google.protobuf.Empty", outputType: ".google.protobuf.Empty" }] },
+        {
+          name: "Bare",
+          method: [
+            { name: "Call", inputType: ".google.protobuf.Empty", outputType: ".google.protobuf.Empty" },
+          ],
+        },
       ],
     });
     const bare = createFileRegistry(fdp, () => file_google_protobuf_empty).getService("test.Bare")!;

@@ -3,12 +3,12 @@ import { describe, it } from "node:test";
 import { create, createFileRegistry, type DescMessage } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import {
-  FieldDescriptorProto_Label as Label,
-  FieldDescriptorProto_Type as Type,
   FileDescriptorProtoSchema,
   file_google_protobuf_field_mask,
   file_google_protobuf_timestamp,
   file_google_protobuf_wrappers,
+  FieldDescriptorProto_Label as Label,
+  FieldDescriptorProto_Type as Type,
   timestampDate,
 } from "@bufbuild/protobuf/wkt";
 import { DomainError } from "../core/errors.js";
@@ -29,8 +29,20 @@ function testRequest(): DescMessage {
     name: "test/query.proto",
     package: "test",
     syntax: "proto3",
-    dependency: ["google/protobuf/timestamp.proto", "google/protobuf/field_mask.proto", "google/protobuf/wrappers.proto"],
-    enumType: [{ name: "Color", value: [{ name: "COLOR_UNSPECIFIED", number: 0 }, { name: "COLOR_RED", number: 1 }] }],
+    dependency: [
+      "google/protobuf/timestamp.proto",
+      "google/protobuf/field_mask.proto",
+      "google/protobuf/wrappers.proto",
+    ],
+    enumType: [
+      {
+        name: "Color",
+        value: [
+          { name: "COLOR_UNSPECIFIED", number: 0 },
+          { name: "COLOR_RED", number: 1 },
+        ],
+      },
+    ],
     messageType: [
       { name: "Filter", field: [field("descendants_of", 1, Type.STRING), field("in_root", 2, Type.BOOL)] },
       {
@@ -54,7 +66,11 @@ function testRequest(): DescMessage {
       },
     ],
   });
-  const deps = [file_google_protobuf_timestamp, file_google_protobuf_field_mask, file_google_protobuf_wrappers];
+  const deps = [
+    file_google_protobuf_timestamp,
+    file_google_protobuf_field_mask,
+    file_google_protobuf_wrappers,
+  ];
   const registry = createFileRegistry(fdp, (name) => deps.find((f) => f.proto.name === name));
   return registry.getMessage("test.Request")!;
 }
@@ -105,7 +121,11 @@ describe("query parameters", () => {
   it("read Timestamp as RFC 3339 and FieldMask as a camel or snake comma list", () => {
     const m = apply("since=2026-01-28T12:54:21.189Z&updateMask=description,createTime,claim_match.issuer");
     assert.equal(timestampDate(m.since as never).toISOString(), "2026-01-28T12:54:21.189Z");
-    assert.deepEqual((m.updateMask as { paths: string[] }).paths, ["description", "create_time", "claim_match.issuer"]);
+    assert.deepEqual((m.updateMask as { paths: string[] }).paths, [
+      "description",
+      "create_time",
+      "claim_match.issuer",
+    ]);
     assert.deepEqual((apply("update_mask=*").updateMask as { paths: string[] }).paths, ["*"]);
   });
 
@@ -116,7 +136,9 @@ describe("query parameters", () => {
   });
 
   it("report every bad value as a violation naming the key as given", () => {
-    assert.deepEqual(violations("page_size=ten"), [{ field: "page_size", description: '"ten" is not an integer' }]);
+    assert.deepEqual(violations("page_size=ten"), [
+      { field: "page_size", description: '"ten" is not an integer' },
+    ]);
     assert.equal(violations("pageSize=1.5")[0]?.field, "pageSize");
     assert.equal(violations("page_size=99999999999")[0]?.field, "page_size");
     assert.equal(violations("count=-1")[0]?.field, "count");
@@ -143,7 +165,11 @@ describe("query parameters", () => {
   it("work on a generated request (ListReposRequest)", () => {
     const list = compileQueryFields(ListReposRequestSchema, () => false);
     const message = create(ListReposRequestSchema);
-    const set = applyQueryParams(list, "uidp.descendants_of=o&page_size=10&order_by=name%20desc", reflect(ListReposRequestSchema, message));
+    const set = applyQueryParams(
+      list,
+      "uidp.descendants_of=o&page_size=10&order_by=name%20desc",
+      reflect(ListReposRequestSchema, message),
+    );
     assert.deepEqual([...set].sort(), ["order_by", "page_size", "uidp.descendants_of"]);
     assert.equal(message.uidp?.descendantsOf, "o");
     assert.equal(message.orderBy, "name desc");

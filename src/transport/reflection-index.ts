@@ -87,7 +87,7 @@ export function createReflectionIndex(services: readonly DescService[]): Reflect
   const fileOfSymbol = (symbol: string): DescFile | undefined => {
     const direct = registry.get(symbol);
     if (direct) return direct.file;
-    // Methods, fields and enum values are named `<parent>.<member>`.
+    // Methods and fields are named `<parent>.<member>`.
     const dot = symbol.lastIndexOf(".");
     if (dot < 0) return undefined;
     const parent = registry.get(symbol.slice(0, dot));
@@ -95,8 +95,7 @@ export function createReflectionIndex(services: readonly DescService[]): Reflect
     if (!parent) return undefined;
     const has =
       (parent.kind === "service" && parent.methods.some((m) => m.name === member)) ||
-      (parent.kind === "message" && parent.fields.some((f) => f.name === member)) ||
-      (parent.kind === "enum" && parent.values.some((v) => v.name === member));
+      (parent.kind === "message" && parent.fields.some((f) => f.name === member));
     return has ? parent.file : undefined;
   };
 

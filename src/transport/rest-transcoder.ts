@@ -7,7 +7,7 @@ import {
   type Registry,
   toJsonString,
 } from "@bufbuild/protobuf";
-import { type ReflectMessage, reflect } from "@bufbuild/protobuf/reflect";
+import { isFieldError, type ReflectMessage, reflect } from "@bufbuild/protobuf/reflect";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import { invalidArgument } from "../core/errors.js";
 import { DEFAULT_ERROR_DOMAIN, methodNotAllowed, routeNotFound } from "./error-mapping.js";
@@ -128,7 +128,7 @@ function setVariable(
   try {
     setAtPath(target, fields, decode(text));
   } catch (err) {
-    if (err instanceof FieldValueError) throw invalidArgument(name, err.message);
+    if (err instanceof FieldValueError || isFieldError(err)) throw invalidArgument(name, err.message);
     throw err;
   }
 }

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { createIssuer } from "../../src/auth/issuer.js";
 import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
+import { systemClock } from "../../src/core/clock.js";
 import { newRootUid } from "../../src/core/uidp.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
@@ -35,22 +37,34 @@ describe("authentication and authorization", () => {
     alice = await registerPerson(wharf, "alice");
     bob = await registerPerson(wharf, "bob");
     // Any authenticated identity may create an organization and becomes its owner.
-    acme = (await expectJson<{ uid: string }>(
-      await wharf.api("/iam/v2/groups", { method: "POST", token: alice.token, body: { name: "acme" } }),
-    )).uid;
-    globex = (await expectJson<{ uid: string }>(
-      await wharf.api("/iam/v2/groups", { method: "POST", token: bob.token, body: { name: "globex" } }),
-    )).uid;
-    globexRepo = (await expectJson<{ uid: string }>(
-      await wharf.api(`/registry/v2/repos/${globex}`, { method: "POST", token: bob.token, body: { name: "secret" } }),
-    )).uid;
-    globexTag = (await expectJson<{ uid: string }>(
-      await wharf.api(`/registry/v2/tags/${globexRepo}`, {
-        method: "POST",
-        token: bob.token,
-        body: { name: "latest", digest: `sha256:${"a".repeat(64)}` },
-      }),
-    )).uid;
+    acme = (
+      await expectJson<{ uid: string }>(
+        await wharf.api("/iam/v2/groups", { method: "POST", token: alice.token, body: { name: "acme" } }),
+      )
+    ).uid;
+    globex = (
+      await expectJson<{ uid: string }>(
+        await wharf.api("/iam/v2/groups", { method: "POST", token: bob.token, body: { name: "globex" } }),
+      )
+    ).uid;
+    globexRepo = (
+      await expectJson<{ uid: string }>(
+        await wharf.api(`/registry/v2/repos/${globex}`, {
+          method: "POST",
+          token: bob.token,
+          body: { name: "secret" },
+        }),
+      )
+    ).uid;
+    globexTag = (
+      await expectJson<{ uid: string }>(
+        await wharf.api(`/registry/v2/tags/${globexRepo}`, {
+          method: "POST",
+          token: bob.token,
+          body: { name: "latest", digest: `sha256:${"a".repeat(64)}` },
+        }),
+      )
+    ).uid;
   });
   after(() => wharf.close());
 
@@ -60,8 +74,21 @@ describe("authentication and authorization", () => {
     await expectError(await wharf.api("/iam/v2/groups", { token: "not-a-jwt" }), { status: 401, code: 16 });
     const tampered = `${alice.token.slice(0, -4)}AAAA`;
     await expectError(await wharf.api("/iam/v2/groups", { token: tampered }), { status: 401, code: 16 });
-    const expired = await wharf.tokenFor(alice.uid, 1);
-    await new Promise((r) => setTimeout(r, 2100));
+    const otherAudience = await wharf.tokenFor(alice.uid).then(() =>
+      createIssuer({ store: wharf.store, issuerUrl: wharf.apiUrl, clock: systemClock }).mint({
+        subject: alice.uid,
+        audience: "http://registry.example.com",
+        ttlSeconds: 600,
+      }),
+    );
+    await expectError(await wharf.api("/iam/v2/groups", { token: otherAudience }), { status: 401, code: 16 });
+    // Issued two hours ago for one hour: well past the verifier's clock-skew tolerance.
+    const past = createIssuer({
+      store: wharf.store,
+      issuerUrl: wharf.apiUrl,
+      clock: { now: () => Date.now() - 7_200_000 },
+    });
+    const expired = await past.mint({ subject: alice.uid, audience: wharf.apiUrl, ttlSeconds: 3600 });
     await expectError(await wharf.api("/iam/v2/groups", { token: expired }), { status: 401, code: 16 });
   });
 
@@ -77,9 +104,18 @@ describe("authentication and authorization", () => {
 
   it("keeps one organization out of another's groups, repos and tags", async () => {
     // Reads
-    await expectError(await wharf.api(`/iam/v2/groups/${globex}`, { token: alice.token }), { status: 403, code: 7 });
-    await expectError(await wharf.api(`/registry/v2/repos/${globexRepo}`, { token: alice.token }), { status: 403, code: 7 });
-    await expectError(await wharf.api(`/registry/v2/tags/${globexTag}`, { token: alice.token }), { status: 403, code: 7 });
+    await expectError(await wharf.api(`/iam/v2/groups/${globex}`, { token: alice.token }), {
+      status: 403,
+      code: 7,
+    });
+    await expectError(await wharf.api(`/registry/v2/repos/${globexRepo}`, { token: alice.token }), {
+      status: 403,
+      code: 7,
+    });
+    await expectError(await wharf.api(`/registry/v2/tags/${globexTag}`, { token: alice.token }), {
+      status: 403,
+      code: 7,
+    });
     const groups = await expectJson<{ groups?: Array<{ uid: string }>; totalCount: string }>(
       await wharf.api("/iam/v2/groups", { token: alice.token }),
     );
@@ -98,13 +134,24 @@ describe("authentication and authorization", () => {
     assert.equal(tags.totalCount, "0");
     // Writes
     await expectError(
-      await wharf.api(`/registry/v2/repos/${globexRepo}`, { method: "PATCH", token: alice.token, body: { description: "x" } }),
+      await wharf.api(`/registry/v2/repos/${globexRepo}`, {
+        method: "PATCH",
+        token: alice.token,
+        body: { description: "x" },
+      }),
       { status: 403, code: 7 },
     );
-    await expectError(await wharf.api(`/registry/v2/repos/${globex}`, { method: "POST", token: alice.token, body: { name: "evil" } }), {
-      status: 403,
-      code: 7,
-    });
+    await expectError(
+      await wharf.api(`/registry/v2/repos/${globex}`, {
+        method: "POST",
+        token: alice.token,
+        body: { name: "evil" },
+      }),
+      {
+        status: 403,
+        code: 7,
+      },
+    );
     await expectError(
       await wharf.api(`/registry/v2/tags/${globexRepo}`, {
         method: "POST",
@@ -113,18 +160,28 @@ describe("authentication and authorization", () => {
       }),
       { status: 403, code: 7 },
     );
-    await expectError(await wharf.api(`/registry/v2/tags/${globexTag}`, { method: "DELETE", token: alice.token }), {
-      status: 403,
-      code: 7,
-    });
+    await expectError(
+      await wharf.api(`/registry/v2/tags/${globexTag}`, { method: "DELETE", token: alice.token }),
+      {
+        status: 403,
+        code: 7,
+      },
+    );
     await expectError(await wharf.api(`/iam/v2/groups/${globex}`, { method: "DELETE", token: alice.token }), {
       status: 403,
       code: 7,
     });
-    await expectError(await wharf.api(`/iam/v2/groups/${globex}`, { method: "POST", token: alice.token, body: { name: "sub" } }), {
-      status: 403,
-      code: 7,
-    });
+    await expectError(
+      await wharf.api(`/iam/v2/groups/${globex}`, {
+        method: "POST",
+        token: alice.token,
+        body: { name: "sub" },
+      }),
+      {
+        status: 403,
+        code: 7,
+      },
+    );
     // Binding herself into the other organization is refused too.
     await expectError(
       await wharf.api(`/iam/v2/roleBindings/${globex}`, {
@@ -135,7 +192,9 @@ describe("authentication and authorization", () => {
       { status: 403, code: 7 },
     );
     // Nothing changed on bob's side.
-    const tag = await expectJson<{ digest: string }>(await wharf.api(`/registry/v2/tags/${globexTag}`, { token: bob.token }));
+    const tag = await expectJson<{ digest: string }>(
+      await wharf.api(`/registry/v2/tags/${globexTag}`, { token: bob.token }),
+    );
     assert.equal(tag.digest, `sha256:${"a".repeat(64)}`);
   });
 
@@ -149,10 +208,16 @@ describe("authentication and authorization", () => {
     );
     await expectJson(await wharf.api(`/registry/v2/repos/${globexRepo}`, { token: alice.token }));
     await expectError(
-      await wharf.api(`/registry/v2/repos/${globexRepo}`, { method: "PATCH", token: alice.token, body: { description: "x" } }),
+      await wharf.api(`/registry/v2/repos/${globexRepo}`, {
+        method: "PATCH",
+        token: alice.token,
+        body: { description: "x" },
+      }),
       { status: 403, code: 7 },
     );
-    await expectJson(await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, { method: "DELETE", token: bob.token }));
+    await expectJson(
+      await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, { method: "DELETE", token: bob.token }),
+    );
     const deadline = Date.now() + 5000;
     let status = 200;
     while (Date.now() < deadline) {

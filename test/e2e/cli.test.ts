@@ -10,11 +10,17 @@ const run = promisify(execFile);
 const WHARF = new URL("../../bin/wharf.js", import.meta.url).pathname;
 
 /** Starts `wharf serve` on free ports and resolves once it printed where it listens. */
-async function serve(dataDir: string): Promise<{ child: ChildProcess; apiUrl: string; registryUrl: string; output: () => string }> {
-  const child = spawn(process.execPath, [WHARF, "serve", "--api-addr", "127.0.0.1:0", "--registry-addr", "127.0.0.1:0"], {
-    env: { ...process.env, WHARF_DATA_DIR: dataDir },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+async function serve(
+  dataDir: string,
+): Promise<{ child: ChildProcess; apiUrl: string; registryUrl: string; output: () => string }> {
+  const child = spawn(
+    process.execPath,
+    [WHARF, "serve", "--api-addr", "127.0.0.1:0", "--registry-addr", "127.0.0.1:0"],
+    {
+      env: { ...process.env, WHARF_DATA_DIR: dataDir },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   let stdout = "";
   child.stdout?.on("data", (c: Buffer) => {
@@ -50,7 +56,17 @@ describe("the wharf command", () => {
 
   it("serve prints its addresses and the admin token works against it", async () => {
     assert.match(server.apiUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
-    const { stdout } = await run(process.execPath, [WHARF, "admin", "token", "--data-dir", dataDir, "--public-url", server.apiUrl, "--ttl", "10m"]);
+    const { stdout } = await run(process.execPath, [
+      WHARF,
+      "admin",
+      "token",
+      "--data-dir",
+      dataDir,
+      "--public-url",
+      server.apiUrl,
+      "--ttl",
+      "10m",
+    ]);
     const token = stdout.trim();
     assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
     const res = await fetch(`${server.apiUrl}/iam/v2/groups`, {
@@ -72,15 +88,21 @@ describe("the wharf command", () => {
   });
 
   it("refuses bad options with exit code 2 and a clear message", async () => {
-    await assert.rejects(run(process.execPath, [WHARF, "admin", "token", "--data-dir", dataDir, "--ttl", "soon"]), (err: { code: number; stderr: string }) => {
-      assert.equal(err.code, 2);
-      assert.match(err.stderr, /--ttl must be a duration/);
-      return true;
-    });
-    await assert.rejects(run(process.execPath, [WHARF, "serve", "--api-addr", "nowhere"]), (err: { code: number; stderr: string }) => {
-      assert.equal(err.code, 2);
-      assert.match(err.stderr, /--api-addr must be host:port/);
-      return true;
-    });
+    await assert.rejects(
+      run(process.execPath, [WHARF, "admin", "token", "--data-dir", dataDir, "--ttl", "soon"]),
+      (err: { code: number; stderr: string }) => {
+        assert.equal(err.code, 2);
+        assert.match(err.stderr, /--ttl must be a duration/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      run(process.execPath, [WHARF, "serve", "--api-addr", "nowhere"]),
+      (err: { code: number; stderr: string }) => {
+        assert.equal(err.code, 2);
+        assert.match(err.stderr, /--api-addr must be host:port/);
+        return true;
+      },
+    );
   });
 });

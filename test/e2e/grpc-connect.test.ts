@@ -1,18 +1,30 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { create, createRegistry, fromBinary, type DescMessage, type MessageShape, toBinary } from "@bufbuild/protobuf";
+import {
+  create,
+  createRegistry,
+  type DescMessage,
+  fromBinary,
+  type MessageShape,
+  toBinary,
+} from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import {
+  createConnectTransport,
+  createGrpcTransport,
+  createGrpcWebTransport,
+} from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import { BadRequestSchema, ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../../src/gen/google/rpc/status_pb.js";
-import {
-  CreateIdentityRequestSchema,
-  IdentitySchema,
-} from "../../src/gen/platform/iam/v2/identities_pb.js";
+import { CreateIdentityRequestSchema, IdentitySchema } from "../../src/gen/platform/iam/v2/identities_pb.js";
 import { PingRequestSchema, PingResponseSchema } from "../../src/gen/platform/ping/v2/ping_pb.js";
-import { GetRepoRequestSchema, RepoSchema, ReposService } from "../../src/gen/platform/registry/v2/repos_pb.js";
+import {
+  GetRepoRequestSchema,
+  RepoSchema,
+  ReposService,
+} from "../../src/gen/platform/registry/v2/repos_pb.js";
 import { expectJson } from "../support/api-assertions.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -46,12 +58,24 @@ describe("the same services over gRPC (grpc-js), Connect and gRPC-Web", () => {
   let repoUid: string;
   before(async () => {
     wharf = await startTestServer();
-    org = (await expectJson<{ uid: string }>(
-      await wharf.api("/iam/v2/groups", { method: "POST", token: wharf.adminToken, body: { name: "acme" } }),
-    )).uid;
-    repoUid = (await expectJson<{ uid: string }>(
-      await wharf.api(`/registry/v2/repos/${org}`, { method: "POST", token: wharf.adminToken, body: { name: "app", description: "d" } }),
-    )).uid;
+    org = (
+      await expectJson<{ uid: string }>(
+        await wharf.api("/iam/v2/groups", {
+          method: "POST",
+          token: wharf.adminToken,
+          body: { name: "acme" },
+        }),
+      )
+    ).uid;
+    repoUid = (
+      await expectJson<{ uid: string }>(
+        await wharf.api(`/registry/v2/repos/${org}`, {
+          method: "POST",
+          token: wharf.adminToken,
+          body: { name: "app", description: "d" },
+        }),
+      )
+    ).uid;
     grpcClient = new grpc.Client(new URL(wharf.apiUrl).host, grpc.credentials.createInsecure());
   });
   after(async () => {
@@ -60,7 +84,13 @@ describe("the same services over gRPC (grpc-js), Connect and gRPC-Web", () => {
   });
 
   it("grpc-js: Ping without a token, GetRepo with one", async () => {
-    const ping = await grpcCall(grpcClient, "/platform.ping.v2.PingService/Ping", PingRequestSchema, PingResponseSchema, create(PingRequestSchema));
+    const ping = await grpcCall(
+      grpcClient,
+      "/platform.ping.v2.PingService/Ping",
+      PingRequestSchema,
+      PingResponseSchema,
+      create(PingRequestSchema),
+    );
     assert.equal(ping.response?.response, "pong");
     const repo = await grpcCall(
       grpcClient,
@@ -102,8 +132,13 @@ describe("the same services over gRPC (grpc-js), Connect and gRPC-Web", () => {
     assert.equal(status.code, 3);
     const registry = createRegistry(ErrorInfoSchema, BadRequestSchema);
     const unpacked = status.details.map((d) => anyUnpack(d, registry));
-    const info = unpacked.find((m) => m?.$typeName === "google.rpc.ErrorInfo") as { reason: string; domain: string } | undefined;
-    assert.deepEqual({ reason: info?.reason, domain: info?.domain }, { reason: "INVALID_ARGUMENT", domain: "iam.wharf.dev" });
+    const info = unpacked.find((m) => m?.$typeName === "google.rpc.ErrorInfo") as
+      | { reason: string; domain: string }
+      | undefined;
+    assert.deepEqual(
+      { reason: info?.reason, domain: info?.domain },
+      { reason: "INVALID_ARGUMENT", domain: "iam.wharf.dev" },
+    );
     const bad = unpacked.find((m) => m?.$typeName === "google.rpc.BadRequest") as
       | { fieldViolations: Array<{ field: string }> }
       | undefined;
@@ -127,7 +162,9 @@ describe("the same services over gRPC (grpc-js), Connect and gRPC-Web", () => {
         [repoUid],
       );
       assert.equal(list.totalCount, 1n);
-      const err = await client.getRepo({ uid: `${org}/${"0".repeat(16)}` }, { headers }).catch((e: unknown) => e);
+      const err = await client
+        .getRepo({ uid: `${org}/${"0".repeat(16)}` }, { headers })
+        .catch((e: unknown) => e);
       assert.ok(err instanceof ConnectError);
       assert.equal(err.code, Code.NotFound);
       const denied = await client.getRepo({ uid: repoUid }).catch((e: unknown) => e);

@@ -26,11 +26,19 @@ describe("IAM v2 over REST", () => {
 
   it("nests groups and refuses a duplicate sibling name with ALREADY_EXISTS", async () => {
     const child = await expectJson<{ uid: string }>(
-      await wharf.api(`/iam/v2/groups/${org}`, { method: "POST", token: wharf.adminToken, body: { name: "team" } }),
+      await wharf.api(`/iam/v2/groups/${org}`, {
+        method: "POST",
+        token: wharf.adminToken,
+        body: { name: "team" },
+      }),
     );
     assert.match(child.uid, new RegExp(`^${org}/[0-9a-f]{16}$`));
     await expectError(
-      await wharf.api(`/iam/v2/groups/${org}`, { method: "POST", token: wharf.adminToken, body: { name: "team" } }),
+      await wharf.api(`/iam/v2/groups/${org}`, {
+        method: "POST",
+        token: wharf.adminToken,
+        body: { name: "team" },
+      }),
       { status: 409, code: 6 },
     );
     const list = await expectJson<{ groups: Array<{ uid: string }>; totalCount: string }>(
@@ -44,11 +52,16 @@ describe("IAM v2 over REST", () => {
   });
 
   it("answers the spec's exact error for an identity created with an empty body", async () => {
-    const res = await wharf.api(`/iam/v2/identities/${org}`, { method: "POST", token: wharf.adminToken, body: {} });
+    const res = await wharf.api(`/iam/v2/identities/${org}`, {
+      method: "POST",
+      token: wharf.adminToken,
+      body: {},
+    });
     const body = await expectError(res, { status: 400, code: 3, reason: "INVALID_ARGUMENT", field: "name" });
     assert.equal(body.message, 'Invalid argument: name: name must match "^[a-z0-9 ._-]{1,}$"');
     assert.equal(detail(body, "ErrorInfo")?.domain, "iam.wharf.dev");
-    const violations = (detail(body, "BadRequest") as { fieldViolations: Array<Record<string, string>> }).fieldViolations;
+    const violations = (detail(body, "BadRequest") as { fieldViolations: Array<Record<string, string>> })
+      .fieldViolations;
     assert.deepEqual(violations[0], { field: "name", description: 'name must match "^[a-z0-9 ._-]{1,}$"' });
   });
 
@@ -65,7 +78,10 @@ describe("IAM v2 over REST", () => {
       }),
     );
     assert.match(created.uid, new RegExp(`^${org}/[0-9a-f]{16}$`));
-    assert.deepEqual(created.claimMatch, { issuer: "https://token.actions.example.com", subjectPattern: "repo:acme/.*" });
+    assert.deepEqual(created.claimMatch, {
+      issuer: "https://token.actions.example.com",
+      subjectPattern: "repo:acme/.*",
+    });
 
     const patched = await expectJson<Record<string, unknown>>(
       await wharf.api(`/iam/v2/identities/${created.uid}`, {
@@ -87,7 +103,9 @@ describe("IAM v2 over REST", () => {
       { status: 400, code: 3, field: "claim_match.subject_pattern" },
     );
 
-    await expectJson(await wharf.api(`/iam/v2/identities/${created.uid}`, { method: "DELETE", token: wharf.adminToken }));
+    await expectJson(
+      await wharf.api(`/iam/v2/identities/${created.uid}`, { method: "DELETE", token: wharf.adminToken }),
+    );
     await expectError(await wharf.api(`/iam/v2/identities/${created.uid}`, { token: wharf.adminToken }), {
       status: 404,
       code: 5,
@@ -95,15 +113,25 @@ describe("IAM v2 over REST", () => {
   });
 
   it("lists built-in roles with deterministic uids and (built-in) descriptions, read-only", async () => {
-    const list = await expectJson<{ roles: Array<{ uid: string; name: string; description: string; capabilities: string[] }> }>(
-      await wharf.api("/iam/v2/roles?page_size=200", { token: wharf.adminToken }),
-    );
-    for (const name of ["viewer", "editor", "owner", "registry.pull", "registry.push", "registry.pull_token_creator"]) {
+    const list = await expectJson<{
+      roles: Array<{ uid: string; name: string; description: string; capabilities: string[] }>;
+    }>(await wharf.api("/iam/v2/roles?page_size=200", { token: wharf.adminToken }));
+    for (const name of [
+      "viewer",
+      "editor",
+      "owner",
+      "registry.pull",
+      "registry.push",
+      "registry.pull_token_creator",
+    ]) {
       const role = list.roles.find((r) => r.name === name);
       assert.ok(role, `built-in ${name} listed`);
       assert.equal(role.uid, builtInRoleUid(name));
       assert.match(role.description, /\(built-in\)$/);
-      assert.ok(role.capabilities.every((c) => c.startsWith("CAP_")), "capabilities as enum names");
+      assert.ok(
+        role.capabilities.every((c) => c.startsWith("CAP_")),
+        "capabilities as enum names",
+      );
     }
     const viewer = builtInRoleUid("viewer");
     await expectError(
@@ -122,7 +150,11 @@ describe("IAM v2 over REST", () => {
     );
     assert.deepEqual(role.capabilities, ["CAP_TAG_CREATE", "CAP_TAG_LIST"]);
     await expectError(
-      await wharf.api(`/iam/v2/roles/${org}`, { method: "POST", token: wharf.adminToken, body: { name: "empty" } }),
+      await wharf.api(`/iam/v2/roles/${org}`, {
+        method: "POST",
+        token: wharf.adminToken,
+        body: { name: "empty" },
+      }),
       { status: 400, code: 3, field: "capabilities" },
     );
     const identity = await expectJson<{ uid: string }>(
@@ -148,10 +180,16 @@ describe("IAM v2 over REST", () => {
       await wharf.api(`/iam/v2/identities/${identity.uid}`, { method: "DELETE", token: wharf.adminToken }),
       { status: 400, code: 9 },
     );
-    await expectJson(await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, { method: "DELETE", token: wharf.adminToken }));
+    await expectJson(
+      await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, { method: "DELETE", token: wharf.adminToken }),
+    );
     // Idempotent: deleting again still succeeds.
-    await expectJson(await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, { method: "DELETE", token: wharf.adminToken }));
-    await expectJson(await wharf.api(`/iam/v2/roles/${role.uid}`, { method: "DELETE", token: wharf.adminToken }));
+    await expectJson(
+      await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, { method: "DELETE", token: wharf.adminToken }),
+    );
+    await expectJson(
+      await wharf.api(`/iam/v2/roles/${role.uid}`, { method: "DELETE", token: wharf.adminToken }),
+    );
   });
 
   it("hydrates role bindings and batch-creates up to 25 atomically", async () => {
@@ -161,7 +199,11 @@ describe("IAM v2 over REST", () => {
         await wharf.api(`/iam/v2/identities/${org}`, {
           method: "POST",
           token: wharf.adminToken,
-          body: { name, description: `identity ${name}`, claimMatch: { issuer: "https://ci.example.com", subject: name } },
+          body: {
+            name,
+            description: `identity ${name}`,
+            claimMatch: { issuer: "https://ci.example.com", subject: name },
+          },
         }),
       );
       identities.push(id.uid);
@@ -191,7 +233,10 @@ describe("IAM v2 over REST", () => {
       body: {
         parent: org,
         roleUid: viewer,
-        requests: [{ roleBinding: { identityUid: identities[1] } }, { roleBinding: { identityUid: identities[0] } }],
+        requests: [
+          { roleBinding: { identityUid: identities[1] } },
+          { roleBinding: { identityUid: identities[0] } },
+        ],
       },
     });
     await expectError(failing, { status: 409, code: 6 });
@@ -224,25 +269,43 @@ describe("IAM v2 over REST", () => {
 
   it("refuses to delete a group that still has repos, with RESOURCE_NOT_EMPTY", async () => {
     const group = await expectJson<{ uid: string }>(
-      await wharf.api(`/iam/v2/groups/${org}`, { method: "POST", token: wharf.adminToken, body: { name: "busy" } }),
+      await wharf.api(`/iam/v2/groups/${org}`, {
+        method: "POST",
+        token: wharf.adminToken,
+        body: { name: "busy" },
+      }),
     );
     const repo = await expectJson<{ uid: string }>(
-      await wharf.api(`/registry/v2/repos/${group.uid}`, { method: "POST", token: wharf.adminToken, body: { name: "app" } }),
+      await wharf.api(`/registry/v2/repos/${group.uid}`, {
+        method: "POST",
+        token: wharf.adminToken,
+        body: { name: "app" },
+      }),
     );
-    const body = await expectError(await wharf.api(`/iam/v2/groups/${group.uid}`, { method: "DELETE", token: wharf.adminToken }), {
-      status: 400,
-      code: 9,
-      reason: "FAILED_PRECONDITION",
-    });
+    const body = await expectError(
+      await wharf.api(`/iam/v2/groups/${group.uid}`, { method: "DELETE", token: wharf.adminToken }),
+      {
+        status: 400,
+        code: 9,
+        reason: "FAILED_PRECONDITION",
+      },
+    );
     assert.match(body.message, /^Precondition failed: /);
     const failure = detail(body, "PreconditionFailure") as { violations: Array<{ type: string }> };
     assert.equal(failure.violations[0]?.type, "RESOURCE_NOT_EMPTY");
-    await expectJson(await wharf.api(`/registry/v2/repos/${repo.uid}`, { method: "DELETE", token: wharf.adminToken }));
-    await expectJson(await wharf.api(`/iam/v2/groups/${group.uid}`, { method: "DELETE", token: wharf.adminToken }));
-    const gone = await expectError(await wharf.api(`/iam/v2/groups/${group.uid}`, { token: wharf.adminToken }), {
-      status: 404,
-      code: 5,
-    });
+    await expectJson(
+      await wharf.api(`/registry/v2/repos/${repo.uid}`, { method: "DELETE", token: wharf.adminToken }),
+    );
+    await expectJson(
+      await wharf.api(`/iam/v2/groups/${group.uid}`, { method: "DELETE", token: wharf.adminToken }),
+    );
+    const gone = await expectError(
+      await wharf.api(`/iam/v2/groups/${group.uid}`, { token: wharf.adminToken }),
+      {
+        status: 404,
+        code: 5,
+      },
+    );
     assert.deepEqual(detail(gone, "ResourceInfo"), {
       "@type": "type.googleapis.com/google.rpc.ResourceInfo",
       resourceType: "group",

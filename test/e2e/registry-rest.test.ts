@@ -19,12 +19,24 @@ describe("Registry v2 over REST", () => {
   const repos = new Map<string, string>();
   before(async () => {
     wharf = await startTestServer();
-    org = (await expectJson<{ uid: string }>(
-      await wharf.api("/iam/v2/groups", { method: "POST", token: wharf.adminToken, body: { name: "acme" } }),
-    )).uid;
-    sub = (await expectJson<{ uid: string }>(
-      await wharf.api(`/iam/v2/groups/${org}`, { method: "POST", token: wharf.adminToken, body: { name: "team" } }),
-    )).uid;
+    org = (
+      await expectJson<{ uid: string }>(
+        await wharf.api("/iam/v2/groups", {
+          method: "POST",
+          token: wharf.adminToken,
+          body: { name: "acme" },
+        }),
+      )
+    ).uid;
+    sub = (
+      await expectJson<{ uid: string }>(
+        await wharf.api(`/iam/v2/groups/${org}`, {
+          method: "POST",
+          token: wharf.adminToken,
+          body: { name: "team" },
+        }),
+      )
+    ).uid;
     for (const [parent, name] of [
       [org, "alpine"],
       [org, "nginx"],
@@ -50,7 +62,9 @@ describe("Registry v2 over REST", () => {
     let pages = 0;
     do {
       const query = `uidp.descendants_of=${org}&page_size=2&order_by=name%20desc${token ? `&page_token=${token}` : ""}`;
-      const page = await expectJson<RepoList>(await wharf.api(`/registry/v2/repos?${query}`, { token: wharf.adminToken }));
+      const page = await expectJson<RepoList>(
+        await wharf.api(`/registry/v2/repos?${query}`, { token: wharf.adminToken }),
+      );
       assert.equal(page.totalCount, "5");
       assert.ok(page.repos.length <= 2);
       seen.push(...page.repos.map((r) => r.name));
@@ -74,14 +88,18 @@ describe("Registry v2 over REST", () => {
 
   it("filters by exact name and by children_of", async () => {
     const byName = await expectJson<RepoList>(
-      await wharf.api(`/registry/v2/repos?uidp.descendants_of=${org}&name=redis`, { token: wharf.adminToken }),
+      await wharf.api(`/registry/v2/repos?uidp.descendants_of=${org}&name=redis`, {
+        token: wharf.adminToken,
+      }),
     );
     assert.deepEqual(
       byName.repos.map((r) => r.uid),
       [repos.get("redis")],
     );
     const children = await expectJson<RepoList>(
-      await wharf.api(`/registry/v2/repos?uidp.children_of=${sub}&order_by=name`, { token: wharf.adminToken }),
+      await wharf.api(`/registry/v2/repos?uidp.children_of=${sub}&order_by=name`, {
+        token: wharf.adminToken,
+      }),
     );
     assert.deepEqual(
       children.repos.map((r) => r.name),
@@ -91,7 +109,9 @@ describe("Registry v2 over REST", () => {
 
   it("PATCHes with and without updateMask, ignoring output-only fields", async () => {
     const uid = repos.get("nginx")!;
-    const before = await expectJson<Record<string, string>>(await wharf.api(`/registry/v2/repos/${uid}`, { token: wharf.adminToken }));
+    const before = await expectJson<Record<string, string>>(
+      await wharf.api(`/registry/v2/repos/${uid}`, { token: wharf.adminToken }),
+    );
     const noMask = await expectJson<Record<string, string>>(
       await wharf.api(`/registry/v2/repos/${uid}`, {
         method: "PATCH",
@@ -122,11 +142,19 @@ describe("Registry v2 over REST", () => {
     assert.equal(cleared.description, undefined, "* replaces every updatable field");
 
     await expectError(
-      await wharf.api(`/registry/v2/repos/${uid}?updateMask=nope`, { method: "PATCH", token: wharf.adminToken, body: {} }),
+      await wharf.api(`/registry/v2/repos/${uid}?updateMask=nope`, {
+        method: "PATCH",
+        token: wharf.adminToken,
+        body: {},
+      }),
       { status: 400, code: 3, field: "update_mask" },
     );
     await expectError(
-      await wharf.api(`/registry/v2/repos/${uid}`, { method: "PATCH", token: wharf.adminToken, body: { name: "renamed" } }),
+      await wharf.api(`/registry/v2/repos/${uid}`, {
+        method: "PATCH",
+        token: wharf.adminToken,
+        body: { name: "renamed" },
+      }),
       { status: 400, code: 3, field: "name" },
     );
   });
@@ -141,7 +169,9 @@ describe("Registry v2 over REST", () => {
       }),
     );
     assert.deepEqual(written, { uid, content: "# Alpine\n\nSmall." });
-    const read = await expectJson<Record<string, string>>(await wharf.api(`/registry/v2/repos/${uid}/readme`, { token: wharf.adminToken }));
+    const read = await expectJson<Record<string, string>>(
+      await wharf.api(`/registry/v2/repos/${uid}/readme`, { token: wharf.adminToken }),
+    );
     assert.equal(read.content, "# Alpine\n\nSmall.");
     const body = await expectError(
       await wharf.api(`/registry/v2/repos/${uid}/readme`, {
@@ -152,14 +182,20 @@ describe("Registry v2 over REST", () => {
       { status: 400, code: 3, field: "content" },
     );
     assert.match(body.message, /unsafe html/);
-    const still = await expectJson<Record<string, string>>(await wharf.api(`/registry/v2/repos/${uid}/readme`, { token: wharf.adminToken }));
+    const still = await expectJson<Record<string, string>>(
+      await wharf.api(`/registry/v2/repos/${uid}/readme`, { token: wharf.adminToken }),
+    );
     assert.equal(still.content, "# Alpine\n\nSmall.", "the refused write changed nothing");
   });
 
   it("creates, moves, filters, deprecates and deletes tags, recording every digest change", async () => {
     const repo = repos.get("busybox")!;
     const create = (name: string, d: string, deprecated = false) =>
-      wharf.api(`/registry/v2/tags/${repo}`, { method: "POST", token: wharf.adminToken, body: { name, digest: d, deprecated } });
+      wharf.api(`/registry/v2/tags/${repo}`, {
+        method: "POST",
+        token: wharf.adminToken,
+        body: { name, digest: d, deprecated },
+      });
     const latest = await expectJson<{ uid: string; digest: string }>(await create("latest", digest(1)));
     assert.match(latest.uid, new RegExp(`^${repo}/[0-9a-f]{16}$`));
     await expectJson(await create("1.36", digest(1)));
@@ -170,7 +206,9 @@ describe("Registry v2 over REST", () => {
     await expectJson(await create("1.35", digest(3), true));
 
     const all = await expectJson<{ tags: Array<{ name: string; deprecated?: boolean }>; totalCount: string }>(
-      await wharf.api(`/registry/v2/tags?uidp.children_of=${repo}&order_by=name`, { token: wharf.adminToken }),
+      await wharf.api(`/registry/v2/tags?uidp.children_of=${repo}&order_by=name`, {
+        token: wharf.adminToken,
+      }),
     );
     assert.deepEqual(
       all.tags.map((t) => [t.name, t.deprecated ?? false]),
@@ -181,7 +219,9 @@ describe("Registry v2 over REST", () => {
       ],
     );
     const byDigest = await expectJson<{ tags: Array<{ name: string }> }>(
-      await wharf.api(`/registry/v2/tags?uidp.children_of=${repo}&digest=${digest(2)}`, { token: wharf.adminToken }),
+      await wharf.api(`/registry/v2/tags?uidp.children_of=${repo}&digest=${digest(2)}`, {
+        token: wharf.adminToken,
+      }),
     );
     assert.deepEqual(
       byDigest.tags.map((t) => t.name),
@@ -195,14 +235,21 @@ describe("Registry v2 over REST", () => {
 
     await expectError(await create("bad tag", digest(1)), { status: 400, code: 3, field: "name" });
     await expectError(await create("ok", "sha256:xyz"), { status: 400, code: 3, field: "digest" });
-    await expectJson(await wharf.api(`/registry/v2/tags/${latest.uid}`, { method: "DELETE", token: wharf.adminToken }));
-    await expectError(await wharf.api(`/registry/v2/tags/${latest.uid}`, { token: wharf.adminToken }), { status: 404, code: 5 });
+    await expectJson(
+      await wharf.api(`/registry/v2/tags/${latest.uid}`, { method: "DELETE", token: wharf.adminToken }),
+    );
+    await expectError(await wharf.api(`/registry/v2/tags/${latest.uid}`, { token: wharf.adminToken }), {
+      status: 404,
+      code: 5,
+    });
   });
 
   it("answers NOT_FOUND for image metadata until the registry stores manifests", async () => {
     const repo = repos.get("busybox")!;
     await expectError(
-      await wharf.api(`/registry/v2/repos/${repo}/digests/${digest(1)}/architectures`, { token: wharf.adminToken }),
+      await wharf.api(`/registry/v2/repos/${repo}/digests/${digest(1)}/architectures`, {
+        token: wharf.adminToken,
+      }),
       { status: 404, code: 5 },
     );
     await expectError(

@@ -1,9 +1,12 @@
+import { type RawBuilder, sql } from "kysely";
+
 /** The two engines the SQL store runs on. */
 export type DialectName = "sqlite" | "postgres";
 
 /**
- * What differs between the engines once Kysely has compiled a query: how a boolean is bound and
- * how constraint violations are reported. Everything else is written once.
+ * What differs between the engines at run time: how a boolean is bound, how constraint violations
+ * are reported, row locks, and one planner hint. Everything else is written once. (Column types
+ * differ too, but those live in each migration, frozen with it.)
  */
 export interface SqlDialect {
   readonly name: DialectName;
@@ -13,6 +16,13 @@ export interface SqlDialect {
   isUniqueViolation(err: unknown): boolean;
   /** True when `err` is a foreign-key violation. */
   isForeignKeyViolation(err: unknown): boolean;
+  /** True when `SELECT … FOR UPDATE` exists (PostgreSQL); SQLite transactions lock the whole database. */
+  readonly rowLocks: boolean;
+  /**
+   * How a list ordered by a column other than uid refers to uid in its subtree ranges: SQLite hides
+   * them from its planner with `+uid` (see `UidRef` in predicates.ts); PostgreSQL uses the column.
+   */
+  readonly uidInOrderedScan: RawBuilder<string>;
 }
 
 function errorCode(err: unknown): unknown {
@@ -28,6 +38,8 @@ export const sqliteDialect: SqlDialect = {
     return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
   },
   isForeignKeyViolation: (err) => errorCode(err) === "SQLITE_CONSTRAINT_FOREIGNKEY",
+  rowLocks: false,
+  uidInOrderedScan: sql<string>`+uid`,
 };
 
 /** PostgreSQL via pg (SQLSTATE in `DatabaseError.code`). */
@@ -36,6 +48,8 @@ export const postgresDialect: SqlDialect = {
   bool: (value) => value,
   isUniqueViolation: (err) => errorCode(err) === "23505",
   isForeignKeyViolation: (err) => errorCode(err) === "23503",
+  rowLocks: true,
+  uidInOrderedScan: sql<string>`uid`,
 };
 
 /** Reads a boolean column: pg gives booleans, SQLite 0n/1n. */

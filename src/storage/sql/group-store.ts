@@ -3,7 +3,7 @@ import { alreadyExists } from "../../core/errors.js";
 import type { GroupChildren, GroupRow, GroupStore } from "../store.js";
 import { readBool, readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
-import { allOf, commonPredicates, equalsIfSet, isIn } from "./predicates.js";
+import { commonPredicates, equalsIfSet, isIn } from "./predicates.js";
 import type { GroupsTable } from "./schema.js";
 import { guardWrite, parentColumn, type SqlContext } from "./sql-context.js";
 
@@ -50,9 +50,17 @@ export function createGroupStore(ctx: SqlContext): GroupStore {
     },
 
     list(filter, window) {
-      const where = allOf([...equalsIfSet("name", filter.name), ...commonPredicates(filter)]);
-      const base = db.selectFrom("groups");
-      return listWindow(where ? base.where(where) : base, window, STANDARD_SORT, toGroupRow);
+      return listWindow(
+        ctx,
+        {
+          table: "groups",
+          from: db.selectFrom("groups"),
+          where: (uid) => [...equalsIfSet("name", filter.name), ...commonPredicates(filter, uid)],
+          sort: STANDARD_SORT,
+          toRow: toGroupRow,
+        },
+        window,
+      );
     },
 
     async insert(row) {
@@ -73,6 +81,7 @@ export function createGroupStore(ctx: SqlContext): GroupStore {
             .execute(),
         { unique: duplicate(row) },
       );
+      ctx.changed("groups");
     },
 
     async update(row) {
@@ -91,11 +100,13 @@ export function createGroupStore(ctx: SqlContext): GroupStore {
             .executeTakeFirst(),
         { unique: duplicate(row) },
       );
+      ctx.changed("groups");
       return result.numUpdatedRows > 0n;
     },
 
     async delete(uid) {
       const result = await db.deleteFrom("groups").where("uid", "=", uid).executeTakeFirst();
+      ctx.changed("groups");
       return result.numDeletedRows > 0n;
     },
 

@@ -4,7 +4,7 @@ import { alreadyExists } from "../../core/errors.js";
 import type { ClaimMatchData, IdentityRow, IdentityStore, StaticKeysData } from "../store.js";
 import { readInt, readOptionalInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
-import { allOf, commonPredicates, equalsIfSet, isIn, type Predicate } from "./predicates.js";
+import { commonPredicates, equalsIfSet, isIn, type Predicate } from "./predicates.js";
 import type { IdentitiesTable } from "./schema.js";
 import { guardWrite, parentColumn, type SqlContext } from "./sql-context.js";
 
@@ -65,13 +65,21 @@ export function createIdentityStore(ctx: SqlContext): IdentityStore {
     },
 
     list(filter, window) {
-      const where = allOf([
-        ...equalsIfSet("name", filter.name),
-        ...relationshipPredicate(filter.relationship),
-        ...commonPredicates(filter),
-      ]);
-      const base = db.selectFrom("identities");
-      return listWindow(where ? base.where(where) : base, window, STANDARD_SORT, toIdentityRow);
+      return listWindow(
+        ctx,
+        {
+          table: "identities",
+          from: db.selectFrom("identities"),
+          where: (uid) => [
+            ...equalsIfSet("name", filter.name),
+            ...relationshipPredicate(filter.relationship),
+            ...commonPredicates(filter, uid),
+          ],
+          sort: STANDARD_SORT,
+          toRow: toIdentityRow,
+        },
+        window,
+      );
     },
 
     async insert(row) {
@@ -89,6 +97,7 @@ export function createIdentityStore(ctx: SqlContext): IdentityStore {
             .execute(),
         { unique: () => alreadyExists("identity", row.uid, `identity ${row.uid} already exists`) },
       );
+      ctx.changed("identities");
     },
 
     async update(row) {
@@ -97,11 +106,13 @@ export function createIdentityStore(ctx: SqlContext): IdentityStore {
         .set(mutableColumns(row))
         .where("uid", "=", row.uid)
         .executeTakeFirst();
+      ctx.changed("identities");
       return result.numUpdatedRows > 0n;
     },
 
     async delete(uid) {
       const result = await db.deleteFrom("identities").where("uid", "=", uid).executeTakeFirst();
+      ctx.changed("identities");
       return result.numDeletedRows > 0n;
     },
   };

@@ -1,7 +1,9 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import { invalidArgument } from "../../core/errors.js";
 import type { ListSlice, ListWindow, SortField } from "../../core/list.js";
-import { keysetAfter, type Predicate } from "./predicates.js";
+import type { TableName } from "./count-cache.js";
+import { allOf, keysetAfter, type Predicate, UID, type UidRef } from "./predicates.js";
+import type { SqlContext } from "./sql-context.js";
 
 /** The column behind each sort field a table supports; `numeric` marks bigint (ms) columns. */
 export type SortColumns = Partial<Record<SortField, { column: string; numeric: boolean }>>;
@@ -21,47 +23,68 @@ export const TIME_SORT: SortColumns = {
   update_time: STANDARD_SORT.update_time,
 };
 
+/** One table's list: where to select from, its filter, how it sorts and how a row reads. */
+export interface ListQuery<DB, TB extends keyof DB, Raw, Row> {
+  table: TableName;
+  /** `selectFrom(table)` with nothing else. */
+  from: SelectQueryBuilder<DB, TB, object>;
+  /** The filter's predicates (ANDed), with subtree ranges written against `uid`. */
+  where: (uid: UidRef) => Predicate[];
+  sort: SortColumns;
+  toRow: (raw: Raw) => Row;
+}
+
 /**
- * Runs one ListWindow over `filtered` (a single-table select with the filter's WHERE applied):
- * ORDER BY (sort column, uid) in the window's direction, the keyset predicate for `after`, OFFSET
- * `skip`, LIMIT `limit + 1`, and COUNT(*) of the filter for `total`. The count is skipped when the
- * rows already prove it (first page, no more rows than fit). An order field the table lacks is
- * INVALID_ARGUMENT on `order_by`.
+ * Runs one ListWindow: the filter, the keyset predicate for `after`, ORDER BY (sort column, uid) in
+ * the window's direction, OFFSET `skip`, LIMIT `limit + 1`; and `total` = COUNT(*) of the filter.
+ * The count is skipped when the rows already prove it (first page, fewer rows than the limit) and
+ * otherwise served from the context's CountCache outside transactions. An order field the table
+ * lacks is INVALID_ARGUMENT on `order_by`.
  */
 export async function listWindow<DB, TB extends keyof DB, Raw, Row>(
-  filtered: SelectQueryBuilder<DB, TB, object>,
+  ctx: SqlContext,
+  query: ListQuery<DB, TB, Raw, Row>,
   window: ListWindow,
-  sortColumns: SortColumns,
-  toRow: (raw: Raw) => Row,
 ): Promise<ListSlice<Row>> {
-  const sort = sortColumns[window.order.field];
+  const sort = query.sort[window.order.field];
   if (sort === undefined) throw invalidArgument("order_by", `cannot order by ${window.order.field}`);
   const direction = window.order.desc ? "desc" : "asc";
-  let page = filtered.selectAll();
+  const predicates = query.where(sort.column === "uid" ? UID : ctx.dialect.uidInOrderedScan);
   if (window.after !== undefined) {
-    const after: Predicate = keysetAfter(sort.column, sort.numeric, window.after, window.order.desc);
-    page = page.where(after);
+    predicates.push(keysetAfter(sort.column, sort.numeric, window.after, window.order.desc));
   }
+  let page = query.from.selectAll();
+  const where = allOf(predicates);
+  if (where !== undefined) page = page.where(where);
   if (sort.column !== "uid") page = page.orderBy(sql.ref(sort.column), direction);
   page = page.orderBy(sql.ref("uid"), direction).limit(window.limit + 1);
   if (window.skip > 0) page = page.offset(window.skip);
 
-  const countable = window.after === undefined;
-  const [raws, counted] = await Promise.all([page.execute(), countable ? undefined : count(filtered)]);
-  const rows = (raws as unknown as Raw[]).map(toRow);
-  let total = counted;
-  if (total === undefined) {
-    // First page: if every remaining row fit in the window (and the skip did not overshoot), the
-    // rows are the count.
-    total =
-      rows.length <= window.limit && (rows.length > 0 || window.skip === 0)
-        ? BigInt(window.skip + rows.length)
-        : await count(filtered);
-  }
+  const firstPage = window.after === undefined;
+  const [raws, counted] = await Promise.all([page.execute(), firstPage ? undefined : count(ctx, query)]);
+  const rows = (raws as unknown as Raw[]).map(query.toRow);
+  // On a first page that did not fill the window (and whose skip did not overshoot), the rows are the count.
+  const provenByRows = firstPage && rows.length <= window.limit && (rows.length > 0 || window.skip === 0);
+  const total = counted ?? (provenByRows ? BigInt(window.skip + rows.length) : await count(ctx, query));
   return { rows, total };
 }
 
-async function count<DB, TB extends keyof DB>(filtered: SelectQueryBuilder<DB, TB, object>): Promise<bigint> {
-  const row = await filtered.select(sql<bigint>`count(*)`.as("n")).executeTakeFirstOrThrow();
-  return BigInt((row as unknown as { n: bigint | number }).n);
+async function count<DB, TB extends keyof DB, Raw, Row>(
+  ctx: SqlContext,
+  query: ListQuery<DB, TB, Raw, Row>,
+): Promise<bigint> {
+  const where = allOf(query.where(UID));
+  const from = where === undefined ? query.from : query.from.where(where);
+  const compiled = from.select(sql<bigint>`count(*)`.as("n")).compile();
+  const cacheable = !ctx.inTransaction;
+  const key = cacheable ? `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}` : "";
+  const generation = ctx.counts.generation(query.table);
+  if (cacheable) {
+    const cached = ctx.counts.get(query.table, key);
+    if (cached !== undefined) return cached;
+  }
+  const result = await ctx.db.executeQuery(compiled);
+  const total = BigInt((result.rows[0] as { n: bigint | number } | undefined)?.n ?? 0);
+  if (cacheable) ctx.counts.set(query.table, key, generation, total);
+  return total;
 }

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Store } from "../store.js";
 import { connectPostgres } from "./connect-postgres.js";
 import { connectSqlite } from "./connect-sqlite.js";
+import { createCountCache } from "./count-cache.js";
 import { postgresDialect, type SqlDialect, sqliteDialect } from "./dialect.js";
 import { migrateToLatest } from "./migrate.js";
 import type { Database } from "./schema.js";
@@ -14,7 +15,16 @@ export interface OpenStoreOptions {
   databaseUrl?: string;
   /** The SQLite file used without `databaseUrl` (its directory is created); `:memory:` for a private in-memory database. */
   sqlitePath?: string;
+  /**
+   * How long a list's total (COUNT of its filter) may be reused across pages and requests, in ms
+   * (default 1000; 0 counts every time). Writes through this store invalidate at once; writes by
+   * other processes show in totals within this time.
+   */
+  listCountTtlMs?: number;
 }
+
+/** Default of `OpenStoreOptions.listCountTtlMs`. */
+export const DEFAULT_LIST_COUNT_TTL_MS = 1000;
 
 const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
 
@@ -24,6 +34,11 @@ const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
  * foreign keys on, busy_timeout 5000). Safe to call from several processes on one database:
  * migrations serialize. Throws when neither option is usable, for another URL scheme, or when
  * connecting or migrating fails (the connection is closed first). Call `close()` when done.
+ *
+ * SQLite: open ONE handle per file per process. better-sqlite3 is synchronous, so a second handle
+ * in the same process that waits for the first one's write lock (held through a transaction)
+ * blocks the event loop the first one needs to finish (SQLITE_BUSY after 5 s). Separate processes
+ * wait for each other normally.
  */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const { db, dialect } = connect(options);
@@ -38,7 +53,8 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     closing ??= db.destroy();
     return closing;
   };
-  return createSqlStore(rootContext(db, dialect), close);
+  const counts = createCountCache(options.listCountTtlMs ?? DEFAULT_LIST_COUNT_TTL_MS);
+  return createSqlStore(rootContext(db, dialect, counts), close);
 }
 
 function connect(options: OpenStoreOptions): { db: Kysely<Database>; dialect: SqlDialect } {

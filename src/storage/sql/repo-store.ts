@@ -3,7 +3,7 @@ import { alreadyExists } from "../../core/errors.js";
 import type { RepoRow, RepoStore } from "../store.js";
 import { readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
-import { allOf, commonPredicates, equalsIfSet } from "./predicates.js";
+import { commonPredicates, equalsIfSet } from "./predicates.js";
 import type { ReposTable } from "./schema.js";
 import { guardWrite, parentColumn, type SqlContext } from "./sql-context.js";
 
@@ -46,9 +46,17 @@ export function createRepoStore(ctx: SqlContext): RepoStore {
     },
 
     list(filter, window) {
-      const where = allOf([...equalsIfSet("name", filter.name), ...commonPredicates(filter)]);
-      const base = db.selectFrom("repos");
-      return listWindow(where ? base.where(where) : base, window, STANDARD_SORT, toRepoRow);
+      return listWindow(
+        ctx,
+        {
+          table: "repos",
+          from: db.selectFrom("repos"),
+          where: (uid) => [...equalsIfSet("name", filter.name), ...commonPredicates(filter, uid)],
+          sort: STANDARD_SORT,
+          toRow: toRepoRow,
+        },
+        window,
+      );
     },
 
     async insert(row) {
@@ -69,6 +77,7 @@ export function createRepoStore(ctx: SqlContext): RepoStore {
             .execute(),
         { unique: duplicate(row) },
       );
+      ctx.changed("repos");
     },
 
     async update(row) {
@@ -88,11 +97,13 @@ export function createRepoStore(ctx: SqlContext): RepoStore {
             .executeTakeFirst(),
         { unique: duplicate(row) },
       );
+      ctx.changed("repos");
       return result.numUpdatedRows > 0n;
     },
 
     async delete(uid) {
       const result = await db.deleteFrom("repos").where("uid", "=", uid).executeTakeFirst();
+      ctx.changed("repos", "tags", "tag_history");
       return result.numDeletedRows > 0n;
     },
   };

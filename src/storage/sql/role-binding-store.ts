@@ -3,7 +3,7 @@ import { alreadyExists } from "../../core/errors.js";
 import type { RoleBindingRow, RoleBindingStore } from "../store.js";
 import { readInt } from "./dialect.js";
 import { listWindow, TIME_SORT } from "./list-window.js";
-import { allOf, commonPredicates, equalsIfSet } from "./predicates.js";
+import { commonPredicates, equalsIfSet } from "./predicates.js";
 import type { RoleBindingsTable } from "./schema.js";
 import { guardWrite, parentColumn, type SqlContext } from "./sql-context.js";
 
@@ -40,14 +40,22 @@ export function createRoleBindingStore(ctx: SqlContext): RoleBindingStore {
     },
 
     list(filter, window) {
-      const where = allOf([
-        ...equalsIfSet("identity_uid", filter.identityUid),
-        ...equalsIfSet("parent_uid", filter.groupUid),
-        ...equalsIfSet("role_uid", filter.roleUid),
-        ...commonPredicates(filter),
-      ]);
-      const base = db.selectFrom("role_bindings");
-      return listWindow(where ? base.where(where) : base, window, TIME_SORT, toRoleBindingRow);
+      return listWindow(
+        ctx,
+        {
+          table: "role_bindings",
+          from: db.selectFrom("role_bindings"),
+          where: (uid) => [
+            ...equalsIfSet("identity_uid", filter.identityUid),
+            ...equalsIfSet("parent_uid", filter.groupUid),
+            ...equalsIfSet("role_uid", filter.roleUid),
+            ...commonPredicates(filter, uid),
+          ],
+          sort: TIME_SORT,
+          toRow: toRoleBindingRow,
+        },
+        window,
+      );
     },
 
     async insert(row) {
@@ -67,6 +75,7 @@ export function createRoleBindingStore(ctx: SqlContext): RoleBindingStore {
             .execute(),
         { unique: duplicate(row) },
       );
+      ctx.changed("role_bindings");
     },
 
     async update(row) {
@@ -85,11 +94,13 @@ export function createRoleBindingStore(ctx: SqlContext): RoleBindingStore {
             .executeTakeFirst(),
         { unique: duplicate(row) },
       );
+      ctx.changed("role_bindings");
       return result.numUpdatedRows > 0n;
     },
 
     async delete(uid) {
       const result = await db.deleteFrom("role_bindings").where("uid", "=", uid).executeTakeFirst();
+      ctx.changed("role_bindings");
       return result.numDeletedRows > 0n;
     },
 
@@ -98,6 +109,7 @@ export function createRoleBindingStore(ctx: SqlContext): RoleBindingStore {
         .deleteFrom("role_bindings")
         .where("parent_uid", "=", groupUid)
         .executeTakeFirst();
+      ctx.changed("role_bindings");
       return Number(result.numDeletedRows);
     },
 

@@ -3,7 +3,15 @@ import { alreadyExists } from "../../core/errors.js";
 import type { RoleFilter, RoleRow, RoleStore } from "../store.js";
 import { readBool, readInt, type SqlDialect } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
-import { allOf, commonPredicates, either, equalsIfSet, isIn, type Predicate } from "./predicates.js";
+import {
+  allOf,
+  commonPredicates,
+  either,
+  equalsIfSet,
+  isIn,
+  type Predicate,
+  type UidRef,
+} from "./predicates.js";
 import type { RolesTable } from "./schema.js";
 import { guardWrite, parentColumn, type SqlContext } from "./sql-context.js";
 
@@ -20,12 +28,12 @@ function toRoleRow(r: Selectable<RolesTable>): RoleRow {
 }
 
 /** `name` AND (`uidp` AND `within`), with built-in roles let through the hierarchy part on request. */
-function roleFilter(filter: RoleFilter, dialect: SqlDialect): Predicate | undefined {
+function roleFilter(filter: RoleFilter, dialect: SqlDialect, uid: UidRef): Predicate[] {
   const name = equalsIfSet("name", filter.name);
-  const scoped = allOf(commonPredicates(filter));
-  if (scoped === undefined || !filter.includeBuiltIn) return allOf(scoped ? [...name, scoped] : name);
-  const builtIn = sql<SqlBool>`built_in = ${dialect.bool(true)}`;
-  return allOf([...name, either(scoped, builtIn)]);
+  const scoped = allOf(commonPredicates(filter, uid));
+  if (scoped === undefined) return name;
+  if (!filter.includeBuiltIn) return [...name, scoped];
+  return [...name, either(scoped, sql<SqlBool>`built_in = ${dialect.bool(true)}`)];
 }
 
 /**
@@ -56,9 +64,17 @@ export function createRoleStore(ctx: SqlContext): RoleStore {
     },
 
     list(filter, window) {
-      const where = roleFilter(filter, dialect);
-      const base = db.selectFrom("roles");
-      return listWindow(where ? base.where(where) : base, window, STANDARD_SORT, toRoleRow);
+      return listWindow(
+        ctx,
+        {
+          table: "roles",
+          from: db.selectFrom("roles"),
+          where: (uid) => roleFilter(filter, dialect, uid),
+          sort: STANDARD_SORT,
+          toRow: toRoleRow,
+        },
+        window,
+      );
     },
 
     async insert(row) {
@@ -76,6 +92,7 @@ export function createRoleStore(ctx: SqlContext): RoleStore {
             .execute(),
         { unique: () => alreadyExists("role", row.uid, `role ${row.uid} already exists`) },
       );
+      ctx.changed("roles");
     },
 
     async upsertBuiltIn(row) {
@@ -85,6 +102,7 @@ export function createRoleStore(ctx: SqlContext): RoleStore {
         .values({ uid: row.uid, parent_uid: parentColumn(row.uid), create_time: row.createTime, ...builtIn })
         .onConflict((oc) => oc.column("uid").doUpdateSet(builtIn))
         .execute();
+      ctx.changed("roles");
     },
 
     async update(row) {
@@ -93,11 +111,13 @@ export function createRoleStore(ctx: SqlContext): RoleStore {
         .set(mutable(row))
         .where("uid", "=", row.uid)
         .executeTakeFirst();
+      ctx.changed("roles");
       return result.numUpdatedRows > 0n;
     },
 
     async delete(uid) {
       const result = await db.deleteFrom("roles").where("uid", "=", uid).executeTakeFirst();
+      ctx.changed("roles");
       return result.numDeletedRows > 0n;
     },
   };

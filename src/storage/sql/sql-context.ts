@@ -1,34 +1,63 @@
 import type { Kysely } from "kysely";
 import type { DomainError } from "../../core/errors.js";
 import { parentOf } from "../../core/uidp.js";
+import type { CountCache, TableName } from "./count-cache.js";
 import type { SqlDialect } from "./dialect.js";
 import type { Database } from "./schema.js";
 
 /**
  * What every sub-store is built from: a Kysely handle (the pool, or one open transaction), the
- * engine's dialect, and a way to run several statements atomically.
+ * engine's dialect, the list-total cache, and a way to run several statements atomically.
  */
 export interface SqlContext {
   readonly db: Kysely<Database>;
   readonly dialect: SqlDialect;
-  /** True when `db` is an open transaction. */
+  /** True when `db` is an open transaction (whose reads must not use or fill the count cache). */
   readonly inTransaction: boolean;
+  readonly counts: CountCache;
+  /** Records a write to `tables` (call after the write): their cached list totals stop being served. */
+  changed(...tables: TableName[]): void;
   /** Runs `fn` in a transaction; inside one already, joins it (no savepoint). */
   transaction<T>(fn: (ctx: SqlContext) => Promise<T>): Promise<T>;
 }
 
 /** A context on the whole database; `transaction` opens a Kysely transaction. */
-export function rootContext(db: Kysely<Database>, dialect: SqlDialect): SqlContext {
+export function rootContext(db: Kysely<Database>, dialect: SqlDialect, counts: CountCache): SqlContext {
   return {
     db,
     dialect,
     inTransaction: false,
-    transaction: (fn) => db.transaction().execute((trx) => fn(transactionContext(trx, dialect))),
+    counts,
+    changed: (...tables) => counts.invalidate(tables),
+    async transaction(fn) {
+      const written = new Set<TableName>();
+      try {
+        return await db.transaction().execute((trx) => fn(transactionContext(trx, dialect, counts, written)));
+      } finally {
+        // Others may have counted the pre-commit rows after our writes bumped the generation.
+        counts.invalidate([...written]);
+      }
+    },
   };
 }
 
-function transactionContext(trx: Kysely<Database>, dialect: SqlDialect): SqlContext {
-  const ctx: SqlContext = { db: trx, dialect, inTransaction: true, transaction: (fn) => fn(ctx) };
+function transactionContext(
+  trx: Kysely<Database>,
+  dialect: SqlDialect,
+  counts: CountCache,
+  written: Set<TableName>,
+): SqlContext {
+  const ctx: SqlContext = {
+    db: trx,
+    dialect,
+    inTransaction: true,
+    counts,
+    changed: (...tables) => {
+      counts.invalidate(tables);
+      for (const t of tables) written.add(t);
+    },
+    transaction: (fn) => fn(ctx),
+  };
   return ctx;
 }
 

@@ -3,7 +3,7 @@ import { alreadyExists, notFound } from "../../core/errors.js";
 import type { TagRow, TagStore } from "../store.js";
 import { readBool, readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
-import { allOf, commonPredicates, equalsIfSet } from "./predicates.js";
+import { commonPredicates, equalsIfSet } from "./predicates.js";
 import type { TagsTable } from "./schema.js";
 import { guardWrite, parentColumn, type SqlContext } from "./sql-context.js";
 
@@ -52,14 +52,24 @@ export function createTagStore(ctx: SqlContext): TagStore {
     },
 
     list(filter, window) {
-      const where = allOf([
-        ...equalsIfSet("name", filter.name),
-        ...equalsIfSet("digest", filter.digest),
-        ...(filter.updatedSince === undefined ? [] : [sql<SqlBool>`update_time >= ${filter.updatedSince}`]),
-        ...commonPredicates(filter),
-      ]);
-      const base = db.selectFrom("tags");
-      return listWindow(where ? base.where(where) : base, window, STANDARD_SORT, toTagRow);
+      return listWindow(
+        ctx,
+        {
+          table: "tags",
+          from: db.selectFrom("tags"),
+          where: (uid) => [
+            ...equalsIfSet("name", filter.name),
+            ...equalsIfSet("digest", filter.digest),
+            ...(filter.updatedSince === undefined
+              ? []
+              : [sql<SqlBool>`update_time >= ${filter.updatedSince}`]),
+            ...commonPredicates(filter, uid),
+          ],
+          sort: STANDARD_SORT,
+          toRow: toTagRow,
+        },
+        window,
+      );
     },
 
     put(args) {
@@ -100,6 +110,7 @@ export function createTagStore(ctx: SqlContext): TagStore {
             },
           );
           if (inserted !== undefined) {
+            tx.changed("tags");
             await appendHistory();
             return toTagRow(inserted);
           }
@@ -109,7 +120,7 @@ export function createTagStore(ctx: SqlContext): TagStore {
             .selectAll()
             .where("parent_uid", "=", args.repoUid)
             .where("name", "=", args.name);
-          if (tx.dialect.name === "postgres") select = select.forUpdate();
+          if (tx.dialect.rowLocks) select = select.forUpdate();
           const current = await select.executeTakeFirst();
           if (current === undefined) continue;
 
@@ -121,6 +132,7 @@ export function createTagStore(ctx: SqlContext): TagStore {
             .set({ digest: args.digest, deprecated: tx.dialect.bool(args.deprecated), update_time: args.now })
             .where("uid", "=", tag.uid)
             .execute();
+          tx.changed("tags");
           if (moved) await appendHistory();
           return { ...tag, digest: args.digest, deprecated: args.deprecated, updateTime: args.now };
         }
@@ -130,6 +142,7 @@ export function createTagStore(ctx: SqlContext): TagStore {
 
     async delete(uid) {
       const result = await db.deleteFrom("tags").where("uid", "=", uid).executeTakeFirst();
+      ctx.changed("tags");
       return result.numDeletedRows > 0n;
     },
 

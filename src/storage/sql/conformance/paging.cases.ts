@@ -180,9 +180,9 @@ export function pagingCases(db: TestDatabase): void {
       );
       const first = await page(filter, "create_time", 100);
       assertSameSequence(first.items, before.slice(0, 100), "first page");
-      // A new row sorting before the cursor, and a deleted row after it.
-      const early = repoRow(group, "inserted-early", T0 - 1);
-      await store.repos.insert(early);
+      // Two new rows sorting before the cursor, and a deleted row after it.
+      await store.repos.insert(repoRow(group, "inserted-early", T0 - 1));
+      await store.repos.insert(repoRow(group, "inserted-early-2", T0 - 1));
       const removed = before[150];
       assert.ok(removed !== undefined);
       assert.equal(await store.repos.delete(removed.uid), true);
@@ -191,7 +191,7 @@ export function pagingCases(db: TestDatabase): void {
       let token = first.nextPageToken;
       while (token !== "") {
         const p = await page(filter, "create_time", 100, token);
-        assert.equal(p.totalCount, BigInt(before.length), "total reflects the current rows");
+        assert.equal(p.totalCount, BigInt(before.length + 1), "total reflects the current rows");
         rest.push(...p.items);
         token = p.nextPageToken;
       }
@@ -200,6 +200,31 @@ export function pagingCases(db: TestDatabase): void {
         before.slice(100).filter((r) => r.uid !== removed.uid),
         "later pages",
       );
+    });
+
+    it("totals see other handles' writes: at once without the count cache, after its TTL with it", async () => {
+      const options = await db.options();
+      const writer = await db.open(options);
+      const exact = await db.open({ ...options, listCountTtlMs: 0 });
+      const cached = await db.open({ ...options, listCountTtlMs: 150 });
+      const group = groups[5] ?? "";
+      const filter = { uidp: { childrenOf: group } };
+      const totalOf = async (s: Store) => {
+        // A cursor page always needs the count (a first page may prove it from its rows).
+        const window = {
+          order: { field: "uid" as const, desc: false },
+          limit: 1,
+          skip: 0,
+          after: { value: "", uid: "" },
+        };
+        return (await s.repos.list(filter, window)).total;
+      };
+      const start = await totalOf(cached);
+      assert.equal(await totalOf(exact), start);
+      await writer.repos.insert(repoRow(group, "from-another-handle"));
+      assert.equal(await totalOf(exact), start + 1n);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(await totalOf(cached), start + 1n);
     });
   });
 }

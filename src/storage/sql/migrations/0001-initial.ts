@@ -74,6 +74,7 @@ export function initialMigration(dialect: DialectName): Migration {
           "role_uid",
         ])
         .execute();
+      await index(db, "role_bindings", ["parent_uid", "uid"]);
       await index(db, "role_bindings", ["identity_uid"]);
       await index(db, "role_bindings", ["role_uid"]);
 
@@ -142,9 +143,14 @@ async function index(db: Kysely<unknown>, table: string, columns: string[]): Pro
     .execute();
 }
 
-/** The keyset-paging indexes of a listable table: each sort column followed by the uid tie-break. */
+/**
+ * The keyset-paging indexes of a listable table: (column, uid) for each sort column, and the same
+ * behind parent_uid so `childrenOf`/`inRoot` lists walk an index in order instead of sorting all
+ * children. (parent_uid, name) comes from the table's unique constraint or `index` where there is none.
+ */
 async function sortIndexes(db: Kysely<unknown>, table: string): Promise<void> {
-  await index(db, table, ["name", "uid"]);
-  await index(db, table, ["create_time", "uid"]);
-  await index(db, table, ["update_time", "uid"]);
+  for (const column of ["name", "create_time", "update_time"]) await index(db, table, [column, "uid"]);
+  for (const column of ["uid", "create_time", "update_time"]) {
+    await index(db, table, column === "uid" ? ["parent_uid", "uid"] : ["parent_uid", column, "uid"]);
+  }
 }

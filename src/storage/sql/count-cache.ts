@@ -1,0 +1,58 @@
+import type { Database } from "./schema.js";
+
+/** A table whose row counts may be cached. */
+export type TableName = keyof Database;
+
+/** Entries kept at most; beyond this the oldest are dropped. */
+const MAX_ENTRIES = 1000;
+
+/**
+ * Short-lived cache of list totals (`COUNT(*)` of a filter), so paging through a large result does
+ * not recount it for every page.
+ *
+ * Exact for writes made through this process's store: every write bumps its tables' generation,
+ * and an entry is only served while the generation it was counted under is current (and a count
+ * that raced a write is never stored as current). Writes by other processes become visible when
+ * the entry expires, after at most `ttlMs`. `ttlMs` 0 disables caching.
+ */
+export interface CountCache {
+  /** The current generation of `table`; pass it to `set` after counting. */
+  generation(table: TableName): number;
+  /** A cached, still valid total for `key` of `table`. */
+  get(table: TableName, key: string): bigint | undefined;
+  /** Stores a total counted while `table` was at `generation`. */
+  set(table: TableName, key: string, generation: number, total: bigint): void;
+  /** Marks `tables` as written: their cached totals are no longer served. */
+  invalidate(tables: readonly TableName[]): void;
+}
+
+/** A CountCache with entries valid for `ttlMs`, timed by `now`. */
+export function createCountCache(ttlMs: number, now: () => number = Date.now): CountCache {
+  const generations = new Map<TableName, number>();
+  const entries = new Map<string, { generation: number; expires: number; total: bigint }>();
+  const generation = (table: TableName) => generations.get(table) ?? 0;
+  return {
+    generation,
+    get(table, key) {
+      if (ttlMs <= 0) return undefined;
+      const entry = entries.get(`${table}\u0000${key}`);
+      if (entry === undefined) return undefined;
+      if (entry.generation !== generation(table) || entry.expires <= now()) {
+        entries.delete(`${table}\u0000${key}`);
+        return undefined;
+      }
+      return entry.total;
+    },
+    set(table, key, counted, total) {
+      if (ttlMs <= 0 || counted !== generation(table)) return;
+      if (entries.size >= MAX_ENTRIES) {
+        const oldest = entries.keys().next().value;
+        if (oldest !== undefined) entries.delete(oldest);
+      }
+      entries.set(`${table}\u0000${key}`, { generation: counted, expires: now() + ttlMs, total });
+    },
+    invalidate(tables) {
+      for (const table of tables) generations.set(table, generation(table) + 1);
+    },
+  };
+}
