@@ -1,8 +1,10 @@
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { createRegistry, type DescFile } from "@bufbuild/protobuf";
 import type { Clock } from "../core/clock.js";
 import type { ServiceBinding } from "../core/service.js";
 import { createConnectRoutes } from "./connect-routes.js";
 import { errorDetailsRegistry } from "./error-mapping.js";
+import { createGrpcUnary } from "./grpc-unary.js";
 import type { AnyRequest, AnyResponse } from "./http-response.js";
 import { buildMethodTable } from "./method-table.js";
 import type { DualRequestListener } from "./one-port-listener.js";
@@ -51,8 +53,8 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * Builds the one request handler of the API port, for HTTP/1.1 and HTTP/2 requests alike:
- * `/<package>.<Service>/<Method>` of a bound service or the reflection services → Connect adapter
- * (gRPC, gRPC-Web, Connect); an `extraRoutes` path → its handler; anything else → REST transcoder.
+ * `/<package>.<Service>/<Method>` of a bound service → the direct unary gRPC path for plain gRPC
+ * over HTTP/2, else the Connect adapter (gRPC-Web, Connect, reflection); an `extraRoutes` path → its handler; anything else → REST transcoder.
  * Every request gets an `x-request-id` response header and exactly one log line. Throws at
  * startup when a binding is incomplete (see `buildMethodTable`) or an HTTP annotation is invalid.
  */
@@ -63,6 +65,7 @@ export function createApiHandler(options: ApiHandlerOptions): DualRequestListene
   const files = new Set<DescFile>(options.bindings.map((b) => b.service.file));
   const registry = createRegistry(errorDetailsRegistry, ...files);
   const connect = createConnectRoutes({ methods, pipeline, registry, maxBodyBytes });
+  const grpcUnary = createGrpcUnary({ methods, pipeline, maxBodyBytes });
   const rest = createRestTranscoder({ methods, pipeline, registry, maxBodyBytes });
   const extra = new Map((options.extraRoutes ?? []).map((r) => [r.path, r.handler]));
 
@@ -83,7 +86,11 @@ export function createApiHandler(options: ApiHandlerOptions): DualRequestListene
       const done = (): void => pipeline.finish(record, res.statusCode);
       res.once("finish", done);
       res.once("close", done);
-      connect.handle(req, res, record);
+      if (grpcUnary.accepts(path, req.httpVersionMajor, req.headers["content-type"])) {
+        grpcUnary.handle(req as Http2ServerRequest, res as Http2ServerResponse, record);
+      } else {
+        connect.handle(req, res, record);
+      }
       return;
     }
     if (extraHandler) {

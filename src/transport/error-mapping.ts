@@ -4,6 +4,7 @@ import {
   type DescMessage,
   type JsonObject,
   type Message,
+  toBinary,
   toJson,
 } from "@bufbuild/protobuf";
 import { anyPack } from "@bufbuild/protobuf/wkt";
@@ -132,10 +133,11 @@ export function methodNotAllowed(httpMethod: string, path: string, allowed: read
   );
 }
 
-type OutgoingDetail = { desc: DescMessage; value: Message };
+/** One typed detail message, ready for `anyPack` or Connect's outgoing details. */
+export type OutgoingDetail = { desc: DescMessage; value: Message };
 
 /** The typed google.rpc details of `err`, ErrorInfo first and always present. */
-function detailsOf(err: DomainError, domain: string): OutgoingDetail[] {
+export function detailsOf(err: DomainError, domain: string): OutgoingDetail[] {
   const d = err.details;
   const out: OutgoingDetail[] = [
     {
@@ -183,18 +185,29 @@ function detailsOf(err: DomainError, domain: string): OutgoingDetail[] {
  * `domain` fills ErrorInfo.domain when the error does not name one.
  */
 export function toStatusJson(err: DomainError, domain: string): JsonObject {
-  const status = create(StatusSchema, {
-    code: err.code,
-    message: err.message,
-    details: detailsOf(err, domain).map((d) => anyPack(d.desc, d.value)),
-  });
-  const json = toJson(StatusSchema, status, { registry: errorDetailsRegistry }) as JsonObject;
+  const json = toJson(StatusSchema, statusOf(err, domain), { registry: errorDetailsRegistry }) as JsonObject;
   // protobuf-es writes "@type" last; conventional protojson (and grpc-gateway) puts it first.
   json.details = (json.details as JsonObject[]).map(({ "@type": type, ...rest }) => ({
     "@type": type ?? null,
     ...rest,
   }));
   return json;
+}
+
+/**
+ * The binary google.rpc.Status of an error, as carried (base64) in gRPC's
+ * `grpc-status-details-bin`: same code, message and typed details as {@link toStatusJson}.
+ */
+export function toStatusBinary(err: DomainError, domain: string): Uint8Array {
+  return toBinary(StatusSchema, statusOf(err, domain));
+}
+
+function statusOf(err: DomainError, domain: string) {
+  return create(StatusSchema, {
+    code: err.code,
+    message: err.message,
+    details: detailsOf(err, domain).map((d) => anyPack(d.desc, d.value)),
+  });
 }
 
 /** Response headers that go with an error: `WWW-Authenticate: Bearer` for UNAUTHENTICATED. */
