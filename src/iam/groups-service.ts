@@ -1,10 +1,11 @@
 import { pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
+import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
 import { OWNER_ROLE_UID } from "../authz/built-in-roles.js";
 import { principalOf } from "../core/context.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
-import { type ListSpec, paginate } from "../core/list.js";
+import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, newRootUid, requireUidp } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
@@ -13,19 +14,7 @@ import type { GroupsService } from "../gen/platform/iam/v2/groups_pb.js";
 import type { GroupChildren, GroupRow } from "../storage/store.js";
 import { groupMessage } from "./group-mapping.js";
 
-const GROUP_LIST: ListSpec<GroupRow> = {
-  allowedOrder: ["uid", "name", "create_time", "update_time"],
-  defaultOrder: { field: "uid", desc: false },
-  sortValue: (row, field) =>
-    field === "name"
-      ? row.name
-      : field === "create_time"
-        ? row.createTime
-        : field === "update_time"
-          ? row.updateTime
-          : row.uid,
-  uidOf: (row) => row.uid,
-};
+const GROUP_LIST = namedResourceList<GroupRow>();
 
 const GROUP_MASK = {
   known: ["uid", "name", "description", "resource_limits", "verified", "create_time", "update_time"],
@@ -44,9 +33,7 @@ export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof G
       );
       return {
         groups: page.items.map(groupMessage),
-        nextPageToken: page.nextPageToken,
-        totalCount: page.totalCount,
-        skipped: page.skipped,
+        ...pageEnvelope(page),
       };
     },
 

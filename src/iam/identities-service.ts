@@ -1,8 +1,9 @@
 import { pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
+import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
 import { failedPrecondition, invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
-import { type ListSpec, paginate } from "../core/list.js";
+import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
@@ -15,19 +16,7 @@ import {
 import type { IdentityFilter, IdentityRow } from "../storage/store.js";
 import { claimMatchData, identityMessage, staticKeysData } from "./identity-mapping.js";
 
-const IDENTITY_LIST: ListSpec<IdentityRow> = {
-  allowedOrder: ["uid", "name", "create_time", "update_time"],
-  defaultOrder: { field: "uid", desc: false },
-  sortValue: (row, field) =>
-    field === "name"
-      ? row.name
-      : field === "create_time"
-        ? row.createTime
-        : field === "update_time"
-          ? row.updateTime
-          : row.uid,
-  uidOf: (row) => row.uid,
-};
+const IDENTITY_LIST = namedResourceList<IdentityRow>();
 
 const IDENTITY_MASK = {
   known: [
@@ -59,9 +48,7 @@ export function createIdentitiesService(deps: ServiceDeps): ServiceHandlers<type
       );
       return {
         identities: page.items.map(identityMessage),
-        nextPageToken: page.nextPageToken,
-        totalCount: page.totalCount,
-        skipped: page.skipped,
+        ...pageEnvelope(page),
       };
     },
 

@@ -1,5 +1,6 @@
 import { pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
+import { pageEnvelope } from "../api/list-specs.js";
 import { invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { type ListSpec, paginate } from "../core/list.js";
@@ -47,9 +48,7 @@ export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<ty
       );
       return {
         roleBindings: await hydrate(page.items),
-        nextPageToken: page.nextPageToken,
-        totalCount: page.totalCount,
-        skipped: page.skipped,
+        ...pageEnvelope(page),
       };
     },
 

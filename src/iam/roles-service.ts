@@ -1,10 +1,11 @@
 import { pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
+import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
 import { isInternalOnly } from "../authz/capabilities.js";
 import { principalOf } from "../core/context.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
-import { type ListSpec, paginate } from "../core/list.js";
+import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { isRoot, newChildUid, requireUidp } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
@@ -13,19 +14,7 @@ import type { RolesService } from "../gen/platform/iam/v2/roles_pb.js";
 import type { RoleFilter, RoleRow } from "../storage/store.js";
 import { roleMessage } from "./role-mapping.js";
 
-const ROLE_LIST: ListSpec<RoleRow> = {
-  allowedOrder: ["uid", "name", "create_time", "update_time"],
-  defaultOrder: { field: "uid", desc: false },
-  sortValue: (row, field) =>
-    field === "name"
-      ? row.name
-      : field === "create_time"
-        ? row.createTime
-        : field === "update_time"
-          ? row.updateTime
-          : row.uid,
-  uidOf: (row) => row.uid,
-};
+const ROLE_LIST = namedResourceList<RoleRow>();
 
 const ROLE_MASK = {
   known: ["uid", "name", "description", "capabilities", "create_time", "update_time"],
@@ -45,9 +34,7 @@ export function createRolesService(deps: ServiceDeps): ServiceHandlers<typeof Ro
       );
       return {
         roles: page.items.map(roleMessage),
-        nextPageToken: page.nextPageToken,
-        totalCount: page.totalCount,
-        skipped: page.skipped,
+        ...pageEnvelope(page),
       };
     },
 

@@ -1,8 +1,9 @@
 import { pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
+import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
 import { invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
-import { type ListSpec, paginate } from "../core/list.js";
+import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid } from "../core/uidp.js";
 import { validateDescription } from "../core/validation.js";
@@ -13,19 +14,7 @@ import { repoMessage } from "./mapping.js";
 import { validateRepoName } from "./names.js";
 import { validateReadme } from "./readme.js";
 
-const REPO_LIST: ListSpec<RepoRow> = {
-  allowedOrder: ["uid", "name", "create_time", "update_time"],
-  defaultOrder: { field: "uid", desc: false },
-  sortValue: (row, field) =>
-    field === "name"
-      ? row.name
-      : field === "create_time"
-        ? row.createTime
-        : field === "update_time"
-          ? row.updateTime
-          : row.uid,
-  uidOf: (row) => row.uid,
-};
+const REPO_LIST = namedResourceList<RepoRow>();
 
 const REPO_MASK = {
   known: ["uid", "name", "description", "create_time", "update_time"],
@@ -45,9 +34,7 @@ export function createReposService(deps: ServiceDeps): ServiceHandlers<typeof Re
       );
       return {
         repos: page.items.map(repoMessage),
-        nextPageToken: page.nextPageToken,
-        totalCount: page.totalCount,
-        skipped: page.skipped,
+        ...pageEnvelope(page),
       };
     },
 

@@ -1,7 +1,8 @@
 import { fromTimestamp, pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
+import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
 import { notFound } from "../core/errors.js";
-import { type ListSpec, paginate } from "../core/list.js";
+import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
@@ -10,19 +11,7 @@ import type { TagFilter, TagRow } from "../storage/store.js";
 import { tagMessage } from "./mapping.js";
 import { validateDigest, validateTagName } from "./names.js";
 
-const TAG_LIST: ListSpec<TagRow> = {
-  allowedOrder: ["uid", "name", "create_time", "update_time"],
-  defaultOrder: { field: "uid", desc: false },
-  sortValue: (row, field) =>
-    field === "name"
-      ? row.name
-      : field === "create_time"
-        ? row.createTime
-        : field === "update_time"
-          ? row.updateTime
-          : row.uid,
-  uidOf: (row) => row.uid,
-};
+const TAG_LIST = namedResourceList<TagRow>();
 
 /** TagsService: list, read, create-or-move and delete tags; every digest change is recorded. */
 export function createTagsService(deps: ServiceDeps): ServiceHandlers<typeof TagsService> {
@@ -43,9 +32,7 @@ export function createTagsService(deps: ServiceDeps): ServiceHandlers<typeof Tag
       );
       return {
         tags: page.items.map(tagMessage),
-        nextPageToken: page.nextPageToken,
-        totalCount: page.totalCount,
-        skipped: page.skipped,
+        ...pageEnvelope(page),
       };
     },
 

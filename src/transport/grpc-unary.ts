@@ -1,6 +1,6 @@
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { create, fromBinary, type Message, toBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
-import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { DomainError } from "../core/errors.js";
 import { bodyTooLarge, errorHeaders, toStatusBinary } from "./error-mapping.js";
 import { encodeGrpcMessage } from "./grpc-message-encoding.js";
@@ -45,7 +45,9 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
         "x-request-id": res.getHeader("x-request-id") as string,
         "grpc-status": String(err.code),
         "grpc-message": encodeGrpcMessage(err.message),
-        "grpc-status-details-bin": Buffer.from(toStatusBinary(err, domain)).toString("base64").replace(/=+$/, ""),
+        "grpc-status-details-bin": Buffer.from(toStatusBinary(err, domain))
+          .toString("base64")
+          .replace(/=+$/, ""),
         ...errorHeaders(err),
       },
       { endStream: true },
@@ -67,7 +69,12 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
 
   return {
     accepts(path, httpVersionMajor, contentType) {
-      return httpVersionMajor === 2 && contentType !== undefined && GRPC_CONTENT_TYPES.has(contentType) && byPath.has(path);
+      return (
+        httpVersionMajor === 2 &&
+        contentType !== undefined &&
+        GRPC_CONTENT_TYPES.has(contentType) &&
+        byPath.has(path)
+      );
     },
 
     handle(req, res, record) {
@@ -90,7 +97,11 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
             if (tooLarge) throw bodyTooLarge(maxBodyBytes);
             const request = decodeRequest(entry, Buffer.concat(chunks, size), encoding);
             const response = await pipeline.invoke(record, entry, request, req.headers.authorization);
-            succeed(res, contentType, toBinary(entry.method.output, create(entry.method.output, response as Message)));
+            succeed(
+              res,
+              contentType,
+              toBinary(entry.method.output, create(entry.method.output, response as Message)),
+            );
           } catch (err) {
             fail(res, contentType, pipeline.fail(record, err), entry.domain);
           }
@@ -102,14 +113,21 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
 
 /** The one message of a unary request body; malformed framing or bytes are INVALID_ARGUMENT. */
 function decodeRequest(entry: MethodEntry, body: Buffer, encoding: string | string[] | undefined): Message {
-  if (body.length < 5) throw new DomainError(Code.InvalidArgument, "Invalid argument: body: missing gRPC message frame");
+  if (body.length < 5)
+    throw new DomainError(Code.InvalidArgument, "Invalid argument: body: missing gRPC message frame");
   if (body[0] !== 0) {
     const name = typeof encoding === "string" ? encoding : "unknown";
-    throw new DomainError(Code.Unimplemented, `Unimplemented: grpc-encoding "${name}" is not supported; send identity`);
+    throw new DomainError(
+      Code.Unimplemented,
+      `Unimplemented: grpc-encoding "${name}" is not supported; send identity`,
+    );
   }
   const length = body.readUInt32BE(1);
   if (length !== body.length - 5) {
-    throw new DomainError(Code.InvalidArgument, "Invalid argument: body: a unary call carries exactly one message");
+    throw new DomainError(
+      Code.InvalidArgument,
+      "Invalid argument: body: a unary call carries exactly one message",
+    );
   }
   try {
     return fromBinary(entry.method.input, body.subarray(5));
