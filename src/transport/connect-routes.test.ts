@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { create, type DescMessage, fromBinary, type MessageShape, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, type MessageShape } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import {
@@ -12,6 +12,7 @@ import {
   createGrpcWebTransport,
 } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
+import { grpcCall } from "../../test/support/grpc-call.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
 import { StatusSchema } from "../gen/google/rpc/status_pb.js";
 import { GroupsService } from "../gen/platform/iam/v2/groups_pb.js";
@@ -29,28 +30,6 @@ import { errorDetailsRegistry } from "./error-mapping.js";
 const run = promisify(execFile);
 const BUF = fileURLToPath(new URL("../../node_modules/.bin/buf", import.meta.url));
 const headers = { authorization: `Bearer ${GOOD_TOKEN}` };
-
-/** A unary call with @grpc/grpc-js, (de)serialising with protobuf-es. */
-function grpcCall<I extends DescMessage, O extends DescMessage>(
-  client: grpc.Client,
-  path: string,
-  schemas: { input: I; output: O },
-  request: MessageShape<I>,
-  token?: string,
-): Promise<{ response?: MessageShape<O>; error?: grpc.ServiceError }> {
-  const metadata = new grpc.Metadata();
-  if (token) metadata.set("authorization", `Bearer ${token}`);
-  return new Promise((resolve) => {
-    client.makeUnaryRequest(
-      path,
-      (m: MessageShape<I>) => Buffer.from(toBinary(schemas.input, m)),
-      (b: Buffer) => fromBinary(schemas.output, b),
-      request,
-      metadata,
-      (error, response) => resolve(error ? { error } : { response: response as MessageShape<O> }),
-    );
-  });
-}
 
 describe("Connect, gRPC, gRPC-Web and reflection on the same port", () => {
   let api: ApiFixture;

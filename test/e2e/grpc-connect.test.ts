@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  create,
-  createRegistry,
-  type DescMessage,
-  fromBinary,
-  type MessageShape,
-  toBinary,
-} from "@bufbuild/protobuf";
+import { create, createRegistry, fromBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import {
@@ -26,30 +19,8 @@ import {
   ReposService,
 } from "../../src/gen/platform/registry/v2/repos_pb.js";
 import { expectJson } from "../support/api-assertions.js";
+import { grpcCall } from "../support/grpc-call.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
-
-/** A unary call with @grpc/grpc-js, (de)serialising with protobuf-es. */
-function grpcCall<I extends DescMessage, O extends DescMessage>(
-  client: grpc.Client,
-  path: string,
-  input: I,
-  output: O,
-  request: MessageShape<I>,
-  token?: string,
-): Promise<{ response?: MessageShape<O>; error?: grpc.ServiceError }> {
-  const metadata = new grpc.Metadata();
-  if (token) metadata.set("authorization", `Bearer ${token}`);
-  return new Promise((resolve) => {
-    client.makeUnaryRequest(
-      path,
-      (m: MessageShape<I>) => Buffer.from(toBinary(input, m)),
-      (b: Buffer) => fromBinary(output, b),
-      request,
-      metadata,
-      (error, response) => resolve(error ? { error } : { response: response as MessageShape<O> }),
-    );
-  });
-}
 
 describe("the same services over gRPC (grpc-js), Connect and gRPC-Web", () => {
   let wharf: TestServer;
@@ -87,16 +58,14 @@ describe("the same services over gRPC (grpc-js), Connect and gRPC-Web", () => {
     const ping = await grpcCall(
       grpcClient,
       "/platform.ping.v2.PingService/Ping",
-      PingRequestSchema,
-      PingResponseSchema,
+      { input: PingRequestSchema, output: PingResponseSchema },
       create(PingRequestSchema),
     );
     assert.equal(ping.response?.response, "pong");
     const repo = await grpcCall(
       grpcClient,
       "/platform.registry.v2.ReposService/GetRepo",
-      GetRepoRequestSchema,
-      RepoSchema,
+      { input: GetRepoRequestSchema, output: RepoSchema },
       create(GetRepoRequestSchema, { uid: repoUid }),
       wharf.adminToken,
     );
@@ -108,8 +77,7 @@ describe("the same services over gRPC (grpc-js), Connect and gRPC-Web", () => {
     const res = await grpcCall(
       grpcClient,
       "/platform.registry.v2.ReposService/GetRepo",
-      GetRepoRequestSchema,
-      RepoSchema,
+      { input: GetRepoRequestSchema, output: RepoSchema },
       create(GetRepoRequestSchema, { uid: repoUid }),
     );
     assert.equal(res.error?.code, grpc.status.UNAUTHENTICATED);
@@ -119,8 +87,7 @@ describe("the same services over gRPC (grpc-js), Connect and gRPC-Web", () => {
     const res = await grpcCall(
       grpcClient,
       "/platform.iam.v2.IdentitiesService/CreateIdentity",
-      CreateIdentityRequestSchema,
-      IdentitySchema,
+      { input: CreateIdentityRequestSchema, output: IdentitySchema },
       create(CreateIdentityRequestSchema, { parent: org }),
       wharf.adminToken,
     );

@@ -1,0 +1,27 @@
+import { type DescMessage, fromBinary, type MessageShape, toBinary } from "@bufbuild/protobuf";
+import * as grpc from "@grpc/grpc-js";
+
+/**
+ * One unary call with @grpc/grpc-js (a real gRPC client, independent of Connect), (de)serialising
+ * with protobuf-es. Resolves with the response or the grpc-js ServiceError; never rejects.
+ */
+export function grpcCall<I extends DescMessage, O extends DescMessage>(
+  client: grpc.Client,
+  path: string,
+  schemas: { input: I; output: O },
+  request: MessageShape<I>,
+  token?: string,
+): Promise<{ response?: MessageShape<O>; error?: grpc.ServiceError }> {
+  const metadata = new grpc.Metadata();
+  if (token) metadata.set("authorization", `Bearer ${token}`);
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(
+      path,
+      (m: MessageShape<I>) => Buffer.from(toBinary(schemas.input, m)),
+      (b: Buffer) => fromBinary(schemas.output, b),
+      request,
+      metadata,
+      (error, response) => resolve(error ? { error } : { response: response as MessageShape<O> }),
+    );
+  });
+}
