@@ -52,13 +52,12 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const access = createAccessResolver({ store, clock });
 
     // The issuer URL is the API's public URL, which may only be known once the port is bound.
-    let apiUrl = config.publicUrl;
     const api = await startApiServer({
       host: config.apiAddr.host,
       port: config.apiAddr.port,
       handler: (req, res) => handler(req, res),
     });
-    apiUrl = publicUrlOf(config.publicUrl, api.address);
+    const apiUrl = publicUrlOf(config.publicUrl, api.address);
     const issuer = createIssuer({ store, issuerUrl: apiUrl, clock });
     const verifier = createTokenVerifier({ issuer, audience: apiUrl, clock });
     const bindings = createServiceBindings({

@@ -16,15 +16,7 @@ describe("bad input gets INVALID_ARGUMENT naming the field, and writes nothing",
 
   before(async () => {
     wharf = await startTestServer();
-    org = (
-      await expectJson<{ uid: string }>(
-        await wharf.api("/iam/v2/groups", {
-          method: "POST",
-          token: wharf.adminToken,
-          body: { name: "acme" },
-        }),
-      )
-    ).uid;
+    org = await wharf.create("/iam/v2/groups", { name: "acme" });
     // 205 repos, written straight to the store, to see page_size clamping.
     await wharf.store.transaction(async (tx) => {
       for (let i = 0; i < 205; i++) {

@@ -18,7 +18,6 @@ import {
   RepoSchema,
   ReposService,
 } from "../../src/gen/platform/registry/v2/repos_pb.js";
-import { expectJson } from "../support/api-assertions.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -29,24 +28,8 @@ describe("the same services over gRPC (grpc-js), Connect and gRPC-Web", () => {
   let repoUid: string;
   before(async () => {
     wharf = await startTestServer();
-    org = (
-      await expectJson<{ uid: string }>(
-        await wharf.api("/iam/v2/groups", {
-          method: "POST",
-          token: wharf.adminToken,
-          body: { name: "acme" },
-        }),
-      )
-    ).uid;
-    repoUid = (
-      await expectJson<{ uid: string }>(
-        await wharf.api(`/registry/v2/repos/${org}`, {
-          method: "POST",
-          token: wharf.adminToken,
-          body: { name: "app", description: "d" },
-        }),
-      )
-    ).uid;
+    org = await wharf.create("/iam/v2/groups", { name: "acme" });
+    repoUid = await wharf.create(`/registry/v2/repos/${org}`, { name: "app", description: "d" });
     grpcClient = new grpc.Client(new URL(wharf.apiUrl).host, grpc.credentials.createInsecure());
   });
   after(async () => {

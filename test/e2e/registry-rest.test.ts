@@ -19,24 +19,8 @@ describe("Registry v2 over REST", () => {
   const repos = new Map<string, string>();
   before(async () => {
     wharf = await startTestServer();
-    org = (
-      await expectJson<{ uid: string }>(
-        await wharf.api("/iam/v2/groups", {
-          method: "POST",
-          token: wharf.adminToken,
-          body: { name: "acme" },
-        }),
-      )
-    ).uid;
-    sub = (
-      await expectJson<{ uid: string }>(
-        await wharf.api(`/iam/v2/groups/${org}`, {
-          method: "POST",
-          token: wharf.adminToken,
-          body: { name: "team" },
-        }),
-      )
-    ).uid;
+    org = await wharf.create("/iam/v2/groups", { name: "acme" });
+    sub = await wharf.create(`/iam/v2/groups/${org}`, { name: "team" });
     for (const [parent, name] of [
       [org, "alpine"],
       [org, "nginx"],

@@ -7,6 +7,7 @@ import { loadConfig } from "../../src/config/config.js";
 import type { Clock } from "../../src/core/clock.js";
 import { systemClock } from "../../src/core/clock.js";
 import { type RunningServer, startServer } from "../../src/server.js";
+import { expectJson } from "./api-assertions.js";
 
 /** A Wharf server booted for a test on free loopback ports with its own data folder. */
 export interface TestServer extends RunningServer {
@@ -16,6 +17,11 @@ export interface TestServer extends RunningServer {
   logLines: Record<string, unknown>[];
   /** A platform API token for `subject` (as the STS exchange will mint), valid for `ttlSeconds`. */
   tokenFor(subject: string, ttlSeconds?: number): Promise<string>;
+  /**
+   * POSTs `body` to a Create path (admin token unless `token` is given), asserts HTTP 200 and
+   * returns the created resource's uid.
+   */
+  create(path: string, body: unknown, token?: string): Promise<string>;
   /** fetch against the API with an optional bearer token and JSON body. */
   api(
     path: string,
@@ -48,20 +54,25 @@ export async function startTestServer(
   const tokenFor = (subject: string, ttlSeconds = 3600) =>
     issuer.mint({ subject, audience: server.apiUrl, ttlSeconds });
   const adminToken = await tokenFor(ADMIN_IDENTITY_UID);
+  const api: TestServer["api"] = (path, init = {}) => {
+    const headers: Record<string, string> = {};
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    let body: string | undefined;
+    if (init.rawBody !== undefined) body = init.rawBody;
+    else if (init.body !== undefined) body = JSON.stringify(init.body);
+    if (body !== undefined) headers["content-type"] = "application/json";
+    return fetch(`${server.apiUrl}${path}`, { method: init.method ?? "GET", headers, body });
+  };
   return {
     ...server,
     dataDir,
     adminToken,
     logLines,
     tokenFor,
-    api(path, init = {}) {
-      const headers: Record<string, string> = {};
-      if (init.token) headers.authorization = `Bearer ${init.token}`;
-      let body: string | undefined;
-      if (init.rawBody !== undefined) body = init.rawBody;
-      else if (init.body !== undefined) body = JSON.stringify(init.body);
-      if (body !== undefined) headers["content-type"] = "application/json";
-      return fetch(`${server.apiUrl}${path}`, { method: init.method ?? "GET", headers, body });
+    api,
+    async create(path, body, token) {
+      const res = await api(path, { method: "POST", token: token ?? adminToken, body });
+      return (await expectJson<{ uid: string }>(res)).uid;
     },
     async close() {
       await server.close();
