@@ -60,8 +60,8 @@ export function createTagsService(deps: ServiceDeps): ServiceHandlers<typeof Tag
       return tagMessage(row);
     },
 
-    async deleteTag(req) {
-      if (!(await store.tags.delete(req.uid))) throw notFound("tag", req.uid);
+    async deleteTag(req, ctx) {
+      if (!(await store.tags.delete(req.uid, ctx.clock.now()))) throw notFound("tag", req.uid);
       return {};
     },
   };

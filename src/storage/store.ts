@@ -1,5 +1,6 @@
 import type { AccessScopes } from "../core/context.js";
 import type { ListSlice, ListWindow } from "../core/list.js";
+import type { BlobRecordStore, ManifestStore, UploadStore } from "./registry-store.js";
 
 /**
  * The metadata store seam. Domain services see only these interfaces; `src/storage/sql` implements
@@ -228,7 +229,10 @@ export interface TagFilter extends CommonFilter {
   updatedSince?: number;
 }
 
-/** One entry of a tag's history: the tag pointed to `digest` from `updateTime` on. */
+/**
+ * One entry of a tag's history: the tag pointed to `digest` from `updateTime` on; an empty digest
+ * records a delete (the tag resolved to nothing from then on).
+ */
 export interface TagHistoryRow {
   repoUid: string;
   tagName: string;
@@ -253,7 +257,13 @@ export interface TagStore {
     newUid: string;
     now: number;
   }): Promise<TagRow>;
-  delete(uid: string): Promise<boolean>;
+  /**
+   * Deletes the tag and appends a history row with an empty digest (the tag stopped resolving at
+   * `now`), in one transaction; false (and no history) when the tag did not exist.
+   */
+  delete(uid: string, now: number): Promise<boolean>;
+  /** Tag names of `repoUid` in byte order, after `after` when given, at most `limit` (registry tags list). */
+  names(repoUid: string, args: { after?: string; limit: number }): Promise<string[]>;
   /** History of one tag, oldest first, within [start, end), at most `limit` rows. */
   history(args: {
     repoUid: string;
@@ -295,6 +305,9 @@ export interface Store {
   roleBindings: RoleBindingStore;
   repos: RepoStore;
   tags: TagStore;
+  blobs: BlobRecordStore;
+  manifests: ManifestStore;
+  uploads: UploadStore;
   signingKeys: SigningKeyStore;
   settings: SettingsStore;
   /** Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join. */

@@ -92,6 +92,51 @@ export interface TagHistoryTable {
   update_time: Int8Column;
 }
 
+/** `blobs`: content committed to blob storage, by digest. */
+export interface BlobsTable {
+  digest: string;
+  size: Int8Column;
+  create_time: Int8Column;
+}
+
+/** `repo_blobs`: which repo may serve which blob (pushed or mounted there). PK (repo_uid, digest). */
+export interface RepoBlobsTable {
+  repo_uid: string;
+  digest: string;
+  create_time: Int8Column;
+}
+
+/** `manifests`: manifest bytes per repo. PK (repo_uid, digest); `annotations` is JSON text. */
+export interface ManifestsTable {
+  repo_uid: string;
+  digest: string;
+  media_type: string;
+  content: Uint8Array;
+  size: Int8Column;
+  subject_digest: string | null;
+  artifact_type: string | null;
+  annotations: string | null;
+  create_time: Int8Column;
+}
+
+/** `manifest_references`: what each manifest points at (`kind` "blob" or "manifest"). */
+export interface ManifestReferencesTable {
+  repo_uid: string;
+  manifest_digest: string;
+  digest: string;
+  kind: string;
+}
+
+/** `uploads`: open blob upload sessions. */
+export interface UploadsTable {
+  id: string;
+  repo_uid: string;
+  identity_uid: string;
+  size: Int8Column;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
 /** `signing_keys`: the issuer's ES256 keys, by kid. */
 export interface SigningKeysTable {
   kid: string;
@@ -116,6 +161,11 @@ export interface Database {
   repos: ReposTable;
   tags: TagsTable;
   tag_history: TagHistoryTable;
+  blobs: BlobsTable;
+  repo_blobs: RepoBlobsTable;
+  manifests: ManifestsTable;
+  manifest_references: ManifestReferencesTable;
+  uploads: UploadsTable;
   signing_keys: SigningKeysTable;
   settings: SettingsTable;
 }

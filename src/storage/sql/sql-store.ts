@@ -1,6 +1,8 @@
 import type { Store } from "../store.js";
+import { createBlobRecordStore } from "./blob-record-store.js";
 import { createGroupStore } from "./group-store.js";
 import { createIdentityStore } from "./identity-store.js";
+import { createManifestStore } from "./manifest-store.js";
 import { createRepoStore } from "./repo-store.js";
 import { createRoleBindingStore } from "./role-binding-store.js";
 import { createRoleStore } from "./role-store.js";
@@ -8,6 +10,7 @@ import { createSettingsStore } from "./settings-store.js";
 import { createSigningKeyStore } from "./signing-key-store.js";
 import type { SqlContext } from "./sql-context.js";
 import { createTagStore } from "./tag-store.js";
+import { createUploadStore } from "./upload-store.js";
 
 /**
  * The Store over one SqlContext. `transaction(fn)` hands `fn` a Store bound to a single database
@@ -27,6 +30,9 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     roleBindings: createRoleBindingStore(ctx),
     repos: createRepoStore(ctx),
     tags: createTagStore(ctx),
+    blobs: createBlobRecordStore(ctx),
+    manifests: createManifestStore(ctx),
+    uploads: createUploadStore(ctx),
     signingKeys: createSigningKeyStore(ctx),
     settings: createSettingsStore(ctx),
     dialect: ctx.dialect.name,

@@ -5,6 +5,7 @@ import { identityCases } from "./conformance/identities.cases.js";
 import { keysAndSettingsCases } from "./conformance/keys-settings.cases.js";
 import { migrationCases } from "./conformance/migrations.cases.js";
 import { pagingCases } from "./conformance/paging.cases.js";
+import { registryDataCases } from "./conformance/registry-data.cases.js";
 import { repoTagCases } from "./conformance/repos-tags.cases.js";
 import { roleBindingCases } from "./conformance/role-bindings.cases.js";
 import { roleCases } from "./conformance/roles.cases.js";
@@ -20,6 +21,7 @@ forEachEngine("Store conformance", (db) => {
   roleCases(db);
   roleBindingCases(db);
   repoTagCases(db);
+  registryDataCases(db);
   transactionCases(db);
   keysAndSettingsCases(db);
   pagingCases(db);

@@ -30,8 +30,8 @@ const PUT_ATTEMPTS = 3;
  * DO NOTHING, and otherwise locks the existing row (FOR UPDATE on PostgreSQL; SQLite transactions
  * hold the write lock from BEGIN IMMEDIATE) before comparing digests. It bumps updateTime when the
  * digest or `deprecated` changes, and appends history only when the digest changes. A repo that
- * does not exist is NOT_FOUND. `delete` removes the tag but keeps its history (history is keyed by
- * repo and tag name, and goes only with the repo).
+ * does not exist is NOT_FOUND. `delete` removes the tag and appends an empty-digest history row;
+ * history is keyed by repo and tag name and goes only with the repo.
  */
 export function createTagStore(ctx: SqlContext): TagStore {
   const { db } = ctx;
@@ -140,10 +140,28 @@ export function createTagStore(ctx: SqlContext): TagStore {
       });
     },
 
-    async delete(uid) {
-      const result = await db.deleteFrom("tags").where("uid", "=", uid).executeTakeFirst();
-      ctx.changed("tags");
-      return result.numDeletedRows > 0n;
+    delete(uid, now) {
+      return ctx.transaction(async (tx) => {
+        const deleted = await tx.db
+          .deleteFrom("tags")
+          .where("uid", "=", uid)
+          .returning(["parent_uid", "name"])
+          .executeTakeFirst();
+        if (deleted === undefined) return false;
+        tx.changed("tags");
+        await tx.db
+          .insertInto("tag_history")
+          .values({ repo_uid: deleted.parent_uid, tag_name: deleted.name, digest: "", update_time: now })
+          .execute();
+        return true;
+      });
+    },
+
+    async names(repoUid, { after, limit }) {
+      let q = db.selectFrom("tags").select("name").where("parent_uid", "=", repoUid);
+      if (after !== undefined) q = q.where("name", ">", after);
+      const rows = await q.orderBy("name").limit(limit).execute();
+      return rows.map((r) => r.name);
     },
 
     async history(args) {

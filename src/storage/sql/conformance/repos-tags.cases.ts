@@ -186,13 +186,30 @@ export function repoTagCases(db: TestDatabase): void {
       assert.deepEqual(await uidsOf({ updatedSince: T0 + 20, digest: digest(1) }), [b.uid]);
     });
 
-    it("deleting a tag keeps its history", async () => {
+    it("deleting a tag keeps its history and records the delete as an empty digest", async () => {
       const repo = await newRepo("tag-delete");
       const tag = await put(repo, "gone", 1, T0);
-      assert.equal(await store.tags.delete(tag.uid), true);
+      assert.equal(await store.tags.delete(tag.uid, T0 + 5), true);
       assert.equal(await store.tags.get(tag.uid), undefined);
-      assert.equal(await store.tags.delete(tag.uid), false);
-      assert.equal((await store.tags.history({ repoUid: repo.uid, tagName: "gone", limit: 10 })).length, 1);
+      assert.equal(await store.tags.delete(tag.uid, T0 + 6), false);
+      await put(repo, "gone", 1, T0 + 7);
+      const history = await store.tags.history({ repoUid: repo.uid, tagName: "gone", limit: 10 });
+      assert.deepEqual(
+        history.map((h) => [h.digest, h.updateTime]),
+        [
+          [digest(1), T0],
+          ["", T0 + 5],
+          [digest(1), T0 + 7],
+        ],
+      );
+    });
+
+    it("lists tag names in byte order after a marker, up to a limit", async () => {
+      const repo = await newRepo("tag-names");
+      for (const name of ["b", "a", "B", "c-1", "c"]) await put(repo, name, 1, T0);
+      assert.deepEqual(await store.tags.names(repo.uid, { limit: 10 }), ["B", "a", "b", "c", "c-1"]);
+      assert.deepEqual(await store.tags.names(repo.uid, { after: "a", limit: 2 }), ["b", "c"]);
+      assert.deepEqual(await store.tags.names(repo.uid, { after: "c-1", limit: 2 }), []);
     });
 
     it("deleting a repo deletes its tags and tag history, not other repos'", async () => {

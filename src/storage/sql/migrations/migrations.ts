@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from "kysely";
 import type { DialectName } from "../dialect.js";
 import { initialMigration } from "./0001-initial.js";
+import { registryDataMigration } from "./0002-registry-data.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -9,6 +10,7 @@ import { initialMigration } from "./0001-initial.js";
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     "0001-initial": initialMigration(dialect),
+    "0002-registry-data": registryDataMigration(dialect),
   };
 }
 

@@ -1,0 +1,99 @@
+/**
+ * Metadata of the OCI data plane: which blobs exist and which repos link them, stored manifests
+ * and what they reference, and upload sessions. The bytes of blobs live in a BlobDriver
+ * (src/storage/blobs); manifests (≤ 4 MiB) are kept here, in the metadata database, so a manifest
+ * GET is one indexed read. Conventions are those of store.ts (times in ms, undefined for missing).
+ */
+
+/** A blob whose bytes are committed to blob storage. */
+export interface BlobRow {
+  /** `<algorithm>:<hex>`, e.g. `sha256:…`. */
+  digest: string;
+  size: number;
+  createTime: number;
+}
+
+export interface BlobRecordStore {
+  /** The blob when it is committed to storage, linked to a repo or not. */
+  get(digest: string): Promise<BlobRow | undefined>;
+  /** The blob when `repoUid` links it (it was pushed or mounted there), else undefined. */
+  getLinked(repoUid: string, digest: string): Promise<BlobRow | undefined>;
+  /**
+   * Records the blob (keeping the first row when it is already known) and links it to `repoUid`;
+   * idempotent. NOT_FOUND when the repo does not exist.
+   */
+  link(repoUid: string, blob: BlobRow, now: number): Promise<void>;
+  /** Removes the link of `digest` from `repoUid`; false when there was none. The blob row stays (GC removes it). */
+  unlink(repoUid: string, digest: string): Promise<boolean>;
+}
+
+/** What a manifest points at: a blob (config, layer, …) or a child manifest (of an index). */
+export interface ManifestReference {
+  digest: string;
+  kind: "blob" | "manifest";
+}
+
+/** A manifest or index stored in a repo, with the fields the referrers API reports. */
+export interface ManifestRow {
+  repoUid: string;
+  digest: string;
+  mediaType: string;
+  /** The exact bytes pushed (the digest is over these). */
+  content: Uint8Array;
+  /** `subject.digest`, for the referrers API. */
+  subjectDigest?: string;
+  /** `artifactType`, or the config media type for manifests without one (OCI rule). */
+  artifactType?: string;
+  annotations?: Record<string, string>;
+  createTime: number;
+}
+
+/** A manifest's descriptor as the referrers API lists it (no content). */
+export interface ReferrerRow {
+  digest: string;
+  mediaType: string;
+  size: number;
+  artifactType?: string;
+  annotations?: Record<string, string>;
+}
+
+export interface ManifestStore {
+  get(repoUid: string, digest: string): Promise<ManifestRow | undefined>;
+  /** Whether `repoUid` holds manifest `digest` (cheaper than `get`). */
+  has(repoUid: string, digest: string): Promise<boolean>;
+  /**
+   * Stores the manifest with its references; a manifest already stored with that digest is kept as
+   * it is (same digest, same bytes). NOT_FOUND when the repo does not exist.
+   */
+  put(row: ManifestRow, references: readonly ManifestReference[]): Promise<void>;
+  /** Deletes the manifest and its references; false when it was not there. */
+  delete(repoUid: string, digest: string): Promise<boolean>;
+  /** Manifests of `repoUid` whose subject is `subjectDigest`, by digest; optionally one artifactType. */
+  referrers(repoUid: string, subjectDigest: string, artifactType?: string): Promise<ReferrerRow[]>;
+  /** The manifests of `repoUid` that reference `digest` (as a blob or as a child manifest). */
+  referencedBy(repoUid: string, digest: string): Promise<string[]>;
+}
+
+/** An upload session: bytes so far live in the blob driver under `uploads/<id>`. */
+export interface UploadRow {
+  /** Random, unguessable session id (it appears in the Location URL). */
+  id: string;
+  repoUid: string;
+  /** Who started it; continuing needs the same identity (the token may have expired since). */
+  identityUid: string;
+  /** Bytes received so far. */
+  size: number;
+  createTime: number;
+  updateTime: number;
+}
+
+export interface UploadStore {
+  get(id: string): Promise<UploadRow | undefined>;
+  /** NOT_FOUND when the repo does not exist. */
+  insert(row: UploadRow): Promise<void>;
+  /** Sets the size reached, only when it is still `expectedSize` (optimistic: concurrent chunks lose). */
+  advance(id: string, expectedSize: number, size: number, now: number): Promise<boolean>;
+  delete(id: string): Promise<boolean>;
+  /** Sessions last touched before `time` (abandoned uploads, for garbage collection). */
+  staleBefore(time: number): Promise<UploadRow[]>;
+}
