@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { createServiceBindings } from "./api/bindings.js";
+import type { Issuer } from "./auth/issuer.js";
 import { createIssuer } from "./auth/issuer.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
 import { createWellKnownRoutes } from "./auth/well-known.js";
+import type { AccessResolver } from "./authz/access.js";
 import { createAccessResolver } from "./authz/access.js";
 import { ensureAdminIdentity } from "./authz/admin-identity.js";
 import { seedBuiltInRoles } from "./authz/built-in-roles.js";
@@ -10,7 +12,17 @@ import { publicUrlOf, type WharfConfig } from "./config/config.js";
 import { openConfiguredStore } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { PageTokenCodec } from "./core/list.js";
-import { startRegistryPlaceholder } from "./oci/registry-placeholder.js";
+import { createBlobUploads } from "./oci/blob-uploads.js";
+import { collectGarbage } from "./oci/garbage-collector.js";
+import { createPublicContent } from "./oci/public-content.js";
+import { ANONYMOUS_SUBJECT, createRegistryAuthenticator } from "./oci/registry-auth.js";
+import { createRegistryGate } from "./oci/registry-gate.js";
+import type { RegistryDeps } from "./oci/registry-request.js";
+import type { RegistryServer } from "./oci/registry-server.js";
+import { startRegistryServer } from "./oci/registry-server.js";
+import { createRepoResolver } from "./oci/repo-resolver.js";
+import type { BlobDriver } from "./storage/blobs/blob-driver.js";
+import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import type { Store } from "./storage/store.js";
 import { createApiHandler, startApiServer } from "./transport/create-api-handler.js";
 
@@ -40,6 +52,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? ((line: object) => process.stdout.write(`${JSON.stringify(line)}\n`));
   const store = await openConfiguredStore(config);
+  const blobs = openBlobDriver(config.blobStore, config.dataDir);
   try {
     const now = clock.now();
     await seedBuiltInRoles(store, now);
@@ -62,6 +75,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const verifier = createTokenVerifier({ issuer, audience: apiUrl, clock });
     const bindings = createServiceBindings({
       store,
+      blobs,
       pageTokens,
       bindingsChanged: (identityUid?: string) => access.invalidate(identityUid),
     });
@@ -73,18 +87,95 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       logger,
       extraRoutes: createWellKnownRoutes(issuer),
     });
-    const registry = await startRegistryPlaceholder(config.registryAddr);
+    const registry = await startRegistry(config, { store, issuer, access, apiUrl, clock, logger, blobs });
+    const gc = scheduleGarbageCollection(config.gcIntervalMs, { store, blobs, clock }, logger);
     return {
       apiUrl,
-      registryUrl: publicUrlOf(config.registryUrl, registry.address),
+      registryUrl: registry.url,
       store,
       async close() {
-        await Promise.allSettled([api.close(), registry.close()]);
-        await store.close();
+        gc.stop();
+        await Promise.allSettled([api.close(), registry.server.close(), gc.idle()]);
+        await Promise.allSettled([store.close(), blobs.close()]);
       },
     };
   } catch (err) {
-    await store.close();
+    await Promise.allSettled([store.close(), blobs.close()]);
     throw err;
   }
 }
+
+/**
+ * Builds the registry's dependencies and starts its listener. The registry's public URL (the
+ * audience of its tokens) may depend on the bound port, so the handler reads it once listening.
+ */
+async function startRegistry(
+  config: WharfConfig,
+  parts: {
+    store: Store;
+    blobs: BlobDriver;
+    issuer: Issuer;
+    access: AccessResolver;
+    apiUrl: string;
+    clock: Clock;
+    logger: (line: object) => void;
+  },
+): Promise<{ url: string; server: RegistryServer }> {
+  const { store, blobs, issuer, access, apiUrl, clock } = parts;
+  let deps: RegistryDeps | undefined;
+  const server = await startRegistryServer(config.registryAddr, () => deps as RegistryDeps, parts.logger);
+  const url = publicUrlOf(config.registryUrl, server.address);
+  const verifierOptions = { issuer, audience: [url, apiUrl], clock, anonymousSubject: ANONYMOUS_SUBJECT };
+  const auth = createRegistryAuthenticator({
+    registryUrl: url,
+    verifier: createTokenVerifier(verifierOptions),
+    // Upload sessions outlive registry tokens; they were authorized when they started.
+    expiredVerifier: createTokenVerifier({
+      ...verifierOptions,
+      clockToleranceSeconds: UPLOAD_SESSION_SECONDS,
+    }),
+    accessResolver: access,
+  });
+  deps = {
+    store,
+    blobs,
+    uploads: createBlobUploads({ store, blobs, clock }),
+    resolver: createRepoResolver({ store, clock }),
+    auth,
+    gate: createRegistryGate({ auth, publicNamespace: config.publicNamespace }),
+    publicContent: createPublicContent(store),
+    issuer,
+    clock,
+    registryUrl: url,
+  };
+  return { url, server };
+}
+
+/**
+ * Runs `collectGarbage` every `intervalMs` (never when 0), one run at a time, logging each report.
+ * Several servers may run it: deletions take the exclusive registry lock and re-check their rules.
+ */
+function scheduleGarbageCollection(
+  intervalMs: number,
+  deps: { store: Store; blobs: BlobDriver; clock: Clock },
+  logger: (line: object) => void,
+): { stop(): void; idle(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  const timer =
+    intervalMs > 0
+      ? setInterval(() => {
+          running = running.then(async () => {
+            try {
+              logger({ event: "gc", ...(await collectGarbage(deps)) });
+            } catch (err) {
+              logger({ level: "error", event: "gc", error: String(err) });
+            }
+          });
+        }, intervalMs)
+      : undefined;
+  timer?.unref();
+  return { stop: () => clearInterval(timer), idle: () => running };
+}
+
+/** How long an upload session may be continued with the token that started it. */
+const UPLOAD_SESSION_SECONDS = 24 * 60 * 60;

@@ -1,9 +1,12 @@
 import type { PageTokenCodec } from "../core/list.js";
+import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 
 /** What every service implementation is built from (the composition root provides it). */
 export interface ServiceDeps {
   store: Store;
+  /** Blob bytes (image configs, for ImagesService). */
+  blobs: BlobDriver;
   pageTokens: PageTokenCodec;
   /**
    * Called after role bindings of `identityUid` change (or, without an argument, after a role's

@@ -1,4 +1,4 @@
-import { type CryptoKey, decodeProtectedHeader, type JWTPayload, jwtVerify } from "jose";
+import { type CryptoKey, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from "jose";
 import { ADMIN_IDENTITY_UID } from "../authz/admin-identity.js";
 import type { Clock } from "../core/clock.js";
 import type { Principal } from "../core/context.js";
@@ -9,6 +9,12 @@ import type { Issuer } from "./issuer.js";
 import { createSigningKeyRing, SIGNING_ALG, type SigningKeyRing } from "./signing-keys.js";
 import { describeVerificationError, UnknownSigningKey } from "./verification-errors.js";
 import { createVerifiedTokenCache } from "./verified-token-cache.js";
+
+/**
+ * ErrorInfo reason of the UNAUTHENTICATED error for a genuine token issued for another audience
+ * (the registry answers those with 403, as the spec says, rather than a 401 challenge).
+ */
+export const WRONG_AUDIENCE = "WRONG_AUDIENCE";
 
 /** Tokens longer than this are refused before any parsing. */
 const MAX_TOKEN_LENGTH = 16 * 1024;
@@ -44,6 +50,11 @@ export function createTokenVerifier(opts: {
   clockToleranceSeconds?: number;
   /** Most verified tokens remembered at once. Default 10,000. */
   maxCachedTokens?: number;
+  /**
+   * A `sub` accepted besides identity uids, for tokens the issuer mints to nobody in particular
+   * (the registry's anonymous pull tokens). Such a principal holds no role bindings.
+   */
+  anonymousSubject?: string;
 }): TokenVerifier {
   const { clock } = opts;
   const keys =
@@ -85,10 +96,13 @@ export function createTokenVerifier(opts: {
         requiredClaims: ["sub", "exp", "iat"],
       }));
     } catch (err) {
-      throw unauthenticated(describeVerificationError(err, { issuerUrl: issuerUrl ?? "", audience }));
+      const message = describeVerificationError(err, { issuerUrl: issuerUrl ?? "", audience });
+      throw isAudienceError(err) ? unauthenticated(message, WRONG_AUDIENCE) : unauthenticated(message);
     }
     const sub = payload.sub ?? "";
-    if (!isUidp(sub)) throw unauthenticated("token subject is not an identity uid");
+    if (!isUidp(sub) && (opts.anonymousSubject === undefined || sub !== opts.anonymousSubject)) {
+      throw unauthenticated("token subject is not an identity uid");
+    }
     const principal: Principal = {
       identityUid: sub,
       isAdmin: sub === adminUid,
@@ -116,4 +130,8 @@ export function createTokenVerifier(opts: {
     },
     stats: () => ({ verifications, cacheHits, cached: cache.size }),
   };
+}
+
+function isAudienceError(err: unknown): boolean {
+  return err instanceof errors.JWTClaimValidationFailed && err.claim === "aud";
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError, type ConfigInput } from "../config/config.js";
 import { runAdminToken } from "./admin-token.js";
+import { runGc } from "./gc.js";
 import { runServe } from "./serve.js";
 
 const USAGE = `wharf: a self-hosted container registry platform
@@ -9,6 +10,9 @@ Usage:
   wharf serve [options]                 run the platform API, token issuer and registry
   wharf admin token [--ttl 1h] [--audience api|registry|<url>] [options]
                                         print a token of the built-in platform administrator
+  wharf gc [--window 720h] [--grace 1h] [options]
+                                        remove manifests and blobs no tag, recent tag history
+                                        (--window) or push in flight (--grace) can reach
   wharf help | version
 
 Options (each also as an environment variable):
@@ -18,6 +22,10 @@ Options (each also as an environment variable):
   --database-url URL      WHARF_DATABASE_URL   postgres://… (default: SQLite in the data dir)
   --public-url URL        WHARF_PUBLIC_URL     public URL of the API and issuer (default http://<api-addr>)
   --registry-url URL      WHARF_REGISTRY_URL   public URL of the registry (default http://<registry-addr>)
+  --blob-store URL        WHARF_BLOB_STORE     blob storage: a folder (default <data-dir>/blobs) or
+                                               s3://bucket/prefix?endpoint=…&region=…
+  --public-namespace ORG  WHARF_PUBLIC_NAMESPACE  organization whose latest tags anyone may pull (default public)
+  --gc-interval DURATION  WHARF_GC_INTERVAL    run garbage collection in the server this often (default 0: never)
 `;
 
 const CONFIG_OPTIONS = {
@@ -27,6 +35,9 @@ const CONFIG_OPTIONS = {
   "database-url": { type: "string" },
   "public-url": { type: "string" },
   "registry-url": { type: "string" },
+  "blob-store": { type: "string" },
+  "public-namespace": { type: "string" },
+  "gc-interval": { type: "string" },
 } as const;
 
 /** Runs the `wharf` command line; resolves to the process exit code. */
@@ -49,6 +60,17 @@ export async function main(argv: string[]): Promise<number> {
         return await runAdminToken(configInput(values), {
           ttl: values.ttl ?? "1h",
           audience: values.audience ?? "api",
+        });
+      }
+      case "gc": {
+        const { values } = parseArgs({
+          args: rest,
+          options: { ...CONFIG_OPTIONS, window: { type: "string" }, grace: { type: "string" } },
+          strict: true,
+        });
+        return await runGc(configInput(values), {
+          window: values.window ?? "720h",
+          grace: values.grace ?? "1h",
         });
       }
       case "version":
@@ -81,5 +103,8 @@ function configInput(values: Partial<Record<keyof typeof CONFIG_OPTIONS, string>
     databaseUrl: values["database-url"],
     publicUrl: values["public-url"],
     registryUrl: values["registry-url"],
+    blobStore: values["blob-store"],
+    publicNamespace: values["public-namespace"],
+    gcInterval: values["gc-interval"],
   };
 }

@@ -1,4 +1,6 @@
 import { resolve } from "node:path";
+import { parseDurationSeconds } from "../cli/duration.js";
+import { parseBlobDriverUrl, redactBlobDriverUrl } from "../storage/blobs/open-blob-driver.js";
 
 /** A host and port to listen on. */
 export interface ListenAddress {
@@ -20,6 +22,12 @@ export interface WharfConfig {
   publicUrl: string;
   /** Public URL of the registry (audience of registry tokens); "" = `http://<registry-addr>`. */
   registryUrl: string;
+  /** Where blob bytes live: "" = `<dataDir>/blobs`, a path, `file://…`, `s3://bucket/prefix?endpoint=…`, `memory:`. */
+  blobStore: string;
+  /** The organization whose `latest` and `latest-dev` tags anyone may pull. */
+  publicNamespace: string;
+  /** Run garbage collection in the server this often (ms); 0 = never (run `wharf gc` instead). */
+  gcIntervalMs: number;
 }
 
 /** Raw option values from flags or the environment, before defaults and validation. */
@@ -30,6 +38,9 @@ export interface ConfigInput {
   databaseUrl?: string | undefined;
   publicUrl?: string | undefined;
   registryUrl?: string | undefined;
+  blobStore?: string | undefined;
+  publicNamespace?: string | undefined;
+  gcInterval?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -40,6 +51,9 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   databaseUrl: "WHARF_DATABASE_URL",
   publicUrl: "WHARF_PUBLIC_URL",
   registryUrl: "WHARF_REGISTRY_URL",
+  blobStore: "WHARF_BLOB_STORE",
+  publicNamespace: "WHARF_PUBLIC_NAMESPACE",
+  gcInterval: "WHARF_GC_INTERVAL",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -70,6 +84,9 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     databaseUrl,
     publicUrl: parseUrl(pick("publicUrl"), "public-url"),
     registryUrl: parseUrl(pick("registryUrl"), "registry-url"),
+    blobStore: checkBlobStore(pick("blobStore") ?? ""),
+    publicNamespace: parseNamespace(pick("publicNamespace") ?? "public"),
+    gcIntervalMs: parseInterval(pick("gcInterval")),
   };
 }
 
@@ -89,6 +106,32 @@ export function formatAddress(addr: ListenAddress): string {
 /** The public URL of a service: the configured one, else `http://` + the address it listens on. */
 export function publicUrlOf(configured: string, bound: ListenAddress): string {
   return configured !== "" ? configured : `http://${formatAddress(bound)}`;
+}
+
+function checkBlobStore(value: string): string {
+  try {
+    parseBlobDriverUrl(value, ".");
+  } catch (err) {
+    throw new ConfigError(`--blob-store: ${redactBlobDriverUrl((err as Error).message)}`);
+  }
+  return value;
+}
+
+function parseInterval(value: string | undefined): number {
+  if (value === undefined || value === "0") return 0;
+  const seconds = parseDurationSeconds(value);
+  if (seconds === undefined)
+    throw new ConfigError(`--gc-interval must be a duration like 24h, or 0 (got "${value}")`);
+  return seconds * 1000;
+}
+
+function parseNamespace(value: string): string {
+  if (!/^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/.test(value)) {
+    throw new ConfigError(
+      `--public-namespace must be an organization name usable in image paths (got "${value}")`,
+    );
+  }
+  return value;
 }
 
 function parseUrl(value: string | undefined, name: string): string {

@@ -82,10 +82,8 @@ export function alreadyExists(resourceType: string, resourceName: string, descri
 }
 
 /** UNAUTHENTICATED: no credentials, or credentials that do not verify. */
-export function unauthenticated(description: string): DomainError {
-  return new DomainError(Code.Unauthenticated, `Unauthenticated: ${description}`, {
-    reason: "UNAUTHENTICATED",
-  });
+export function unauthenticated(description: string, reason = "UNAUTHENTICATED"): DomainError {
+  return new DomainError(Code.Unauthenticated, `Unauthenticated: ${description}`, { reason });
 }
 
 /** PERMISSION_DENIED: authenticated, but lacking a capability at the scope. */

@@ -2,25 +2,34 @@ import type { ServiceDeps } from "../api/deps.js";
 import { notFound } from "../core/errors.js";
 import type { ServiceHandlers } from "../core/service.js";
 import type { ImagesService } from "../gen/platform/registry/v2/images_pb.js";
+import { describeImage } from "./image-description.js";
 import { validateDigest } from "./names.js";
 
+/** The architecture GetSize reports when the request names none (reference: amd64). */
+const DEFAULT_ARCHITECTURE = "amd64";
+
 /**
- * ImagesService: architectures and size of a stored image. Until the registry data plane stores
- * manifests, every digest is NOT_FOUND (after checking the repo exists and the digest is valid).
+ * ImagesService: architectures and size of a stored image, derived from its manifests (see
+ * `describeImage`). NOT_FOUND for a missing repo or manifest, or an architecture the image lacks.
  */
 export function createImagesService(deps: ServiceDeps): ServiceHandlers<typeof ImagesService> {
-  const { store } = deps;
-  async function requireManifest(repoUid: string, digest: string): Promise<never> {
-    validateDigest(digest);
-    if (!(await store.repos.get(repoUid))) throw notFound("repo", repoUid);
-    throw notFound("manifest", `${repoUid}@${digest}`);
-  }
   return {
     async getArchitectures(req) {
-      return requireManifest(req.repoUid, req.digest);
+      validateDigest(req.digest);
+      const platforms = await describeImage(deps, req.repoUid, req.digest);
+      return { architectures: [...new Set(platforms.map((p) => p.architecture).filter(Boolean))] };
     },
     async getSize(req) {
-      return requireManifest(req.repoUid, req.digest);
+      validateDigest(req.digest);
+      const platforms = await describeImage(deps, req.repoUid, req.digest);
+      const single = platforms.length === 1 && req.architecture === "" ? platforms[0] : undefined;
+      const architecture = req.architecture || DEFAULT_ARCHITECTURE;
+      const platform = single ?? platforms.find((p) => p.architecture === architecture);
+      if (!platform) {
+        const available = platforms.map((p) => p.architecture).join(", ") || "none";
+        throw notFound("architecture", `${req.digest} has no ${architecture} image (it has: ${available})`);
+      }
+      return { size: BigInt(platform.size), architecture: platform.architecture || architecture };
     },
   };
 }

@@ -1,7 +1,7 @@
 import { fromTimestamp, pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
 import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
-import { notFound } from "../core/errors.js";
+import { failedPrecondition, notFound } from "../core/errors.js";
 import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid } from "../core/uidp.js";
@@ -47,7 +47,16 @@ export function createTagsService(deps: ServiceDeps): ServiceHandlers<typeof Tag
       validateTagName(input?.name ?? "");
       validateDigest(input?.digest ?? "");
       const row = await store.transaction(async (tx) => {
+        await tx.garbage.lockRegistry("shared");
         if (!(await tx.repos.get(req.parent))) throw notFound("repo", req.parent);
+        // A tag must resolve: pointing it at a manifest the registry does not hold would break pulls.
+        if (!(await tx.manifests.has(req.parent, input?.digest ?? ""))) {
+          throw failedPrecondition(
+            "MANIFEST_MISSING",
+            `the repo holds no manifest ${input?.digest}; push the image first`,
+            input?.digest,
+          );
+        }
         return tx.tags.put({
           repoUid: req.parent,
           name: input?.name ?? "",

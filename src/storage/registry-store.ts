@@ -97,3 +97,37 @@ export interface UploadStore {
   /** Sessions last touched before `time` (abandoned uploads, for garbage collection). */
   staleBefore(time: number): Promise<UploadRow[]>;
 }
+
+/** The liveness rules' time bounds for one garbage collection run (ms since the epoch). */
+export interface GarbageBounds {
+  /** Rows created at or after this are young: never collected (protects pushes in flight). */
+  graceStart: number;
+  /** Tag history at or after this keeps its digests (and the digest each tag had at this time). */
+  windowStart: number;
+}
+
+/**
+ * What garbage collection asks of the store. A manifest is LIVE when it is young, a tag points at
+ * it, the recent tag history names it (including what each tag pointed to at `windowStart`), an
+ * index in the repo lists it, or its subject is in the repo (referrers live with their subject).
+ * Dead manifests are deleted one at a time under the registry lock, re-checking the rules.
+ */
+export interface GarbageStore {
+  /**
+   * Takes the registry lock for the rest of the current transaction: `shared` for writes that make
+   * content reachable (manifest and blob commits, tag writes), `exclusive` for GC deletions, so a
+   * deletion never interleaves with a push. PostgreSQL: a transaction-scoped advisory lock; SQLite:
+   * nothing (its transactions already hold the database write lock).
+   */
+  lockRegistry(mode: "shared" | "exclusive"): Promise<void>;
+  /** Up to `limit` dead manifests. */
+  deadManifests(bounds: GarbageBounds, limit: number): Promise<{ repoUid: string; digest: string }[]>;
+  /** Deletes the manifest when it is still dead; true when it was deleted. */
+  deleteIfDead(repoUid: string, digest: string, bounds: GarbageBounds): Promise<boolean>;
+  /** Deletes repo links older than `graceStart` that no manifest of their repo references; how many. */
+  deleteUnreferencedLinks(graceStart: number): Promise<number>;
+  /** Up to `limit` blobs that no repo links, recorded before `graceStart`. */
+  orphanBlobs(graceStart: number, limit: number): Promise<BlobRow[]>;
+  /** Deletes the blob row when it is still an orphan; true when it was deleted. */
+  deleteIfOrphan(digest: string, graceStart: number): Promise<boolean>;
+}

@@ -1,6 +1,6 @@
 import type { AccessScopes } from "../core/context.js";
 import type { ListSlice, ListWindow } from "../core/list.js";
-import type { BlobRecordStore, ManifestStore, UploadStore } from "./registry-store.js";
+import type { BlobRecordStore, GarbageStore, ManifestStore, UploadStore } from "./registry-store.js";
 
 /**
  * The metadata store seam. Domain services see only these interfaces; `src/storage/sql` implements
@@ -308,6 +308,7 @@ export interface Store {
   blobs: BlobRecordStore;
   manifests: ManifestStore;
   uploads: UploadStore;
+  garbage: GarbageStore;
   signingKeys: SigningKeyStore;
   settings: SettingsStore;
   /** Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join. */

@@ -5,6 +5,7 @@ import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
 import { systemClock } from "../../src/core/clock.js";
 import { newRootUid } from "../../src/core/uidp.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
+import { seedManifests } from "../support/seed-manifests.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 /** A registered person: a root identity row, as login (a later issue) creates. */
@@ -59,6 +60,7 @@ describe("authentication and authorization", () => {
       )
     ).uid;
     globexRepo = await wharf.create(`/registry/v2/repos/${globex}`, { name: "secret" }, bob.token);
+    await seedManifests(wharf.store, globexRepo, [`sha256:${"a".repeat(64)}`, `sha256:${"b".repeat(64)}`]);
     globexTag = (
       await expectJson<{ uid: string }>(
         await wharf.api(`/registry/v2/tags/${globexRepo}`, {

@@ -80,11 +80,35 @@ describe("the wharf command", () => {
     assert.equal(server.output().includes(token), false, "the token never appears in the server's output");
   });
 
-  it("the registry port is reserved and answers with an OCI error envelope", async () => {
+  it("the registry answers on its port, challenging with the token endpoint", async () => {
     const res = await fetch(`${server.registryUrl}/v2/`);
-    assert.equal(res.status, 503);
+    assert.equal(res.status, 401);
+    assert.equal(
+      res.headers.get("www-authenticate"),
+      `Bearer realm="${server.registryUrl}/token",service="${new URL(server.registryUrl).host}"`,
+    );
     const body = (await res.json()) as { errors: Array<{ code: string }> };
-    assert.equal(body.errors[0]?.code, "UNSUPPORTED");
+    assert.equal(body.errors[0]?.code, "UNAUTHORIZED");
+  });
+
+  it("gc runs against the data folder and reports what it removed as JSON", async () => {
+    const { stdout } = await run(process.execPath, [WHARF, "gc", "--data-dir", dataDir, "--grace", "1m"]);
+    assert.deepEqual(JSON.parse(stdout), {
+      manifests: 0,
+      links: 0,
+      blobs: 0,
+      bytes: 0,
+      uploads: 0,
+      strayObjects: 0,
+    });
+    await assert.rejects(
+      run(process.execPath, [WHARF, "gc", "--data-dir", dataDir, "--window", "forever"]),
+      (err: { code: number; stderr: string }) => {
+        assert.equal(err.code, 2);
+        assert.match(err.stderr, /--window must be a duration/);
+        return true;
+      },
+    );
   });
 
   it("refuses bad options with exit code 2 and a clear message", async () => {
@@ -93,6 +117,14 @@ describe("the wharf command", () => {
       (err: { code: number; stderr: string }) => {
         assert.equal(err.code, 2);
         assert.match(err.stderr, /--ttl must be a duration/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      run(process.execPath, [WHARF, "serve", "--blob-store", "ftp://nowhere"]),
+      (err: { code: number; stderr: string }) => {
+        assert.equal(err.code, 2);
+        assert.match(err.stderr, /--blob-store/);
         return true;
       },
     );

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { expectError, expectJson } from "../support/api-assertions.js";
+import { seedManifests } from "../support/seed-manifests.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 const digest = (n: number) => `sha256:${n.toString(16).padStart(64, "0")}`;
@@ -174,6 +175,7 @@ describe("Registry v2 over REST", () => {
 
   it("creates, moves, filters, deprecates and deletes tags, recording every digest change", async () => {
     const repo = repos.get("busybox")!;
+    await seedManifests(wharf.store, repo, [digest(1), digest(2), digest(3)]);
     const create = (name: string, d: string, deprecated = false) =>
       wharf.api(`/registry/v2/tags/${repo}`, {
         method: "POST",
@@ -211,7 +213,7 @@ describe("Registry v2 over REST", () => {
       byDigest.tags.map((t) => t.name),
       ["latest"],
     );
-    const history = await wharf.store.tags.history({ repoUid: repo, tagName: "latest", limit: 1000 });
+    let history = await wharf.store.tags.history({ repoUid: repo, tagName: "latest", limit: 1000 });
     assert.deepEqual(
       history.map((h) => h.digest),
       [digest(1), digest(2)],
@@ -219,6 +221,8 @@ describe("Registry v2 over REST", () => {
 
     await expectError(await create("bad tag", digest(1)), { status: 400, code: 3, field: "name" });
     await expectError(await create("ok", "sha256:xyz"), { status: 400, code: 3, field: "digest" });
+    const missing = await expectError(await create("ok", digest(9)), { status: 400, code: 9 });
+    assert.match(missing.message, /no manifest sha256:0+9; push the image first/);
     await expectJson(
       await wharf.api(`/registry/v2/tags/${latest.uid}`, { method: "DELETE", token: wharf.adminToken }),
     );
@@ -226,12 +230,18 @@ describe("Registry v2 over REST", () => {
       status: 404,
       code: 5,
     });
+    history = await wharf.store.tags.history({ repoUid: repo, tagName: "latest", limit: 1000 });
+    assert.deepEqual(
+      history.map((h) => h.digest),
+      [digest(1), digest(2), ""],
+      "the delete is recorded",
+    );
   });
 
-  it("answers NOT_FOUND for image metadata until the registry stores manifests", async () => {
+  it("answers NOT_FOUND for image metadata of a manifest the repo does not hold", async () => {
     const repo = repos.get("busybox")!;
     await expectError(
-      await wharf.api(`/registry/v2/repos/${repo}/digests/${digest(1)}/architectures`, {
+      await wharf.api(`/registry/v2/repos/${repo}/digests/${digest(99)}/architectures`, {
         token: wharf.adminToken,
       }),
       { status: 404, code: 5 },

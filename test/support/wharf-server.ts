@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createIssuer } from "../../src/auth/issuer.js";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
-import { loadConfig } from "../../src/config/config.js";
+import { type ConfigInput, loadConfig } from "../../src/config/config.js";
 import type { Clock } from "../../src/core/clock.js";
 import { systemClock } from "../../src/core/clock.js";
 import { type RunningServer, startServer } from "../../src/server.js";
@@ -22,6 +22,21 @@ export interface TestServer extends RunningServer {
    * returns the created resource's uid.
    */
   create(path: string, body: unknown, token?: string): Promise<string>;
+  /** A token for `subject` (default: the administrator) issued for the registry audience. */
+  registryToken(subject?: string, ttlSeconds?: number): Promise<string>;
+  /**
+   * fetch against the registry. `token` is sent as Bearer; `body` as is. Redirects are not
+   * followed (Location headers are asserted).
+   */
+  registry(
+    path: string,
+    init?: {
+      method?: string;
+      token?: string;
+      headers?: Record<string, string>;
+      body?: string | Uint8Array | ReadableStream;
+    },
+  ): Promise<Response>;
   /** fetch against the API with an optional bearer token and JSON body. */
   api(
     path: string,
@@ -34,11 +49,17 @@ export interface TestServer extends RunningServer {
  * Call `close()` in `after`; it also removes the data folder.
  */
 export async function startTestServer(
-  opts: { databaseUrl?: string; clock?: Clock } = {},
+  opts: { databaseUrl?: string; clock?: Clock; config?: ConfigInput } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "wharf-test-"));
   const config = loadConfig(
-    { dataDir, apiAddr: "127.0.0.1:0", registryAddr: "127.0.0.1:0", databaseUrl: opts.databaseUrl ?? "" },
+    {
+      dataDir,
+      apiAddr: "127.0.0.1:0",
+      registryAddr: "127.0.0.1:0",
+      databaseUrl: opts.databaseUrl ?? "",
+      ...opts.config,
+    },
     {},
   );
   const logLines: Record<string, unknown>[] = [];
@@ -63,9 +84,22 @@ export async function startTestServer(
     if (body !== undefined) headers["content-type"] = "application/json";
     return fetch(`${server.apiUrl}${path}`, { method: init.method ?? "GET", headers, body });
   };
+  const registry: TestServer["registry"] = (path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    return fetch(`${server.registryUrl}${path}`, {
+      method: init.method ?? "GET",
+      headers,
+      redirect: "manual",
+      ...(init.body === undefined ? {} : { body: init.body, duplex: "half" }),
+    } as RequestInit);
+  };
   return {
     ...server,
     dataDir,
+    registry,
+    registryToken: (subject = ADMIN_IDENTITY_UID, ttlSeconds = 3600) =>
+      issuer.mint({ subject, audience: server.registryUrl, ttlSeconds }),
     adminToken,
     logLines,
     tokenFor,

@@ -1,5 +1,6 @@
 import type { Store } from "../store.js";
 import { createBlobRecordStore } from "./blob-record-store.js";
+import { createGarbageStore } from "./garbage-store.js";
 import { createGroupStore } from "./group-store.js";
 import { createIdentityStore } from "./identity-store.js";
 import { createManifestStore } from "./manifest-store.js";
@@ -33,6 +34,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     blobs: createBlobRecordStore(ctx),
     manifests: createManifestStore(ctx),
     uploads: createUploadStore(ctx),
+    garbage: createGarbageStore(ctx),
     signingKeys: createSigningKeyStore(ctx),
     settings: createSettingsStore(ctx),
     dialect: ctx.dialect.name,

@@ -75,6 +75,13 @@ export function registryDataMigration(dialect: DialectName): Migration {
         .column("digest")
         .execute();
 
+      // Garbage collection asks "does any history row name this digest?".
+      await db.schema
+        .createIndex("tag_history_repo_uid_digest_idx")
+        .on("tag_history")
+        .columns(["repo_uid", "digest"])
+        .execute();
+
       await db.schema
         .createTable("uploads")
         .addColumn("id", key, (c) => c.primaryKey())

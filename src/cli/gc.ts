@@ -1,0 +1,33 @@
+import { ConfigError, type ConfigInput, loadConfig } from "../config/config.js";
+import { openConfiguredStore } from "../config/open-configured-store.js";
+import { systemClock } from "../core/clock.js";
+import { collectGarbage } from "../oci/garbage-collector.js";
+import { openBlobDriver } from "../storage/blobs/open-blob-driver.js";
+import { parseDurationSeconds } from "./duration.js";
+
+/**
+ * `wharf gc`: one garbage collection run against the configured store and blob storage (safe while
+ * servers are pushing; see `collectGarbage`). Prints what it removed as one JSON line.
+ */
+export async function runGc(input: ConfigInput, opts: { window: string; grace: string }): Promise<number> {
+  const config = loadConfig(input);
+  const durationMs = (flag: string, value: string) => {
+    const seconds = parseDurationSeconds(value);
+    if (seconds === undefined)
+      throw new ConfigError(`--${flag} must be a duration like 720h or 30m (got "${value}")`);
+    return seconds * 1000;
+  };
+  const options = {
+    historyWindowMs: durationMs("window", opts.window),
+    graceMs: durationMs("grace", opts.grace),
+  };
+  const store = await openConfiguredStore(config);
+  const blobs = openBlobDriver(config.blobStore, config.dataDir);
+  try {
+    const report = await collectGarbage({ store, blobs, clock: systemClock }, options);
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return 0;
+  } finally {
+    await Promise.allSettled([store.close(), blobs.close()]);
+  }
+}

@@ -1,0 +1,103 @@
+import { pipeline } from "node:stream/promises";
+import { BlobNotFoundError } from "../storage/blobs/blob-driver.js";
+import { blobKey, parseDigest } from "./digest.js";
+import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST } from "./manifest-parser.js";
+import { OciError, ociError } from "./oci-errors.js";
+import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
+
+/** GET/HEAD `/v2/<name>/blobs/<digest>`: the blob's bytes (Range supported) when the repo links it. */
+export async function getBlob(
+  deps: RegistryDeps,
+  ex: Exchange,
+  name: string,
+  digestValue: string,
+): Promise<void> {
+  const digest = parseDigest(digestValue);
+  const { resolved } = await authorize(deps, ex, name, "pull", {
+    publicFallback: async (r) => (r.repo ? deps.publicContent.blob(r.repo.uid, digest.value) : false),
+  });
+  const repo = existingRepo(resolved);
+  const blob = await deps.store.blobs.getLinked(repo.uid, digest.value);
+  const headers = {
+    "content-type": "application/octet-stream",
+    "docker-content-digest": digest.value,
+    "accept-ranges": "bytes",
+    etag: `"${digest.value}"`,
+    "cache-control": "max-age=31536000",
+  };
+  if (!blob) {
+    if (digest.value !== EMPTY_BLOB_DIGEST)
+      throw ociError("BLOB_UNKNOWN", `blob ${digest.value} is not in ${name}`);
+    ex.res.writeHead(200, { ...headers, "content-length": EMPTY_BLOB_CONTENT.length });
+    ex.res.end(ex.head ? undefined : EMPTY_BLOB_CONTENT);
+    return;
+  }
+  const range = parseRange(ex.req.headers.range, blob.size);
+  if (range === "unsatisfiable") {
+    throw new OciError("RANGE_INVALID", `range ${ex.req.headers.range} is not satisfiable`, undefined, {
+      "content-range": `bytes */${blob.size}`,
+    });
+  }
+  if (range) {
+    ex.res.writeHead(206, {
+      ...headers,
+      "content-length": range.end - range.start,
+      "content-range": `bytes ${range.start}-${range.end - 1}/${blob.size}`,
+    });
+  } else {
+    ex.res.writeHead(200, { ...headers, "content-length": blob.size });
+  }
+  if (ex.head || blob.size === 0 || (range && range.end === range.start)) {
+    ex.res.end();
+    return;
+  }
+  let stream: NodeJS.ReadableStream;
+  try {
+    stream = await deps.blobs.read(blobKey(digest), range ?? undefined);
+  } catch (err) {
+    // Headers are out; a blob lost from storage can only end the connection.
+    if (err instanceof BlobNotFoundError) ex.res.destroy();
+    throw err;
+  }
+  await pipeline(stream, ex.res);
+}
+
+/** DELETE `/v2/<name>/blobs/<digest>`: unlinks the blob from the repo (GC reclaims the bytes). 202. */
+export async function deleteBlob(
+  deps: RegistryDeps,
+  ex: Exchange,
+  name: string,
+  digestValue: string,
+): Promise<void> {
+  const digest = parseDigest(digestValue);
+  const { resolved } = await authorize(deps, ex, name, "delete");
+  const repo = existingRepo(resolved);
+  if (!(await deps.store.blobs.unlink(repo.uid, digest.value))) {
+    throw ociError("BLOB_UNKNOWN", `blob ${digest.value} is not in ${name}`);
+  }
+  ex.res.writeHead(202, { "content-length": 0, "docker-content-digest": digest.value });
+  ex.res.end();
+}
+
+/**
+ * Parses a single `bytes=` range against `size`: undefined when absent (or not a bytes range, which
+ * is ignored as RFC 9110 allows), "unsatisfiable" when it starts past the end, else the clamped
+ * half-open interval.
+ */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | "unsatisfiable" | undefined {
+  if (!header) return undefined;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === "" && m[2] === "")) return undefined;
+  if (m[1] === "") {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return "unsatisfiable";
+    return { start: Math.max(size - suffix, 0), end: size };
+  }
+  const start = Number(m[1]);
+  const last = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size || last < start) return "unsatisfiable";
+  return { start, end: last + 1 };
+}

@@ -1,0 +1,205 @@
+import { type Hash, randomBytes } from "node:crypto";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { Clock } from "../core/clock.js";
+import type { BlobDriver } from "../storage/blobs/blob-driver.js";
+import type { BlobRow, UploadRow } from "../storage/registry-store.js";
+import type { Store } from "../storage/store.js";
+import { blobKey, createDigester, type Digest } from "./digest.js";
+import { OciError, ociError } from "./oci-errors.js";
+
+/** Upload sessions over the blob driver: chunks append to `uploads/<id>`; finishing verifies and commits. */
+export interface BlobUploads {
+  /** Opens a session for `repoUid` on behalf of `identityUid`. */
+  start(repoUid: string, identityUid: string): Promise<UploadRow>;
+  get(id: string): Promise<UploadRow | undefined>;
+  /**
+   * Appends `body` to the session; `rangeStart` (from Content-Range) must equal the bytes received
+   * so far, else 416 RANGE_INVALID carrying the current range. Returns the new size. A body that
+   * breaks off midway leaves the session at its previous size.
+   */
+  append(upload: UploadRow, body: Readable, rangeStart?: number): Promise<number>;
+  /**
+   * Appends the optional final `body`, checks the content against `digest` and makes the blob
+   * visible in the session's repo; the session ends either way. A mismatch is DIGEST_INVALID and
+   * stores nothing.
+   */
+  finish(upload: UploadRow, digest: Digest, body?: Readable): Promise<BlobRow>;
+  /** Ends a session and drops its bytes. */
+  cancel(upload: UploadRow): Promise<void>;
+  /** A whole blob in one request (POST with `digest`), verified like `finish`. */
+  putMonolithic(repoUid: string, digest: Digest, body: Readable): Promise<BlobRow>;
+}
+
+const MAX_RUNNING_HASHES = 10_000;
+
+/** A running sha256 over a session's bytes, valid while `size` matches what the session holds. */
+interface RunningHash {
+  hash: Hash;
+  size: number;
+}
+
+/**
+ * Creates the upload logic. Hash state of sessions this process receives is kept in memory, so
+ * finishing a chunked upload does not read the data back; a session continued on another process
+ * (or after a restart) is hashed from storage when it finishes instead.
+ */
+export function createBlobUploads(opts: { store: Store; blobs: BlobDriver; clock: Clock }): BlobUploads {
+  const { store, blobs, clock } = opts;
+  const running = new Map<string, RunningHash>();
+  const uploadKey = (id: string) => `uploads/${id}`;
+
+  /** Streams `body` onto the session's bytes, feeding `hash` when given; returns the new total size. */
+  async function appendBytes(id: string, body: Readable, hash: Hash | undefined): Promise<number> {
+    const tap = new Transform({
+      highWaterMark: 1 << 20,
+      transform(chunk: Buffer, _encoding, callback) {
+        hash?.update(chunk);
+        callback(null, chunk);
+      },
+    });
+    const [size] = await Promise.all([blobs.append(uploadKey(id), tap), pipeline(body, tap)]);
+    return size;
+  }
+
+  async function contentDigest(id: string, digest: Digest, size: number): Promise<string> {
+    const state = running.get(id);
+    running.delete(id);
+    if (state && state.size === size && digest.algorithm === "sha256") return state.hash.digest("hex");
+    const hash = createDigester(digest.algorithm);
+    if (size > 0) {
+      for await (const chunk of await blobs.read(uploadKey(id))) hash.update(chunk as Buffer);
+    }
+    return hash.digest("hex");
+  }
+
+  /**
+   * Moves verified session bytes to the blob's key (or drops them when the blob is already stored)
+   * and links it, under the shared registry lock so garbage collection cannot delete the bytes
+   * between the check and the link.
+   */
+  async function commit(id: string, repoUid: string, digest: Digest, size: number): Promise<BlobRow> {
+    const target = blobKey(digest);
+    const now = clock.now();
+    const row: BlobRow = { digest: digest.value, size, createTime: now };
+    await store.transaction(async (tx) => {
+      await tx.garbage.lockRegistry("shared");
+      const existing = await blobs.stat(target);
+      if (existing && existing.size === size) await blobs.delete(uploadKey(id));
+      else if (size === 0) {
+        await blobs.put(target, Readable.from([]));
+        await blobs.delete(uploadKey(id));
+      } else await blobs.commit(uploadKey(id), target);
+      await tx.blobs.link(repoUid, row, now);
+    });
+    return (await store.blobs.get(digest.value)) ?? row;
+  }
+
+  async function verifyAndCommit(
+    id: string,
+    repoUid: string,
+    digest: Digest,
+    size: number,
+  ): Promise<BlobRow> {
+    const actual = await contentDigest(id, digest, size);
+    if (actual !== digest.hex) {
+      await blobs.delete(uploadKey(id));
+      throw ociError(
+        "DIGEST_INVALID",
+        `content digest is ${digest.algorithm}:${actual}, not ${digest.value}`,
+      );
+    }
+    return commit(id, repoUid, digest, size);
+  }
+
+  return {
+    async start(repoUid, identityUid) {
+      const now = clock.now();
+      const row: UploadRow = {
+        id: randomBytes(16).toString("hex"),
+        repoUid,
+        identityUid,
+        size: 0,
+        createTime: now,
+        updateTime: now,
+      };
+      await store.uploads.insert(row);
+      // Abandoned sessions must not grow the map forever; the oldest just lose their fast path.
+      if (running.size >= MAX_RUNNING_HASHES) running.delete(running.keys().next().value as string);
+      running.set(row.id, { hash: createDigester("sha256"), size: 0 });
+      return row;
+    },
+
+    get: (id) => store.uploads.get(id),
+
+    async append(upload, body, rangeStart) {
+      if (rangeStart !== undefined && rangeStart !== upload.size) {
+        body.resume();
+        throw new OciError(
+          "RANGE_INVALID",
+          `chunk starts at ${rangeStart}, but ${upload.size} bytes were received so far`,
+          undefined,
+          { range: `0-${Math.max(upload.size - 1, 0)}` },
+        );
+      }
+      const state = running.get(upload.id);
+      const tracked = state !== undefined && state.size === upload.size ? state : undefined;
+      if (!tracked) running.delete(upload.id);
+      let size: number;
+      try {
+        size = await appendBytes(upload.id, body, tracked?.hash);
+      } catch (err) {
+        running.delete(upload.id);
+        throw err;
+      }
+      if (tracked) tracked.size = size;
+      if (!(await store.uploads.advance(upload.id, upload.size, size, clock.now()))) {
+        running.delete(upload.id);
+        throw ociError("BLOB_UPLOAD_INVALID", "the upload changed concurrently; restart it");
+      }
+      upload.size = size;
+      return size;
+    },
+
+    async finish(upload, digest, body) {
+      try {
+        const size = body ? await this.append(upload, body) : upload.size;
+        return await verifyAndCommit(upload.id, upload.repoUid, digest, size);
+      } finally {
+        running.delete(upload.id);
+        await store.uploads.delete(upload.id);
+      }
+    },
+
+    async cancel(upload) {
+      running.delete(upload.id);
+      await store.uploads.delete(upload.id);
+      await blobs.delete(uploadKey(upload.id));
+    },
+
+    async putMonolithic(repoUid, digest, body) {
+      const id = randomBytes(16).toString("hex");
+      const hash = createDigester(digest.algorithm);
+      try {
+        const size = await appendBytes(id, body, hash);
+        running.set(id, { hash, size });
+        if (digest.algorithm !== "sha256") {
+          running.delete(id);
+          const actual = hash.digest("hex");
+          if (actual !== digest.hex) {
+            throw ociError(
+              "DIGEST_INVALID",
+              `content digest is ${digest.algorithm}:${actual}, not ${digest.value}`,
+            );
+          }
+          return await commit(id, repoUid, digest, size);
+        }
+        return await verifyAndCommit(id, repoUid, digest, size);
+      } catch (err) {
+        running.delete(id);
+        await blobs.delete(uploadKey(id));
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import type { Clock } from "../core/clock.js";
+import type { BlobDriver } from "../storage/blobs/blob-driver.js";
+import type { GarbageBounds } from "../storage/registry-store.js";
+import type { Store } from "../storage/store.js";
+import { blobKey, parseDigest } from "./digest.js";
+
+/** How far back garbage collection looks before removing anything. */
+export interface GarbageCollectionOptions {
+  /** Digests named by tag history this recent stay (default 30 days). */
+  historyWindowMs?: number;
+  /** Anything younger than this stays, so pushes in flight are never cut (default 1 hour). */
+  graceMs?: number;
+  /** Upload sessions idle this long are abandoned (default 24 hours). */
+  uploadTtlMs?: number;
+}
+
+/** What one run removed. */
+export interface GarbageReport {
+  manifests: number;
+  links: number;
+  blobs: number;
+  bytes: number;
+  uploads: number;
+  strayObjects: number;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+const BATCH = 500;
+
+/**
+ * Removes what no tag, recent tag history or upload in progress can reach: dead manifests (see
+ * GarbageStore for the rules; repeated until none is left, since deleting an index frees its
+ * children), repo links to blobs no remaining manifest references, blobs no repo links (bytes and
+ * row), abandoned upload sessions and stray objects a crash left in blob storage. Every deletion
+ * runs in its own transaction under the exclusive registry lock and re-checks its rule there, while
+ * pushes commit under the shared lock: a concurrent push either lands before (and keeps what it
+ * references) or after (and finds the blob gone, so it uploads it again).
+ */
+export async function collectGarbage(
+  deps: { store: Store; blobs: BlobDriver; clock: Clock },
+  options: GarbageCollectionOptions = {},
+): Promise<GarbageReport> {
+  const { store, blobs, clock } = deps;
+  const now = clock.now();
+  const graceStart = now - (options.graceMs ?? 60 * 60 * 1000);
+  const bounds: GarbageBounds = { graceStart, windowStart: now - (options.historyWindowMs ?? 30 * DAY) };
+  const uploadCutoff = now - (options.uploadTtlMs ?? DAY);
+  const report: GarbageReport = { manifests: 0, links: 0, blobs: 0, bytes: 0, uploads: 0, strayObjects: 0 };
+  const exclusively = <T>(fn: (tx: Store) => Promise<T>) =>
+    store.transaction(async (tx) => {
+      await tx.garbage.lockRegistry("exclusive");
+      return fn(tx);
+    });
+
+  for (const upload of await store.uploads.staleBefore(uploadCutoff)) {
+    await store.uploads.delete(upload.id);
+    await blobs.delete(`uploads/${upload.id}`);
+    report.uploads++;
+  }
+  for await (const object of blobs.list("uploads/")) {
+    const id = object.key.slice("uploads/".length);
+    if (object.modifiedTime < uploadCutoff && !(await store.uploads.get(id))) {
+      await blobs.delete(object.key);
+      report.strayObjects++;
+    }
+  }
+
+  for (;;) {
+    const dead = await store.garbage.deadManifests(bounds, BATCH);
+    let deleted = 0;
+    for (const { repoUid, digest } of dead) {
+      if (await exclusively((tx) => tx.garbage.deleteIfDead(repoUid, digest, bounds))) deleted++;
+    }
+    report.manifests += deleted;
+    if (deleted === 0) break;
+  }
+
+  report.links = await exclusively((tx) => tx.garbage.deleteUnreferencedLinks(graceStart));
+
+  const failed = new Set<string>();
+  for (;;) {
+    const orphans = (await store.garbage.orphanBlobs(graceStart, BATCH)).filter((b) => !failed.has(b.digest));
+    if (orphans.length === 0) break;
+    for (const blob of orphans) {
+      try {
+        const removed = await exclusively(async (tx) => {
+          if (!(await tx.garbage.deleteIfOrphan(blob.digest, graceStart))) return false;
+          // Inside the lock: an upload of the same digest waits, then finds no bytes and writes its own.
+          await blobs.delete(blobKey(parseDigest(blob.digest)));
+          return true;
+        });
+        if (removed) {
+          report.blobs++;
+          report.bytes += blob.size;
+        }
+      } catch {
+        failed.add(blob.digest);
+      }
+    }
+  }
+
+  for await (const object of blobs.list("blobs/")) {
+    if (object.modifiedTime >= graceStart) continue;
+    const [, algorithm, , hex] = object.key.split("/");
+    const digest = `${algorithm}:${hex}`;
+    const stray = await exclusively(async (tx) => {
+      if (await tx.blobs.get(digest)) return false;
+      await blobs.delete(object.key);
+      return true;
+    });
+    if (stray) report.strayObjects++;
+  }
+  return report;
+}

@@ -1,0 +1,59 @@
+import { ociError } from "./oci-errors.js";
+import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
+import { TAG } from "./routes.js";
+
+/** Records per Tag History response (spec). */
+export const HISTORY_PAGE_SIZE = 1000;
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Parses an RFC 3339 query parameter into ms; INVALID_ARGUMENT (400) naming it when malformed. */
+export function parseTimestampParam(name: string, value: string | null): number | undefined {
+  if (value === null || value === "") return undefined;
+  const ms = RFC3339.test(value) ? Date.parse(value.toUpperCase()) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw ociError(
+      "INVALID_ARGUMENT",
+      `${name} must be an RFC 3339 timestamp such as 2024-01-01T00:00:00Z, got "${value.slice(0, 60)}"`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * GET `/v2/<name>/_service/history/<tag>?start=&end=`: every digest the tag pointed to, oldest
+ * first, `start` inclusive and `end` exclusive, at most 1000 records (page by moving `start`).
+ * A delete shows as `{"digest": "", "deleted": true}`. Unknown repo → NAME_UNKNOWN; a tag that
+ * never existed → MANIFEST_UNKNOWN (404 both).
+ */
+export async function tagHistory(deps: RegistryDeps, ex: Exchange, name: string, tag: string): Promise<void> {
+  if (!TAG.test(tag)) throw ociError("MANIFEST_INVALID", `"${tag.slice(0, 130)}" is not a valid tag`);
+  const { resolved } = await authorize(deps, ex, name, "pull", {
+    publicFallback: async (r) => (r.repo ? deps.publicContent.manifest(r.repo.uid, tag) : false),
+  });
+  const repo = existingRepo(resolved);
+  const start = parseTimestampParam("start", ex.url.searchParams.get("start"));
+  const end = parseTimestampParam("end", ex.url.searchParams.get("end"));
+  const rows = await deps.store.tags.history({
+    repoUid: repo.uid,
+    tagName: tag,
+    ...(start === undefined ? {} : { start }),
+    ...(end === undefined ? {} : { end }),
+    limit: HISTORY_PAGE_SIZE,
+  });
+  if (
+    rows.length === 0 &&
+    (await deps.store.tags.history({ repoUid: repo.uid, tagName: tag, limit: 1 })).length === 0
+  ) {
+    throw ociError("MANIFEST_UNKNOWN", `tag ${tag} is not in ${name}`);
+  }
+  const body = JSON.stringify({
+    history: rows.map((r) => ({
+      updateTimestamp: new Date(r.updateTime).toISOString(),
+      digest: r.digest,
+      ...(r.digest === "" ? { deleted: true } : {}),
+    })),
+  });
+  ex.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  ex.res.end(ex.head ? undefined : body);
+}

@@ -1,0 +1,69 @@
+import { newChildUid } from "../core/uidp.js";
+import type { RepoRow, Store } from "../storage/store.js";
+import { EMPTY_BLOB_DIGEST, type ParsedManifest } from "./manifest-parser.js";
+import { OciError } from "./oci-errors.js";
+
+/**
+ * Stores a validated manifest in `repo` and, with `tag`, points the tag at it (keeping its
+ * `deprecated` flag), in one transaction under the shared registry lock: every referenced blob must
+ * be linked to the repo (the OCI empty blob needs no upload) and every child manifest stored there,
+ * else MANIFEST_BLOB_UNKNOWN / MANIFEST_UNKNOWN (400) and nothing is written. The tag write appends
+ * the history row when the tag moves.
+ */
+export async function commitManifest(
+  store: Store,
+  args: {
+    repo: RepoRow;
+    name: string;
+    digest: string;
+    content: Uint8Array;
+    parsed: ParsedManifest;
+    tag?: string;
+    now: number;
+  },
+): Promise<void> {
+  const { repo, name, digest, content, parsed, now } = args;
+  await store.transaction(async (tx) => {
+    await tx.garbage.lockRegistry("shared");
+    for (const reference of parsed.references) {
+      const present =
+        reference.kind === "manifest"
+          ? await tx.manifests.has(repo.uid, reference.digest)
+          : reference.digest === EMPTY_BLOB_DIGEST ||
+            (await tx.blobs.getLinked(repo.uid, reference.digest)) !== undefined;
+      if (!present) {
+        throw new OciError(
+          reference.kind === "manifest" ? "MANIFEST_UNKNOWN" : "MANIFEST_BLOB_UNKNOWN",
+          `${reference.kind} ${reference.digest} referenced by the manifest is not in ${name}`,
+          { digest: reference.digest },
+          {},
+          400,
+        );
+      }
+    }
+    await tx.manifests.put(
+      {
+        repoUid: repo.uid,
+        digest,
+        mediaType: parsed.mediaType,
+        content,
+        ...(parsed.subject ? { subjectDigest: parsed.subject.digest } : {}),
+        ...(parsed.artifactType ? { artifactType: parsed.artifactType } : {}),
+        ...(parsed.annotations ? { annotations: parsed.annotations } : {}),
+        createTime: now,
+      },
+      parsed.references,
+    );
+    if (args.tag !== undefined) {
+      const current = await tx.tags.getByName(repo.uid, args.tag);
+      await tx.tags.put({
+        repoUid: repo.uid,
+        name: args.tag,
+        digest,
+        deprecated: current?.deprecated ?? false,
+        newUid: newChildUid(repo.uid),
+        now,
+      });
+    }
+  });
+}

@@ -1,0 +1,135 @@
+import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import type { RepoRow } from "../storage/store.js";
+import { digestOf, isDigest, parseDigest } from "./digest.js";
+import { commitManifest } from "./manifest-commit.js";
+import { MAX_MANIFEST_BYTES, parseManifest } from "./manifest-parser.js";
+import { OciError, ociError } from "./oci-errors.js";
+import { readBody } from "./read-body.js";
+import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
+import { TAG } from "./routes.js";
+
+/** Parses a manifest reference: a digest, or a tag (NAME… errors name which). */
+function parseReference(reference: string): { digest: string } | { tag: string } {
+  if (isDigest(reference)) return { digest: parseDigest(reference).value };
+  if (!TAG.test(reference))
+    throw ociError("MANIFEST_INVALID", `"${reference.slice(0, 130)}" is neither a tag nor a digest`);
+  return { tag: reference };
+}
+
+/** The digest a reference names in `repo`, or MANIFEST_UNKNOWN. */
+async function digestOfReference(deps: RegistryDeps, repo: RepoRow, reference: string): Promise<string> {
+  const ref = parseReference(reference);
+  if ("digest" in ref) return ref.digest;
+  const tag = await deps.store.tags.getByName(repo.uid, ref.tag);
+  if (!tag) throw ociError("MANIFEST_UNKNOWN", `tag ${ref.tag} is not in ${repo.name}`);
+  return tag.digest;
+}
+
+/** GET/HEAD `/v2/<name>/manifests/<reference>`: the stored bytes with their media type and digest. */
+export async function getManifest(
+  deps: RegistryDeps,
+  ex: Exchange,
+  name: string,
+  reference: string,
+): Promise<void> {
+  const { resolved } = await authorize(deps, ex, name, "pull", {
+    publicFallback: async (r) => (r.repo ? deps.publicContent.manifest(r.repo.uid, reference) : false),
+  });
+  const repo = existingRepo(resolved);
+  const digest = await digestOfReference(deps, repo, reference);
+  const manifest = await deps.store.manifests.get(repo.uid, digest);
+  if (!manifest) throw ociError("MANIFEST_UNKNOWN", `manifest ${digest} is not in ${name}`);
+  ex.res.writeHead(200, {
+    "content-type": manifest.mediaType,
+    "content-length": manifest.content.byteLength,
+    "docker-content-digest": manifest.digest,
+    etag: `"${manifest.digest}"`,
+  });
+  ex.res.end(ex.head ? undefined : manifest.content);
+}
+
+/**
+ * PUT `/v2/<name>/manifests/<reference>`: validates the manifest (≤ 4 MiB, known media type, every
+ * referenced blob and child manifest present in the repo, digest matching a digest reference),
+ * stores it and, for a tag, points the tag at it — one transaction, which also appends the tag
+ * history row when the tag moves. 201 with Location, Docker-Content-Digest and (with a subject)
+ * OCI-Subject.
+ */
+export async function putManifest(
+  deps: RegistryDeps,
+  ex: Exchange,
+  name: string,
+  reference: string,
+): Promise<void> {
+  const { resolved } = await authorize(deps, ex, name, "push");
+  const ref = parseReference(reference);
+  const content = await readBody(ex.req, MAX_MANIFEST_BYTES, () => {
+    throw new OciError(
+      "SIZE_INVALID",
+      `manifests are limited to ${MAX_MANIFEST_BYTES} bytes`,
+      undefined,
+      {},
+      413,
+    );
+  });
+  const digest =
+    "digest" in ref ? digestOf(content, parseDigest(ref.digest).algorithm) : digestOf(content, "sha256");
+  if ("digest" in ref && digest !== ref.digest) {
+    throw ociError("DIGEST_INVALID", `manifest digest is ${digest}, not ${ref.digest}`);
+  }
+  const parsed = parseManifest(content, ex.req.headers["content-type"]);
+  const repo = await deps.resolver.ensureRepo(resolved);
+  await commitManifest(deps.store, {
+    repo,
+    name,
+    digest,
+    content,
+    parsed,
+    ...("tag" in ref ? { tag: ref.tag } : {}),
+    now: deps.clock.now(),
+  });
+  ex.res.writeHead(201, {
+    location: `/v2/${name}/manifests/${digest}`,
+    "docker-content-digest": digest,
+    "content-length": 0,
+    ...(parsed.subject ? { "oci-subject": parsed.subject.digest } : {}),
+  });
+  ex.res.end();
+}
+
+/**
+ * DELETE `/v2/<name>/manifests/<reference>`: by tag, deletes the tag (CAP_TAG_DELETE); by digest,
+ * deletes the manifest and every tag pointing at it (CAP_MANIFEST_DELETE), each tag delete
+ * recorded in the tag history. 202.
+ */
+export async function deleteManifest(
+  deps: RegistryDeps,
+  ex: Exchange,
+  name: string,
+  reference: string,
+): Promise<void> {
+  const ref = parseReference(reference);
+  const instead = "tag" in ref ? [Capability.CAP_TAG_DELETE] : undefined;
+  const { resolved } = await authorize(deps, ex, name, "delete", { instead });
+  const repo = existingRepo(resolved);
+  const now = deps.clock.now();
+  await deps.store.transaction(async (tx) => {
+    if ("tag" in ref) {
+      const tag = await tx.tags.getByName(repo.uid, ref.tag);
+      if (!tag || !(await tx.tags.delete(tag.uid, now))) {
+        throw ociError("MANIFEST_UNKNOWN", `tag ${ref.tag} is not in ${name}`);
+      }
+      return;
+    }
+    if (!(await tx.manifests.delete(repo.uid, ref.digest))) {
+      throw ociError("MANIFEST_UNKNOWN", `manifest ${ref.digest} is not in ${name}`);
+    }
+    const tags = await tx.tags.list(
+      { uidp: { childrenOf: repo.uid }, digest: ref.digest },
+      { order: { field: "uid", desc: false }, limit: 10_000, skip: 0 },
+    );
+    for (const tag of tags.rows) await tx.tags.delete(tag.uid, now);
+  });
+  ex.res.writeHead(202, { "content-length": 0 });
+  ex.res.end();
+}

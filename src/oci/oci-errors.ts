@@ -1,0 +1,101 @@
+import type { ServerResponse } from "node:http";
+import { Code } from "@connectrpc/connect";
+import { isDomainError } from "../core/errors.js";
+
+/**
+ * The error codes of the OCI Distribution Spec (plus the Docker-era ones clients still expect),
+ * each with its HTTP status. `INVALID_ARGUMENT` is Wharf's own, for bad query parameters of the
+ * Tag History API, which the spec's table has no code for.
+ */
+export const OCI_ERROR_STATUS = {
+  BLOB_UNKNOWN: 404,
+  BLOB_UPLOAD_INVALID: 400,
+  BLOB_UPLOAD_UNKNOWN: 404,
+  DIGEST_INVALID: 400,
+  MANIFEST_BLOB_UNKNOWN: 400,
+  MANIFEST_INVALID: 400,
+  MANIFEST_UNKNOWN: 404,
+  NAME_INVALID: 400,
+  NAME_UNKNOWN: 404,
+  SIZE_INVALID: 400,
+  UNAUTHORIZED: 401,
+  DENIED: 403,
+  UNSUPPORTED: 415,
+  TOOMANYREQUESTS: 429,
+  RANGE_INVALID: 416,
+  PAGINATION_NUMBER_INVALID: 400,
+  INVALID_ARGUMENT: 400,
+  UNAVAILABLE: 503,
+  INTERNAL: 500,
+} as const;
+
+export type OciErrorCode = keyof typeof OCI_ERROR_STATUS;
+
+/** An error answered with the spec's envelope `{"errors":[{code, message, detail}]}`. */
+export class OciError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: OciErrorCode,
+    message: string,
+    readonly detail?: unknown,
+    /** Extra response headers (e.g. `WWW-Authenticate` on 401, `Content-Range` on 416). */
+    readonly headers: Record<string, string> = {},
+    status?: number,
+  ) {
+    super(message);
+    this.name = "OciError";
+    this.status = status ?? OCI_ERROR_STATUS[code];
+  }
+}
+
+/** Shorthand constructor. */
+export function ociError(code: OciErrorCode, message: string, detail?: unknown): OciError {
+  return new OciError(code, message, detail);
+}
+
+/**
+ * The OciError for anything a handler threw: OciErrors as they are; DomainErrors of the platform by
+ * their gRPC code (NOT_FOUND → NAME_UNKNOWN, PERMISSION_DENIED → DENIED, …); anything else is an
+ * internal error whose message is not shown to the client.
+ */
+export function toOciError(err: unknown): OciError {
+  if (err instanceof OciError) return err;
+  if (isDomainError(err)) {
+    switch (err.code) {
+      case Code.NotFound:
+        return ociError("NAME_UNKNOWN", err.message);
+      case Code.PermissionDenied:
+        return ociError("DENIED", err.message);
+      case Code.Unauthenticated:
+        return ociError("UNAUTHORIZED", err.message);
+      case Code.InvalidArgument:
+        return ociError("NAME_INVALID", err.message);
+      case Code.AlreadyExists:
+      case Code.Aborted:
+      case Code.FailedPrecondition:
+        return new OciError("DENIED", err.message, undefined, {}, 409);
+      case Code.Unavailable:
+        return ociError("UNAVAILABLE", err.message);
+    }
+  }
+  return ociError("INTERNAL", "internal error");
+}
+
+/** Writes the error envelope (a HEAD response gets the status and headers only). */
+export function sendOciError(res: ServerResponse, err: OciError, head = false): void {
+  const body = JSON.stringify({
+    errors: [
+      { code: err.code, message: err.message, ...(err.detail === undefined ? {} : { detail: err.detail }) },
+    ],
+  });
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(err.status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    ...err.headers,
+  });
+  res.end(head ? undefined : body);
+}

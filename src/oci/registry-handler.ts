@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { deleteBlob, getBlob } from "./blob-handlers.js";
+import { tagHistory } from "./history-handler.js";
+import { deleteManifest, getManifest, putManifest } from "./manifest-handlers.js";
+import { OciError, ociError, sendOciError, toOciError } from "./oci-errors.js";
+import { listReferrers } from "./referrers-handler.js";
+import type { Exchange, RegistryDeps } from "./registry-request.js";
+import { matchRoute, type RegistryRoute } from "./routes.js";
+import { listTags } from "./tag-list-handler.js";
+import { issueRegistryToken } from "./token-endpoint.js";
+import { cancelUpload, finishUpload, patchUpload, startUpload, uploadStatus } from "./upload-handlers.js";
+
+type Handler = (deps: RegistryDeps, ex: Exchange) => Promise<void>;
+
+/** The handler of each route and method; a method not listed is 405 UNSUPPORTED. */
+function handlerFor(route: RegistryRoute, method: string): Handler | undefined {
+  const read = method === "GET" || method === "HEAD";
+  switch (route.kind) {
+    case "base":
+      return read ? base : undefined;
+    case "token":
+      return method === "GET" || method === "POST" ? issueRegistryToken : undefined;
+    case "blob":
+      if (read) return (d, ex) => getBlob(d, ex, route.name, route.digest);
+      return method === "DELETE" ? (d, ex) => deleteBlob(d, ex, route.name, route.digest) : undefined;
+    case "uploads":
+      return method === "POST" ? (d, ex) => startUpload(d, ex, route.name) : undefined;
+    case "upload":
+      if (method === "PATCH") return (d, ex) => patchUpload(d, ex, route.name, route.id);
+      if (method === "PUT") return (d, ex) => finishUpload(d, ex, route.name, route.id);
+      if (method === "GET") return (d, ex) => uploadStatus(d, ex, route.name, route.id);
+      return method === "DELETE" ? (d, ex) => cancelUpload(d, ex, route.name, route.id) : undefined;
+    case "manifest":
+      if (read) return (d, ex) => getManifest(d, ex, route.name, route.reference);
+      if (method === "PUT") return (d, ex) => putManifest(d, ex, route.name, route.reference);
+      return method === "DELETE" ? (d, ex) => deleteManifest(d, ex, route.name, route.reference) : undefined;
+    case "tags":
+      return read ? (d, ex) => listTags(d, ex, route.name) : undefined;
+    case "referrers":
+      return read ? (d, ex) => listReferrers(d, ex, route.name, route.digest) : undefined;
+    case "history":
+      return read ? (d, ex) => tagHistory(d, ex, route.name, route.tag) : undefined;
+  }
+}
+
+/** `/v2/`: 200 for any verified registry token (anonymous included), else the challenge. */
+async function base(deps: RegistryDeps, ex: Exchange): Promise<void> {
+  const caller = await deps.auth.authenticate(ex.req.headers);
+  if (caller.principal === undefined) throw deps.auth.challenge("authentication required");
+  ex.res.writeHead(200, { "content-type": "application/json", "content-length": 2 });
+  ex.res.end(ex.head ? undefined : "{}");
+}
+
+/**
+ * The registry's request handler (`depsOf` is read per request: the registry's URL is known only
+ * once it listens): routes by path shape, answers every failure with the OCI error
+ * envelope, and logs one structured line per request (never credentials).
+ */
+export function createRegistryHandler(depsOf: () => RegistryDeps, logger: (line: object) => void) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const deps = depsOf();
+    const started = performance.now();
+    const method = req.method ?? "GET";
+    const url = new URL(req.url ?? "/", "http://registry.invalid");
+    const ex: Exchange = { req, res, url, head: method === "HEAD" };
+    const requestId = randomUUID();
+    res.setHeader("docker-distribution-api-version", "registry/2.0");
+    res.setHeader("x-request-id", requestId);
+    let error: OciError | undefined;
+    try {
+      const route = matchRoute(url.pathname);
+      if (!route) throw ociError("NAME_UNKNOWN", `no registry endpoint at ${url.pathname.slice(0, 200)}`);
+      const handler = handlerFor(route, method);
+      if (!handler) throw new OciError("UNSUPPORTED", `${method} is not supported here`, undefined, {}, 405);
+      await handler(deps, ex);
+    } catch (err) {
+      error = toOciError(err);
+      if (error.code === "INTERNAL")
+        logger({ level: "error", requestId, error: String((err as Error)?.stack ?? err) });
+      // Bytes the client is still sending would otherwise be parsed as the next request.
+      if (!req.readableEnded) res.setHeader("connection", "close");
+      sendOciError(res, error, ex.head);
+    } finally {
+      logger({
+        time: new Date().toISOString(),
+        requestId,
+        service: "registry",
+        method,
+        path: url.pathname,
+        status: res.statusCode,
+        ...(error ? { error: error.code } : {}),
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+      });
+    }
+  };
+}

@@ -1,0 +1,81 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Issuer } from "../auth/issuer.js";
+import type { Clock } from "../core/clock.js";
+import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import type { BlobDriver } from "../storage/blobs/blob-driver.js";
+import type { Store } from "../storage/store.js";
+import type { BlobUploads } from "./blob-uploads.js";
+import { ociError } from "./oci-errors.js";
+import type { PublicContent } from "./public-content.js";
+import type { RegistryAction, RegistryAuthenticator, RegistryCaller } from "./registry-auth.js";
+import type { RegistryGate } from "./registry-gate.js";
+import type { RepoResolver, ResolvedName } from "./repo-resolver.js";
+import { REPOSITORY_NAME } from "./routes.js";
+
+/** Everything the registry handlers use, built once by the composition root. */
+export interface RegistryDeps {
+  store: Store;
+  blobs: BlobDriver;
+  uploads: BlobUploads;
+  resolver: RepoResolver;
+  auth: RegistryAuthenticator;
+  gate: RegistryGate;
+  publicContent: PublicContent;
+  issuer: Issuer;
+  clock: Clock;
+  /** Public URL of the registry (the audience of its tokens). */
+  registryUrl: string;
+}
+
+/** One request/response pair with its parsed URL. */
+export interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  /** HEAD: answer headers only. */
+  head: boolean;
+}
+
+/** An authorized request on a repository path. */
+export interface Authorized {
+  caller: RegistryCaller;
+  resolved: ResolvedName;
+}
+
+/**
+ * Validates `name`, authenticates the caller and checks `action` on the path. For pulls,
+ * `publicFallback` (called only in the public namespace) may allow what the caller's own access
+ * does not. Throws the OciError to answer.
+ */
+export async function authorize(
+  deps: RegistryDeps,
+  ex: Exchange,
+  name: string,
+  action: RegistryAction,
+  opts: {
+    publicFallback?: (resolved: ResolvedName) => Promise<boolean>;
+    instead?: readonly Capability[];
+  } = {},
+): Promise<Authorized> {
+  if (name.length > 255 || !REPOSITORY_NAME.test(name)) {
+    throw ociError("NAME_INVALID", `"${name.slice(0, 100)}" is not a valid repository name`);
+  }
+  const caller = await deps.auth.authenticate(ex.req.headers);
+  const resolved = await deps.resolver.resolve(name);
+  try {
+    await deps.gate.require(caller, resolved, action, opts.instead);
+  } catch (err) {
+    if (opts.publicFallback && deps.gate.isPublic(resolved) && (await opts.publicFallback(resolved))) {
+      return { caller, resolved };
+    }
+    throw err;
+  }
+  return { caller, resolved };
+}
+
+/** The repo of an authorized path, or NAME_UNKNOWN. */
+export function existingRepo(resolved: ResolvedName) {
+  if (!resolved.repo)
+    throw ociError("NAME_UNKNOWN", `repository ${resolved.name} is not known to the registry`);
+  return resolved.repo;
+}

@@ -1,0 +1,137 @@
+import { Code } from "@connectrpc/connect";
+import type { Clock } from "../core/clock.js";
+import { isDomainError } from "../core/errors.js";
+import { newChildUid } from "../core/uidp.js";
+import type { RepoRow, Store } from "../storage/store.js";
+
+/**
+ * An image path `<org>/<subgroups…>/<repo>` resolved against the group tree: how far it exists.
+ */
+export interface ResolvedName {
+  name: string;
+  /** Uids of the groups of the path that exist, the organization first. */
+  groups: string[];
+  /** Path components after the existing groups that have no group yet (the repo name excluded). */
+  missingGroups: string[];
+  repoName: string;
+  /** The repo, when the whole path exists. */
+  repo: RepoRow | undefined;
+  /**
+   * Where capabilities for this path are checked: the repo uid, else the deepest existing group;
+   * undefined when not even the organization exists.
+   */
+  scope: string | undefined;
+}
+
+/** Maps image paths to repos through group names, creating what a push needs. */
+export interface RepoResolver {
+  /** Resolves `name` (a valid repository name). Full resolutions are cached for `ttlMs`. */
+  resolve(name: string): Promise<ResolvedName>;
+  /**
+   * The repo of `resolved`, creating the missing subgroups and the repo (one transaction) when it
+   * does not exist. The organization must exist (callers check `scope` first). A concurrent push
+   * creating the same path is tolerated: the existing rows are used.
+   */
+  ensureRepo(resolved: ResolvedName): Promise<RepoRow>;
+  /** Forgets cached resolutions (after a repo or group is deleted in this process). */
+  forget(): void;
+}
+
+/** Creates the resolver; `ttlMs` (default 1000) bounds how long another process's delete goes unseen. */
+export function createRepoResolver(opts: { store: Store; clock: Clock; ttlMs?: number }): RepoResolver {
+  const { store, clock } = opts;
+  const ttlMs = opts.ttlMs ?? 1000;
+  const cache = new Map<string, { resolved: ResolvedName; expires: number }>();
+
+  async function resolveUncached(name: string): Promise<ResolvedName> {
+    const parts = name.split("/");
+    const repoName = parts.pop() as string;
+    const groups: string[] = [];
+    let parent = "";
+    let i = 0;
+    for (; i < parts.length; i++) {
+      const group = await store.groups.getByName(parent, parts[i] as string);
+      if (!group) break;
+      groups.push(group.uid);
+      parent = group.uid;
+    }
+    const missingGroups = parts.slice(i);
+    const repo =
+      missingGroups.length === 0 && parent !== "" ? await store.repos.getByName(parent, repoName) : undefined;
+    return {
+      name,
+      groups,
+      missingGroups,
+      repoName,
+      repo,
+      scope: repo?.uid ?? (parent === "" ? undefined : parent),
+    };
+  }
+
+  async function resolve(name: string): Promise<ResolvedName> {
+    const now = clock.now();
+    const hit = cache.get(name);
+    if (hit && hit.expires > now) return hit.resolved;
+    const resolved = await resolveUncached(name);
+    if (resolved.repo) {
+      if (cache.size >= 10_000) cache.clear();
+      cache.set(name, { resolved, expires: now + ttlMs });
+    } else cache.delete(name);
+    return resolved;
+  }
+
+  async function create(resolved: ResolvedName): Promise<RepoRow> {
+    const now = clock.now();
+    return store.transaction(async (tx) => {
+      let parent = resolved.groups.at(-1) as string;
+      for (const name of resolved.missingGroups) {
+        const existing = await tx.groups.getByName(parent, name);
+        if (existing) {
+          parent = existing.uid;
+          continue;
+        }
+        const uid = newChildUid(parent);
+        await tx.groups.insert({
+          uid,
+          name,
+          description: "",
+          verified: false,
+          createTime: now,
+          updateTime: now,
+        });
+        parent = uid;
+      }
+      const existing = await tx.repos.getByName(parent, resolved.repoName);
+      if (existing) return existing;
+      const repo: RepoRow = {
+        uid: newChildUid(parent),
+        groupUid: parent,
+        name: resolved.repoName,
+        description: "",
+        readme: "",
+        createTime: now,
+        updateTime: now,
+      };
+      await tx.repos.insert(repo);
+      return repo;
+    });
+  }
+
+  return {
+    resolve,
+    async ensureRepo(resolved) {
+      if (resolved.repo) return resolved.repo;
+      if (resolved.groups.length === 0) throw new Error("ensureRepo: the organization does not exist");
+      try {
+        return await create(resolved);
+      } catch (err) {
+        // Another process created a row of the path between our read and our insert: use theirs.
+        if (!isDomainError(err) || err.code !== Code.AlreadyExists) throw err;
+        const again = await resolveUncached(resolved.name);
+        if (again.repo) return again.repo;
+        return create(again);
+      }
+    },
+    forget: () => cache.clear(),
+  };
+}

@@ -1,0 +1,76 @@
+import { ociError } from "./oci-errors.js";
+import { type AccessEntry, ANONYMOUS_SUBJECT, type RegistryAction } from "./registry-auth.js";
+import type { Exchange, RegistryDeps } from "./registry-request.js";
+import { REPOSITORY_NAME } from "./routes.js";
+
+/** Lifetime of registry tokens. Uploads outlive it: a session is authorized when it starts. */
+export const REGISTRY_TOKEN_TTL_SECONDS = 300;
+
+const ACTIONS: readonly RegistryAction[] = ["pull", "push", "delete"];
+
+/** Parses `repository:<name>:<actions>` scopes (space-separated and/or repeated); others are ignored. */
+export function parseScopes(values: readonly string[]): { name: string; actions: RegistryAction[] }[] {
+  const wanted = new Map<string, Set<RegistryAction>>();
+  for (const scope of values.flatMap((v) => v.split(" ")).filter(Boolean)) {
+    const first = scope.indexOf(":");
+    const last = scope.lastIndexOf(":");
+    if (first < 0 || last === first || scope.slice(0, first) !== "repository") continue;
+    const name = scope.slice(first + 1, last);
+    if (!REPOSITORY_NAME.test(name) || name.length > 255) continue;
+    const set = wanted.get(name) ?? new Set<RegistryAction>();
+    for (const action of scope.slice(last + 1).split(",")) {
+      if (action === "*") for (const a of ACTIONS) set.add(a);
+      else if ((ACTIONS as readonly string[]).includes(action)) set.add(action as RegistryAction);
+    }
+    wanted.set(name, set);
+  }
+  return [...wanted].map(([name, actions]) => ({ name, actions: ACTIONS.filter((a) => actions.has(a)) }));
+}
+
+/**
+ * GET `/token?service=&scope=…`: the Docker token flow. Credentials: Basic `_token:<platform token
+ * for the registry audience>`, a Bearer of such a token, or none (anonymous: pull in the public
+ * namespace only). Each requested action is granted only when the caller's current bindings allow
+ * it; the others are left out (a token is still issued, as distribution does). The token inherits
+ * the caller's `scope`/`cap` restrictions and never outlives the credential it was exchanged for.
+ * 401 for credentials that do not verify; 403 for a token of another audience.
+ */
+export async function issueRegistryToken(deps: RegistryDeps, ex: Exchange): Promise<void> {
+  const caller = await deps.auth.authenticate(ex.req.headers).catch((err) => {
+    // A bad credential at the token endpoint is a plain 401, not a challenge to come back here.
+    if (err?.code === "UNAUTHORIZED") throw ociError("UNAUTHORIZED", err.message);
+    throw err;
+  });
+  const access: AccessEntry[] = [];
+  for (const { name, actions } of parseScopes(ex.url.searchParams.getAll("scope"))) {
+    const resolved = await deps.resolver.resolve(name);
+    const granted = await deps.gate.grantable(caller, resolved, actions);
+    if (granted.length > 0) access.push({ type: "repository", name, actions: granted });
+  }
+  const principal = caller.principal;
+  const now = Math.floor(deps.clock.now() / 1000);
+  const credentialExp =
+    typeof principal?.claims.exp === "number" ? principal.claims.exp : Number.POSITIVE_INFINITY;
+  const ttl = Math.max(1, Math.min(REGISTRY_TOKEN_TTL_SECONDS, credentialExp - now));
+  const restrictions = Object.fromEntries(
+    ["scope", "cap"].filter((k) => principal?.claims[k] !== undefined).map((k) => [k, principal?.claims[k]]),
+  );
+  const token = await deps.issuer.mint({
+    subject: caller.anonymous ? ANONYMOUS_SUBJECT : (principal?.identityUid as string),
+    audience: deps.registryUrl,
+    ttlSeconds: ttl,
+    extraClaims: { access, ...(caller.anonymous ? {} : restrictions) },
+  });
+  const body = JSON.stringify({
+    token,
+    access_token: token,
+    expires_in: ttl,
+    issued_at: new Date(now * 1000).toISOString(),
+  });
+  ex.res.writeHead(200, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+  });
+  ex.res.end(body);
+}
