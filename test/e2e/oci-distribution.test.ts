@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { forEachEngine } from "../support/databases.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 // The checks of the OCI Distribution Spec v1.1 conformance workflows (pull, push, content
@@ -25,7 +26,7 @@ async function expectOciError(res: Response, status: number, code: string): Prom
   return body.errors[0]?.message ?? "";
 }
 
-describe("OCI distribution spec", () => {
+forEachEngine("OCI distribution spec", (db) => {
   let server: TestServer;
   let token: string;
   const name = "conformance/app";
@@ -76,7 +77,8 @@ describe("OCI distribution spec", () => {
   }
 
   before(async () => {
-    server = await startTestServer();
+    const { databaseUrl } = db.engine === "postgres" ? await db.freshOptions() : {};
+    server = await startTestServer(databaseUrl ? { databaseUrl } : {});
     token = await server.registryToken();
     await server.create("/iam/v2/groups", { name: "conformance" });
     // A push creates the repo on first use.
