@@ -142,6 +142,14 @@ export function createBlobUploads(opts: { store: Store; blobs: BlobDriver; clock
           { range: `0-${Math.max(upload.size - 1, 0)}` },
         );
       }
+      // A crash mid-chunk can leave bytes past the recorded size; appending after them would corrupt
+      // the blob, and no driver can cut them off, so the session is over.
+      const stored = (await blobs.stat(uploadKey(upload.id)))?.size ?? 0;
+      if (stored !== upload.size) {
+        body.resume();
+        await this.cancel(upload);
+        throw ociError("BLOB_UPLOAD_INVALID", "the upload was interrupted mid-chunk; start it again");
+      }
       const state = running.get(upload.id);
       const tracked = state !== undefined && state.size === upload.size ? state : undefined;
       if (!tracked) running.delete(upload.id);

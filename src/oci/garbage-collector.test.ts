@@ -192,7 +192,7 @@ forEachEngine("garbage collection", (db) => {
       assert.equal(report.uploads, 1);
       assert.equal(await store.uploads.get(stale.id), undefined);
       assert.equal(await blobs.stat(`uploads/${stale.id}`), undefined);
-      assert.ok((await store.uploads.get(fresh.id)) !== undefined);
+      assert.ok((await store.uploads.get(fresh.id)) !== undefined, "a fresh session stays");
       // Stray objects are judged by their storage mtime (wall-clock time).
       assert.ok(await blobs.stat("uploads/0123456789abcdef0123456789abcdef"), "a recent stray object stays");
       const later = await collectGarbage({ store, blobs, clock: { now: () => Date.now() + 2 * DAY } }, {});

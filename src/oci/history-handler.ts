@@ -5,12 +5,32 @@ import { TAG } from "./routes.js";
 /** Records per Tag History response (spec). */
 export const HISTORY_PAGE_SIZE = 1000;
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** True when the fields of an RFC 3339 match name a real date and time (Date.parse rolls Feb 30 over). */
+function fieldsInRange(m: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second, offsetHour, offsetMinute] = m
+    .slice(1)
+    .map((v) => Number(v ?? 0));
+  const daysInMonth = new Date(Date.UTC(year as number, month as number, 0)).getUTCDate();
+  return (
+    (month as number) >= 1 &&
+    (month as number) <= 12 &&
+    (day as number) >= 1 &&
+    (day as number) <= daysInMonth &&
+    (hour as number) <= 23 &&
+    (minute as number) <= 59 &&
+    (second as number) <= 59 &&
+    (offsetHour as number) <= 23 &&
+    (offsetMinute as number) <= 59
+  );
+}
 
 /** Parses an RFC 3339 query parameter into ms; INVALID_ARGUMENT (400) naming it when malformed. */
 export function parseTimestampParam(name: string, value: string | null): number | undefined {
   if (value === null || value === "") return undefined;
-  const ms = RFC3339.test(value) ? Date.parse(value.toUpperCase()) : Number.NaN;
+  const match = RFC3339.exec(value);
+  const ms = match && fieldsInRange(match) ? Date.parse(value.toUpperCase()) : Number.NaN;
   if (Number.isNaN(ms)) {
     throw ociError(
       "INVALID_ARGUMENT",

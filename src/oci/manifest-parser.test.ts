@@ -31,7 +31,7 @@ function invalid(content: unknown, contentType?: string): string {
   try {
     parseManifest(typeof content === "string" ? Buffer.from(content) : bytes(content), contentType);
   } catch (err) {
-    assert.ok(err instanceof OciError);
+    assert.ok(err instanceof OciError, String(err));
     assert.equal(err.code, "MANIFEST_INVALID");
     return err.message;
   }

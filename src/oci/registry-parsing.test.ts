@@ -97,7 +97,7 @@ describe("registry request parsing", () => {
         parseTimestampParam("start", bad);
         assert.fail(`accepted ${bad}`);
       } catch (err) {
-        assert.ok(err instanceof OciError);
+        assert.ok(err instanceof OciError, String(err));
         assert.equal(err.code, "INVALID_ARGUMENT");
         assert.match(err.message, /^start must be an RFC 3339 timestamp/);
       }

@@ -1,4 +1,6 @@
-import { ociError } from "./oci-errors.js";
+import type { IncomingHttpHeaders } from "node:http";
+import { OciError, ociError } from "./oci-errors.js";
+import { readBody } from "./read-body.js";
 import { type AccessEntry, ANONYMOUS_SUBJECT, type RegistryAction } from "./registry-auth.js";
 import type { Exchange, RegistryDeps } from "./registry-request.js";
 import { REPOSITORY_NAME } from "./routes.js";
@@ -28,7 +30,7 @@ export function parseScopes(values: readonly string[]): { name: string; actions:
 }
 
 /**
- * GET `/token?service=&scope=…`: the Docker token flow. Credentials: Basic `_token:<platform token
+ * GET `/token?service=&scope=…` (or the OAuth2 password-grant form POST): the Docker token flow. Credentials: Basic `_token:<platform token
  * for the registry audience>`, a Bearer of such a token, or none (anonymous: pull in the public
  * namespace only). Each requested action is granted only when the caller's current bindings allow
  * it; the others are left out (a token is still issued, as distribution does). The token inherits
@@ -36,22 +38,28 @@ export function parseScopes(values: readonly string[]): { name: string; actions:
  * 401 for credentials that do not verify; 403 for a token of another audience.
  */
 export async function issueRegistryToken(deps: RegistryDeps, ex: Exchange): Promise<void> {
-  const caller = await deps.auth.authenticate(ex.req.headers).catch((err) => {
+  const request =
+    ex.req.method === "POST"
+      ? await oauthForm(ex)
+      : { headers: ex.req.headers, scopes: ex.url.searchParams.getAll("scope") };
+  const caller = await deps.auth.authenticate(request.headers).catch((err) => {
     // A bad credential at the token endpoint is a plain 401, not a challenge to come back here.
     if (err?.code === "UNAUTHORIZED") throw ociError("UNAUTHORIZED", err.message);
     throw err;
   });
-  const access: AccessEntry[] = [];
-  for (const { name, actions } of parseScopes(ex.url.searchParams.getAll("scope"))) {
-    const resolved = await deps.resolver.resolve(name);
-    const granted = await deps.gate.grantable(caller, resolved, actions);
-    if (granted.length > 0) access.push({ type: "repository", name, actions: granted });
-  }
   const principal = caller.principal;
   const now = Math.floor(deps.clock.now() / 1000);
   const credentialExp =
     typeof principal?.claims.exp === "number" ? principal.claims.exp : Number.POSITIVE_INFINITY;
-  const ttl = Math.max(1, Math.min(REGISTRY_TOKEN_TTL_SECONDS, credentialExp - now));
+  // The verifier tolerates clock skew; a token from here must still never outlive its credential.
+  if (credentialExp <= now) throw ociError("UNAUTHORIZED", "the credential has expired");
+  const ttl = Math.min(REGISTRY_TOKEN_TTL_SECONDS, credentialExp - now);
+  const access: AccessEntry[] = [];
+  for (const { name, actions } of parseScopes(request.scopes)) {
+    const resolved = await deps.resolver.resolve(name);
+    const granted = await deps.gate.grantable(caller, resolved, actions);
+    if (granted.length > 0) access.push({ type: "repository", name, actions: granted });
+  }
   const restrictions = Object.fromEntries(
     ["scope", "cap"].filter((k) => principal?.claims[k] !== undefined).map((k) => [k, principal?.claims[k]]),
   );
@@ -73,4 +81,30 @@ export async function issueRegistryToken(deps: RegistryDeps, ex: Exchange): Prom
     "cache-control": "no-store",
   });
   ex.res.end(body);
+}
+
+/** Largest OAuth form body read (a token and a few scopes). */
+const MAX_FORM_BYTES = 64 * 1024;
+
+/**
+ * The OAuth2 form POST containerd sends first (`grant_type=password`, `username`, `password`,
+ * `scope`), as the credential header and scopes of a GET. Other grants (Wharf issues no refresh
+ * tokens) are 405, which makes such clients fall back to GET.
+ */
+async function oauthForm(ex: Exchange): Promise<{ headers: IncomingHttpHeaders; scopes: string[] }> {
+  const type = (ex.req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  const unsupported = (why: string) => new OciError("UNSUPPORTED", why, undefined, {}, 405);
+  if (type !== "application/x-www-form-urlencoded") {
+    ex.req.resume();
+    throw unsupported("POST /token takes an OAuth2 form (application/x-www-form-urlencoded); or use GET");
+  }
+  const body = await readBody(ex.req, MAX_FORM_BYTES, () => {
+    throw new OciError("SIZE_INVALID", "the token request form is too large", undefined, {}, 413);
+  });
+  const form = new URLSearchParams(body.toString("utf8"));
+  if (form.get("grant_type") !== "password") throw unsupported("only the password grant is supported");
+  const credentials = Buffer.from(`${form.get("username") ?? ""}:${form.get("password") ?? ""}`).toString(
+    "base64",
+  );
+  return { headers: { authorization: `Basic ${credentials}` }, scopes: form.getAll("scope") };
 }

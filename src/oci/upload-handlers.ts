@@ -82,7 +82,8 @@ async function mountBlob(deps: RegistryDeps, ex: Exchange, digest: string, from:
 
 /**
  * The session behind `/v2/<name>/blobs/uploads/<id>`, for its starter only. The token may have
- * expired since the session began (long uploads), but it must still name the repository for push.
+ * expired since the session began (long uploads), but it must still name the repository for push,
+ * and the starter's current role bindings must still allow the push.
  */
 async function sessionOf(deps: RegistryDeps, ex: Exchange, name: string, id: string): Promise<UploadRow> {
   const caller = await deps.auth.authenticate(ex.req.headers, { allowExpired: true });
@@ -97,12 +98,14 @@ async function sessionOf(deps: RegistryDeps, ex: Exchange, name: string, id: str
   }
   const upload = /^[0-9a-f]{32}$/.test(id) ? await deps.uploads.get(id) : undefined;
   const resolved = upload && (await deps.resolver.resolve(name));
-  if (!upload || resolved?.repo?.uid !== upload.repoUid) {
+  if (!upload || !resolved || resolved.repo?.uid !== upload.repoUid) {
     throw ociError("BLOB_UPLOAD_UNKNOWN", `upload ${id.slice(0, 64)} is not in progress for ${name}`);
   }
   if (caller.principal?.identityUid !== upload.identityUid) {
     throw ociError("DENIED", "the upload belongs to another identity");
   }
+  // The token may be past its expiry, but the bindings are checked as they are now.
+  await deps.gate.require(caller, resolved, "push");
   return upload;
 }
 
