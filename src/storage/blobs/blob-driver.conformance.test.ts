@@ -1,0 +1,19 @@
+import { appendCommitCases } from "./conformance/append-commit.cases.js";
+import { basicCases } from "./conformance/basic.cases.js";
+import { forEachBlobDriver } from "./conformance/blob-test-backends.js";
+import { keyCases } from "./conformance/keys.cases.js";
+import { largeCases } from "./conformance/large.cases.js";
+import { listCases } from "./conformance/list.cases.js";
+import { rangeCases } from "./conformance/range.cases.js";
+
+// One conformance suite for the BlobDriver seam, run against the filesystem (temp dir), memory and
+// S3 (s3rver in-process, or WHARF_TEST_S3_URL) drivers. S3 is skipped, with the reason, when s3rver
+// cannot start or WHARF_TEST_S3=skip.
+await forEachBlobDriver("BlobDriver conformance", (fx) => {
+  basicCases(fx);
+  rangeCases(fx);
+  appendCommitCases(fx);
+  listCases(fx);
+  keyCases(fx);
+  largeCases(fx);
+});

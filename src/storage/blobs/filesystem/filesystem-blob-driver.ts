@@ -1,0 +1,302 @@
+import { randomUUID } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { type FileHandle, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import {
+  assertValidBlobKey,
+  assertValidBlobKeyFor,
+  assertValidBlobPrefix,
+  assertValidBlobRange,
+  type BlobDriver,
+  type BlobListEntry,
+  BlobNotFoundError,
+  type BlobRange,
+  type BlobStat,
+  isValidBlobKey,
+  RESERVED_TEMP_SEGMENT,
+  resolveBlobRange,
+} from "../blob-driver.js";
+
+/** Options of {@link createFilesystemBlobDriver}. */
+export interface FilesystemBlobDriverOptions {
+  /** Directory holding the objects (created when missing): key `a/b` is the file `<root>/a/b`. */
+  root: string;
+  /**
+   * fsync a `put` temp file before renaming it into place, and an `append`ed file after each chunk,
+   * so a completed write survives a power loss (default true; CNCF distribution does the same).
+   */
+  fsync?: boolean;
+  /**
+   * Temp files older than this (ms, by mtime) are removed by the sweep that runs before this
+   * driver's first write (default 24 h). Temps of writes in progress are touched on every write, so
+   * they stay younger than this unless a writer stalls that long. Set 0 only when no other process
+   * writes to the same root.
+   */
+  staleTempAgeMs?: number;
+}
+
+/** Read and write buffer size: large so a 1 GiB blob moves in few syscalls. */
+const CHUNK = 1024 * 1024;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How often a write retries after a concurrent `delete` pruned the directory it needed. */
+const PARENT_RETRIES = 5;
+
+/**
+ * A {@link BlobDriver} over a local directory.
+ *
+ * Layout: key `k` is the regular file `<root>/k`; `<root>/_tmp/` holds `put` temp files (same
+ * filesystem, so the final `rename` is atomic). A crash mid-`put` leaves only a temp file, never a
+ * partial object; the stale-temp sweep removes it later. `append` writes in place (`O_APPEND`) and,
+ * when its source fails, truncates the file back to its previous size (or removes a file it
+ * created). `commit` is a `rename`. `delete` removes the file and any parent directories it leaves
+ * empty (writers recreate directories as needed). Directories are created lazily; nothing is touched
+ * until the first call.
+ */
+export function createFilesystemBlobDriver(options: FilesystemBlobDriverOptions): BlobDriver {
+  return new FilesystemBlobDriver(options);
+}
+
+class FilesystemBlobDriver implements BlobDriver {
+  readonly kind = "filesystem";
+  readonly #root: string;
+  readonly #tmpDir: string;
+  readonly #fsync: boolean;
+  readonly #staleTempAgeMs: number;
+  #ready: Promise<void> | undefined;
+
+  constructor(options: FilesystemBlobDriverOptions) {
+    this.#root = resolve(options.root);
+    this.#tmpDir = join(this.#root, RESERVED_TEMP_SEGMENT);
+    this.#fsync = options.fsync ?? true;
+    this.#staleTempAgeMs = options.staleTempAgeMs ?? DAY_MS;
+  }
+
+  async stat(key: string): Promise<BlobStat | undefined> {
+    assertValidBlobKey(key);
+    try {
+      const st = await stat(this.#path(key));
+      return st.isFile() ? { size: st.size, modifiedTime: Math.trunc(st.mtimeMs) } : undefined;
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async read(key: string, range?: BlobRange): Promise<Readable> {
+    assertValidBlobKey(key);
+    assertValidBlobRange(range);
+    let handle: FileHandle;
+    try {
+      handle = await open(this.#path(key), "r");
+    } catch (err) {
+      if (isMissing(err) || code(err) === "EISDIR") throw new BlobNotFoundError(key);
+      throw err;
+    }
+    try {
+      const st = await handle.stat();
+      if (!st.isFile()) throw new BlobNotFoundError(key);
+      const { start, end } = resolveBlobRange(key, st.size, range);
+      if (start === end) {
+        await handle.close();
+        return Readable.from([], { objectMode: false });
+      }
+      // Owns the handle from here on (closes it on end, error or destroy).
+      return handle.createReadStream({ start, end: end - 1, highWaterMark: CHUNK });
+    } catch (err) {
+      await handle.close().catch(() => {});
+      throw err;
+    }
+  }
+
+  async put(key: string, source: Readable): Promise<number> {
+    assertValidBlobKeyFor(key, source);
+    const target = this.#path(key);
+    const temp = join(this.#tmpDir, randomUUID());
+    let handle: FileHandle | undefined;
+    try {
+      await this.#prepare();
+      handle = await withParent(temp, () => open(temp, "wx"));
+      const written = await writeAll(source, handle, temp);
+      if (this.#fsync) await handle.sync();
+      await handle.close();
+      handle = undefined;
+      await withParent(target, () => rename(temp, target));
+      return written;
+    } catch (err) {
+      source.destroy();
+      await handle?.close().catch(() => {});
+      await rm(temp, { force: true }).catch(() => {});
+      throw err;
+    }
+  }
+
+  async append(key: string, source: Readable): Promise<number> {
+    assertValidBlobKeyFor(key, source);
+    const path = this.#path(key);
+    let handle: FileHandle | undefined;
+    let created = false;
+    let previous = 0;
+    try {
+      await this.#prepare();
+      try {
+        handle = await withParent(path, () => open(path, "ax"));
+        created = true;
+      } catch (err) {
+        if (code(err) !== "EEXIST") throw err;
+        handle = await open(path, "a");
+        previous = (await handle.stat()).size;
+      }
+      const written = await writeAll(source, handle, path);
+      if (this.#fsync) await handle.sync();
+      await handle.close();
+      handle = undefined;
+      return previous + written;
+    } catch (err) {
+      source.destroy();
+      if (handle !== undefined) {
+        // Undo the partial chunk; the caller gets the original error either way.
+        if (created) await rm(path, { force: true }).catch(() => {});
+        else await handle.truncate(previous).catch(() => {});
+        await handle.close().catch(() => {});
+        if (created) await this.#prune(dirname(path));
+      }
+      throw err;
+    }
+  }
+
+  async commit(from: string, to: string): Promise<void> {
+    assertValidBlobKey(from);
+    assertValidBlobKey(to);
+    if (from === to) throw new TypeError(`commit needs two different keys, got ${from} twice`);
+    const source = this.#path(from);
+    const target = this.#path(to);
+    const st = await stat(source).catch((err) => {
+      if (isMissing(err)) return undefined;
+      throw err;
+    });
+    if (st === undefined || !st.isFile()) throw new BlobNotFoundError(from);
+    try {
+      await withParent(target, () => rename(source, target));
+    } catch (err) {
+      if (code(err) === "ENOENT" && (await this.stat(from)) === undefined) throw new BlobNotFoundError(from);
+      throw err;
+    }
+    await this.#prune(dirname(source));
+  }
+
+  async delete(key: string): Promise<void> {
+    assertValidBlobKey(key);
+    const path = this.#path(key);
+    try {
+      await unlink(path);
+    } catch (err) {
+      if (isMissing(err) || code(err) === "EISDIR") return;
+      throw err;
+    }
+    await this.#prune(dirname(path));
+  }
+
+  list(prefix: string): AsyncIterable<BlobListEntry> {
+    assertValidBlobPrefix(prefix);
+    const slash = prefix.lastIndexOf("/");
+    return this.#walk(prefix.slice(0, slash + 1), prefix.slice(slash + 1));
+  }
+
+  async close(): Promise<void> {
+    await this.#ready?.catch(() => {});
+  }
+
+  #path(key: string): string {
+    return join(this.#root, key);
+  }
+
+  /** Lists directory `dirKey` (`""` or ending in `/`) recursively, in key order. */
+  async *#walk(dirKey: string, namePrefix: string): AsyncGenerator<BlobListEntry> {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = await readdir(join(this.#root, dirKey), { withFileTypes: true });
+    } catch (err) {
+      if (isMissing(err)) return;
+      throw err;
+    }
+    // A directory's keys all start with "<name>/", so it sorts as "<name>/" among its siblings.
+    const items = entries
+      .filter((e) => e.name.startsWith(namePrefix) && (e.isFile() || e.isDirectory()))
+      .filter((e) => isValidBlobKey(dirKey + e.name)) // skips _tmp/ and foreign names (lost+found)
+      .map((e) => ({ name: e.name, dir: e.isDirectory(), order: e.isDirectory() ? `${e.name}/` : e.name }))
+      .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+    for (const item of items) {
+      const key = dirKey + item.name;
+      if (item.dir) {
+        yield* this.#walk(`${key}/`, "");
+        continue;
+      }
+      const st = await this.stat(key);
+      if (st !== undefined) yield { key, ...st };
+    }
+  }
+
+  /** Creates `_tmp` and sweeps stale temps, once (retried after a failure). */
+  #prepare(): Promise<void> {
+    this.#ready ??= this.#sweep().catch((err) => {
+      this.#ready = undefined;
+      throw err;
+    });
+    return this.#ready;
+  }
+
+  async #sweep(): Promise<void> {
+    await mkdir(this.#tmpDir, { recursive: true });
+    const cutoff = Date.now() - this.#staleTempAgeMs;
+    for (const name of await readdir(this.#tmpDir)) {
+      const path = join(this.#tmpDir, name);
+      const st = await stat(path).catch(() => undefined);
+      if (st !== undefined && st.mtimeMs <= cutoff) await rm(path, { force: true, recursive: true });
+    }
+  }
+
+  /** Removes `dir` and its ancestors below the root while they are empty. */
+  async #prune(dir: string): Promise<void> {
+    while (dir.startsWith(this.#root) && dir.length > this.#root.length && dir !== this.#tmpDir) {
+      try {
+        await rmdir(dir);
+      } catch {
+        return; // not empty (ENOTEMPTY), already gone, or in use: stop
+      }
+      dir = dirname(dir);
+    }
+  }
+}
+
+/** Streams `source` into the open file, through a 1 MiB buffer; resolves with the bytes written. */
+async function writeAll(source: Readable, handle: FileHandle, path: string): Promise<number> {
+  // A callback-fd stream (cheaper per write than FileHandle's promise one). autoClose: false leaves
+  // the descriptor to the caller, which must fsync it and close it.
+  const sink = createWriteStream(path, { fd: handle.fd, autoClose: false, highWaterMark: CHUNK });
+  await pipeline(source, sink);
+  return sink.bytesWritten;
+}
+
+/** Runs `op`; when it fails with ENOENT, creates `path`'s parent directory and retries. */
+async function withParent<T>(path: string, op: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await op();
+    } catch (err) {
+      if (code(err) !== "ENOENT" || attempt >= PARENT_RETRIES) throw err;
+      await mkdir(dirname(path), { recursive: true });
+    }
+  }
+}
+
+function code(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** ENOENT, or ENOTDIR (a path component is a file: no object there either). */
+function isMissing(err: unknown): boolean {
+  const c = code(err);
+  return c === "ENOENT" || c === "ENOTDIR";
+}
