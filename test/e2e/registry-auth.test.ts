@@ -429,10 +429,11 @@ describe("registry authentication and authorization", () => {
     assert.equal(claims.sub, ADMIN_IDENTITY_UID);
     assert.deepEqual(claims.access, [{ type: "repository", name: "acme/app", actions: ["pull", "push"] }]);
     // Grants Wharf does not issue, and non-form bodies, are 405 so clients fall back to GET.
-    for (const [type, payload] of [
+    const refusals: Array<[string, string]> = [
       ["application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_token=x&service=s"],
       ["application/json", "{}"],
-    ]) {
+    ];
+    for (const [type, payload] of refusals) {
       const refused = await wharf.registry("/token", {
         method: "POST",
         headers: { "content-type": type },
