@@ -1,5 +1,5 @@
 import { ociError } from "./oci-errors.js";
-import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
+import { authorize, type Exchange, existingRepo, type RegistryDeps, sendJson } from "./registry-request.js";
 import { TAG } from "./routes.js";
 
 /** Records per Tag History response (spec). */
@@ -67,13 +67,11 @@ export async function tagHistory(deps: RegistryDeps, ex: Exchange, name: string,
   ) {
     throw ociError("MANIFEST_UNKNOWN", `tag ${tag} is not in ${name}`);
   }
-  const body = JSON.stringify({
+  sendJson(ex, {
     history: rows.map((r) => ({
       updateTimestamp: new Date(r.updateTime).toISOString(),
       digest: r.digest,
       ...(r.digest === "" ? { deleted: true } : {}),
     })),
   });
-  ex.res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-  ex.res.end(ex.head ? undefined : body);
 }

@@ -1,7 +1,7 @@
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { parseDigest } from "./digest.js";
 import { OCI_INDEX } from "./manifest-parser.js";
-import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
+import { authorize, type Exchange, existingRepo, type RegistryDeps, sendJson } from "./registry-request.js";
 
 /**
  * GET `/v2/<name>/referrers/<digest>?artifactType=`: an image index of the manifests whose subject
@@ -21,7 +21,7 @@ export async function listReferrers(
   const repo = existingRepo(resolved);
   const artifactType = ex.url.searchParams.get("artifactType") ?? undefined;
   const rows = await deps.store.manifests.referrers(repo.uid, digest.value, artifactType);
-  const body = JSON.stringify({
+  const index = {
     schemaVersion: 2,
     mediaType: OCI_INDEX,
     manifests: rows.map((r) => ({
@@ -31,11 +31,8 @@ export async function listReferrers(
       ...(r.artifactType ? { artifactType: r.artifactType } : {}),
       ...(r.annotations ? { annotations: r.annotations } : {}),
     })),
-  });
-  ex.res.writeHead(200, {
-    "content-type": OCI_INDEX,
-    "content-length": Buffer.byteLength(body),
-    ...(artifactType !== undefined ? { "oci-filters-applied": "artifactType" } : {}),
-  });
-  ex.res.end(ex.head ? undefined : body);
+  };
+  const filtered: Record<string, string> =
+    artifactType !== undefined ? { "oci-filters-applied": "artifactType" } : {};
+  sendJson(ex, index, filtered, OCI_INDEX);
 }

@@ -79,3 +79,22 @@ export function existingRepo(resolved: ResolvedName) {
     throw ociError("NAME_UNKNOWN", `repository ${resolved.name} is not known to the registry`);
   return resolved.repo;
 }
+
+/**
+ * Answers 200 with `value` as JSON (`contentType` defaults to application/json) and extra headers;
+ * a HEAD request gets the same headers and no body.
+ */
+export function sendJson(
+  ex: Exchange,
+  value: unknown,
+  headers: Record<string, string> = {},
+  contentType = "application/json",
+): void {
+  const body = JSON.stringify(value);
+  ex.res.writeHead(200, {
+    "content-type": contentType,
+    "content-length": Buffer.byteLength(body),
+    ...headers,
+  });
+  ex.res.end(ex.head ? undefined : body);
+}

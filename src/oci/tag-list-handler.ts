@@ -1,5 +1,5 @@
 import { ociError } from "./oci-errors.js";
-import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
+import { authorize, type Exchange, existingRepo, type RegistryDeps, sendJson } from "./registry-request.js";
 
 /**
  * GET `/v2/<name>/tags/list?n=&last=`: tag names in byte order after `last`, at most `n` (all
@@ -23,14 +23,11 @@ export async function listTags(deps: RegistryDeps, ex: Exchange, name: string): 
   const limit = n === undefined ? Number.MAX_SAFE_INTEGER : n + 1;
   const names =
     n === 0 ? [] : await deps.store.tags.names(repo.uid, { ...(last ? { after: last } : {}), limit });
-  const headers: Record<string, string | number> = { "content-type": "application/json" };
+  const headers: Record<string, string> = {};
   if (n !== undefined && names.length > n) {
     names.length = n;
     const next = new URLSearchParams({ n: String(n), last: names.at(-1) as string });
     headers.link = `</v2/${name}/tags/list?${next}>; rel="next"`;
   }
-  const body = JSON.stringify({ name, tags: names });
-  headers["content-length"] = Buffer.byteLength(body);
-  ex.res.writeHead(200, headers);
-  ex.res.end(ex.head ? undefined : body);
+  sendJson(ex, { name, tags: names }, headers);
 }

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { OciError, ociError } from "./oci-errors.js";
 import { readBody } from "./read-body.js";
 import { type AccessEntry, ANONYMOUS_SUBJECT, type RegistryAction } from "./registry-auth.js";
-import type { Exchange, RegistryDeps } from "./registry-request.js";
+import { type Exchange, type RegistryDeps, sendJson } from "./registry-request.js";
 import { REPOSITORY_NAME } from "./routes.js";
 
 /** Lifetime of registry tokens. Uploads outlive it: a session is authorized when it starts. */
@@ -69,18 +69,13 @@ export async function issueRegistryToken(deps: RegistryDeps, ex: Exchange): Prom
     ttlSeconds: ttl,
     extraClaims: { access, ...(caller.anonymous ? {} : restrictions) },
   });
-  const body = JSON.stringify({
+  const response = {
     token,
     access_token: token,
     expires_in: ttl,
     issued_at: new Date(now * 1000).toISOString(),
-  });
-  ex.res.writeHead(200, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(body),
-    "cache-control": "no-store",
-  });
-  ex.res.end(body);
+  };
+  sendJson(ex, response, { "cache-control": "no-store" });
 }
 
 /** Largest OAuth form body read (a token and a few scopes). */
