@@ -1,0 +1,181 @@
+// The streaming registry client of `bench:registry`: node:http (not fetch), the blob read from disk
+// with a large highWaterMark, the same request flow for every registry.
+import { createReadStream } from "node:fs";
+import { Agent, type IncomingHttpHeaders, request } from "node:http";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+
+/** File read buffer for uploads: few, large writes to the socket. */
+const READ_CHUNK = 4 * 1024 * 1024;
+
+/** One registry under test: its base URL and the headers sent on every request (authorization). */
+export interface Registry {
+  name: string;
+  base: string;
+  headers: Record<string, string>;
+  agent: Agent;
+}
+
+export function registry(name: string, base: string, headers: Record<string, string> = {}): Registry {
+  return { name, base, headers, agent: new Agent({ keepAlive: true, maxSockets: 4 }) };
+}
+
+export interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** One request; `body` is a Buffer or a stream (then `content-length` must be in `headers`). */
+export function send(
+  reg: Registry,
+  method: string,
+  url: string | URL,
+  headers: Record<string, string | number> = {},
+  body?: Buffer | Readable,
+): Promise<Reply> {
+  const target = new URL(url, reg.base);
+  return new Promise<Reply>((resolve, reject) => {
+    const req = request(
+      target,
+      {
+        method,
+        agent: reg.agent,
+        headers: {
+          ...reg.headers,
+          ...(body instanceof Buffer ? { "content-length": body.length } : {}),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("error", reject);
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      },
+    );
+    req.on("error", reject);
+    if (body instanceof Readable) pipeline(body, req).catch(reject);
+    else req.end(body);
+  });
+}
+
+/** `send`, throwing unless the status is `expected`. */
+export async function expect(
+  reg: Registry,
+  expected: number,
+  method: string,
+  url: string | URL,
+  headers: Record<string, string | number> = {},
+  body?: Buffer | Readable,
+): Promise<Reply> {
+  const reply = await send(reg, method, url, headers, body);
+  if (reply.status !== expected) {
+    throw new Error(
+      `${reg.name}: ${method} ${new URL(url, reg.base).pathname} answered ${reply.status} (expected ${expected}): ${reply.body.toString("utf8").slice(0, 500)}`,
+    );
+  }
+  return reply;
+}
+
+function locationOf(reg: Registry, reply: Reply): URL {
+  const location = reply.headers.location;
+  if (!location) throw new Error(`${reg.name}: upload answer without Location`);
+  return new URL(location, reg.base);
+}
+
+function withDigest(location: URL, digest: string): URL {
+  const url = new URL(location);
+  url.searchParams.set("digest", digest);
+  return url;
+}
+
+const fileSlice = (file: string, start: number, end: number) =>
+  createReadStream(file, { start, end: end - 1, highWaterMark: READ_CHUNK });
+
+/** POST a session, then PUT the whole file with `?digest=` (201). */
+export async function pushMonolithic(
+  reg: Registry,
+  repo: string,
+  file: string,
+  size: number,
+  digest: string,
+): Promise<void> {
+  const started = await expect(reg, 202, "POST", `/v2/${repo}/blobs/uploads/`, { "content-length": 0 });
+  await expect(
+    reg,
+    201,
+    "PUT",
+    withDigest(locationOf(reg, started), digest),
+    { "content-type": "application/octet-stream", "content-length": size },
+    size > 0 ? fileSlice(file, 0, size) : Buffer.alloc(0),
+  );
+}
+
+/** POST a session, PATCH `chunk`-byte pieces with Content-Range, then PUT `?digest=` without a body. */
+export async function pushChunked(
+  reg: Registry,
+  repo: string,
+  file: string,
+  size: number,
+  digest: string,
+  chunk: number,
+): Promise<number> {
+  let reply = await expect(reg, 202, "POST", `/v2/${repo}/blobs/uploads/`, { "content-length": 0 });
+  let patches = 0;
+  for (let start = 0; start < size; start += chunk) {
+    const end = Math.min(start + chunk, size);
+    reply = await expect(
+      reg,
+      202,
+      "PATCH",
+      locationOf(reg, reply),
+      {
+        "content-type": "application/octet-stream",
+        "content-range": `${start}-${end - 1}`,
+        "content-length": end - start,
+      },
+      fileSlice(file, start, end),
+    );
+    patches++;
+  }
+  await expect(reg, 201, "PUT", withDigest(locationOf(reg, reply), digest), { "content-length": 0 });
+  return patches;
+}
+
+/** A small blob in one POST + PUT; returns its digest. */
+export async function pushSmallBlob(reg: Registry, repo: string, bytes: Buffer, digest: string) {
+  const started = await expect(reg, 202, "POST", `/v2/${repo}/blobs/uploads/`, { "content-length": 0 });
+  await expect(
+    reg,
+    201,
+    "PUT",
+    withDigest(locationOf(reg, started), digest),
+    { "content-type": "application/octet-stream" },
+    bytes,
+  );
+}
+
+/** GETs a blob and discards its bytes (as to /dev/null); returns how many arrived. */
+export function pullBlob(reg: Registry, repo: string, digest: string): Promise<number> {
+  const target = new URL(`/v2/${repo}/blobs/${digest}`, reg.base);
+  return new Promise<number>((resolve, reject) => {
+    const req = request(target, { method: "GET", agent: reg.agent, headers: reg.headers }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new Error(`${reg.name}: GET blob answered ${res.statusCode}`));
+        return;
+      }
+      let received = 0;
+      res.on("data", (chunk: Buffer) => {
+        received += chunk.length;
+      });
+      res.on("error", reject);
+      res.on("end", () => resolve(received));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}

@@ -1,0 +1,44 @@
+// Boots a Wharf server for `bench:registry` in its own process, so the benchmark's client does not
+// share its event loop. Usage: wharf-process <data-dir> <log-file>. Listens on free loopback ports
+// with the default filesystem blob store under <data-dir>, logs one JSON line per request to
+// <log-file> (as `wharf serve` does to stdout), and prints one JSON line on stdout:
+// {"pid", "apiUrl", "registryUrl", "apiToken", "registryToken"} (admin tokens, 2 h). Stops on
+// SIGTERM/SIGINT or when stdin closes (the parent died).
+import { createWriteStream } from "node:fs";
+import { createIssuer } from "../../src/auth/issuer.js";
+import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
+import { loadConfig } from "../../src/config/config.js";
+import { systemClock } from "../../src/core/clock.js";
+import { startServer } from "../../src/server.js";
+
+const [dataDir, logFile] = process.argv.slice(2);
+if (!dataDir || !logFile) throw new Error("usage: wharf-process <data-dir> <log-file>");
+
+const log = createWriteStream(logFile, { flags: "a" });
+const config = loadConfig({ dataDir, apiAddr: "127.0.0.1:0", registryAddr: "127.0.0.1:0" }, {});
+const server = await startServer(config, { logger: (line) => log.write(`${JSON.stringify(line)}\n`) });
+const issuer = createIssuer({ store: server.store, issuerUrl: server.apiUrl, clock: systemClock });
+const mint = (audience: string) => issuer.mint({ subject: ADMIN_IDENTITY_UID, audience, ttlSeconds: 7200 });
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await server.close();
+  log.end();
+  process.exit(0);
+}
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
+process.stdin.on("end", stop);
+process.stdin.resume();
+
+process.stdout.write(
+  `${JSON.stringify({
+    pid: process.pid,
+    apiUrl: server.apiUrl,
+    registryUrl: server.registryUrl,
+    apiToken: await mint(server.apiUrl),
+    registryToken: await mint(server.registryUrl),
+  })}\n`,
+);
