@@ -1,4 +1,4 @@
-import { type Timestamp, timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
 import type { AccessScopes } from "../core/context.js";
 import { invalidArgument } from "../core/errors.js";
 import type { PageRequest } from "../core/list.js";
@@ -6,9 +6,18 @@ import { isUidp } from "../core/uidp.js";
 import type { UIDPFilter } from "../gen/platform/common/v2/uidp_pb.js";
 import type { UidpFilter } from "../storage/store.js";
 
-/** A protobuf Timestamp for a time in ms (undefined stays undefined). */
+/**
+ * A protobuf Timestamp for a time in ms (undefined stays undefined): what `timestampFromMs` returns,
+ * written as a literal because `create` costs about a microsecond per call (two per list item).
+ */
 export function toTimestamp(ms: number | undefined): Timestamp | undefined {
-  return ms === undefined ? undefined : timestampFromMs(ms);
+  if (ms === undefined) return undefined;
+  const seconds = Math.floor(ms / 1000);
+  return {
+    $typeName: "google.protobuf.Timestamp",
+    seconds: BigInt(seconds),
+    nanos: (ms - seconds * 1000) * 1_000_000,
+  };
 }
 
 /** Milliseconds of a protobuf Timestamp (undefined stays undefined). */

@@ -83,9 +83,7 @@ export function createApiHandler(options: ApiHandlerOptions): DualRequestListene
     });
     res.setHeader("x-request-id", record.requestId);
     if (isRpc) {
-      const done = (): void => pipeline.finish(record, res.statusCode);
-      res.once("finish", done);
-      res.once("close", done);
+      logWhenDone(res, () => pipeline.finish(record, res.statusCode));
       if (grpcUnary.accepts(path, req.httpVersionMajor, req.headers["content-type"])) {
         grpcUnary.handle(req as Http2ServerRequest, res as Http2ServerResponse, record);
       } else {
@@ -94,9 +92,7 @@ export function createApiHandler(options: ApiHandlerOptions): DualRequestListene
       return;
     }
     if (extraHandler) {
-      const done = (): void => pipeline.finish(record, res.statusCode);
-      res.once("finish", done);
-      res.once("close", done);
+      logWhenDone(res, () => pipeline.finish(record, res.statusCode));
       Promise.resolve()
         .then(() => extraHandler(req, res))
         .catch((err: unknown) => {
@@ -119,6 +115,16 @@ export function createApiHandler(options: ApiHandlerOptions): DualRequestListene
       })
       .finally(() => pipeline.finish(record, res.statusCode));
   };
+}
+
+/**
+ * Calls `finish` when the response finishes or its stream closes (it runs once per record). Takes
+ * the callback as an argument: a per-request closure bound to a name costs a `__name` call under
+ * tsx (esbuild keepNames), measurable on a 100 µs request.
+ */
+function logWhenDone(res: AnyResponse, finish: () => void): void {
+  res.once("finish", finish);
+  res.once("close", finish);
 }
 
 function rpcProtocol(contentType: string | undefined): Protocol {

@@ -1,7 +1,8 @@
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
-import { create, fromBinary, type Message, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, type Message } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { DomainError } from "../core/errors.js";
+import { type BinaryEncoder, binaryEncoderFor } from "./binary-encoder.js";
 import { bodyTooLarge, errorHeaders, toStatusBinary } from "./error-mapping.js";
 import { encodeGrpcMessage } from "./grpc-message-encoding.js";
 import type { MethodEntry } from "./method-table.js";
@@ -31,6 +32,9 @@ const GRPC_CONTENT_TYPES = new Set(["application/grpc", "application/grpc+proto"
  */
 export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
   const byPath = new Map(options.methods.map((m) => [m.rpcPath, m]));
+  const encoders = new Map<MethodEntry, BinaryEncoder>(
+    options.methods.map((m) => [m, binaryEncoderFor(m.method.output)]),
+  );
   const { pipeline, maxBodyBytes } = options;
 
   // The raw stream API: a trailers-only error must be ONE HEADERS frame with END_STREAM, which
@@ -54,13 +58,12 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
     );
   }
 
-  function succeed(res: Http2ServerResponse, contentType: string, payload: Uint8Array): void {
+  /** Sends `frame`: the response message after 5 bytes of room for its gRPC prefix. */
+  function succeed(res: Http2ServerResponse, contentType: string, frame: Buffer): void {
     const stream = res.stream;
     if (stream.destroyed) return;
-    const frame = Buffer.allocUnsafe(5 + payload.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(payload.length, 1);
-    frame.set(payload, 5);
+    frame[0] = 0; // not compressed
+    frame.writeUInt32BE(frame.length - 5, 1);
     // The compatibility response owns the stream's trailers (it always asks for them).
     res.writeHead(200, { "content-type": contentType, "grpc-accept-encoding": "identity" });
     res.addTrailers({ "grpc-status": "0" });
@@ -97,11 +100,8 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
             if (tooLarge) throw bodyTooLarge(maxBodyBytes);
             const request = decodeRequest(entry, Buffer.concat(chunks, size), encoding);
             const response = await pipeline.invoke(record, entry, request, req.headers.authorization);
-            succeed(
-              res,
-              contentType,
-              toBinary(entry.method.output, create(entry.method.output, response as Message)),
-            );
+            const output = entry.method.output;
+            succeed(res, contentType, encoders.get(entry)!(create(output, response as Message), 5));
           } catch (err) {
             fail(res, contentType, pipeline.fail(record, err), entry.domain);
           }

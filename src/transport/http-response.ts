@@ -22,12 +22,13 @@ export function sendJson(
     res.end();
     return;
   }
+  const bytes = Buffer.from(body, "utf8"); // one UTF-8 pass for both the length and the body
   (res as ServerResponse).writeHead(status, {
     ...headers,
     "content-type": "application/json",
-    "content-length": String(Buffer.byteLength(body)),
+    "content-length": String(bytes.length),
   });
-  (res as ServerResponse).end(body);
+  (res as ServerResponse).end(bytes);
 }
 
 /**

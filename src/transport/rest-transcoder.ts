@@ -5,7 +5,6 @@ import {
   type JsonValue,
   type Message,
   type Registry,
-  toJsonString,
 } from "@bufbuild/protobuf";
 import { isFieldError, type ReflectMessage, reflect } from "@bufbuild/protobuf/reflect";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
@@ -15,6 +14,7 @@ import { setAtPath } from "./field-path.js";
 import { FieldValueError } from "./field-values.js";
 import { type AnyRequest, type AnyResponse, sendError, sendJson } from "./http-response.js";
 import { decodeJsonBody, parseJson, readBody } from "./json-body.js";
+import { createJsonEncoders } from "./json-encoder.js";
 import type { MethodEntry } from "./method-table.js";
 import type { CallRecord, Pipeline } from "./pipeline.js";
 import { applyQueryParams } from "./query-params.js";
@@ -40,7 +40,8 @@ export type RestHandler = (req: AnyRequest, res: AnyResponse, record: CallRecord
  * only → 405 UNIMPLEMENTED with `Allow`), decode the body (`fromJson`, unknown fields rejected),
  * then path variables, then query parameters (so the path wins over the body), derive
  * `update_mask` from the body's keys when the query gives none, run the pipeline and handler, and
- * answer 200 with `toJson` of the response. Every failure is a google.rpc.Status JSON body.
+ * answer 200 with the protobuf JSON of the response (`createJsonEncoders`: what `toJson` writes).
+ * Every failure is a google.rpc.Status JSON body.
  */
 export function createRestTranscoder(options: RestTranscoderOptions): RestHandler {
   const { pipeline, registry, maxBodyBytes } = options;
@@ -52,7 +53,7 @@ export function createRestTranscoder(options: RestTranscoderOptions): RestHandle
     const first = r.template.segments[0];
     if (first?.kind === "literal") domainByPrefix.set(first.value, r.value.entry.domain);
   }
-  const jsonOptions = { registry };
+  const jsonEncoderOf = createJsonEncoders(registry);
 
   return async (req, res, record) => {
     const url = req.url ?? "/";
@@ -77,7 +78,7 @@ export function createRestTranscoder(options: RestTranscoderOptions): RestHandle
       const response = await pipeline.invoke(record, entry, request, req.headers.authorization);
       const output = entry.method.output;
       const message = isMessage(response, output) ? response : create(output, response as never);
-      sendJson(res, 200, toJsonString(output, message, jsonOptions));
+      sendJson(res, 200, JSON.stringify(jsonEncoderOf(output)(message)));
     } catch (err) {
       sendError(req, res, pipeline.fail(record, err), entry.domain);
     }
