@@ -37,7 +37,10 @@ export function connectSqlite(path: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingDatabase(sqlite) }) });
 }
 
-/** better-sqlite3 prepares on every call; caching by SQL text saves that work on repeated queries. */
+/**
+ * better-sqlite3 prepares on every call; caching by SQL text saves that work on repeated queries.
+ * Cached statements return rows as built by `objectRows`.
+ */
 function cachingDatabase(sqlite: BetterSqlite3.Database): SqliteDialectConfig["database"] {
   const cache = new Map<string, SqliteStatement>();
   return {
@@ -48,7 +51,7 @@ function cachingDatabase(sqlite: BetterSqlite3.Database): SqliteDialectConfig["d
     prepare: (text: string) => {
       let stmt = cache.get(text);
       if (stmt === undefined) {
-        stmt = sqlite.prepare(text) as unknown as SqliteStatement;
+        stmt = objectRows(sqlite.prepare(text));
         if (cache.size >= STATEMENT_CACHE_SIZE) {
           const oldest = cache.keys().next().value;
           if (oldest !== undefined) cache.delete(oldest);
@@ -56,6 +59,31 @@ function cachingDatabase(sqlite: BetterSqlite3.Database): SqliteDialectConfig["d
         cache.set(text, stmt);
       }
       return stmt;
+    },
+  };
+}
+
+/**
+ * A statement whose rows are read as arrays and turned into objects here: better-sqlite3 builds
+ * row objects through V8's C++ API, which costs more than the query itself for a 50-row list page.
+ * Same result as its object mode: a key per result column in column order, and of two columns
+ * with one name the later wins.
+ */
+function objectRows(stmt: BetterSqlite3.Statement): SqliteStatement {
+  if (!stmt.reader) return stmt as unknown as SqliteStatement;
+  stmt.raw(true);
+  const names = stmt.columns().map((c) => c.name);
+  const toObject = (values: unknown[]): Record<string, unknown> => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+    return row;
+  };
+  return {
+    reader: true,
+    all: (parameters) => (stmt.all(parameters) as unknown[][]).map(toObject),
+    run: (parameters) => stmt.run(parameters),
+    *iterate(parameters) {
+      for (const values of stmt.iterate(parameters) as IterableIterator<unknown[]>) yield toObject(values);
     },
   };
 }

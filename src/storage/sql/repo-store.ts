@@ -5,7 +5,7 @@ import { readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet } from "./predicates.js";
 import type { ReposTable } from "./schema.js";
-import { guardWrite, parentColumn, type SqlContext } from "./sql-context.js";
+import { guardWrite, parentColumn, precompiled, type SqlContext } from "./sql-context.js";
 
 function toRepoRow(r: Selectable<ReposTable>): RepoRow {
   return {
@@ -19,6 +19,8 @@ function toRepoRow(r: Selectable<ReposTable>): RepoRow {
   };
 }
 
+const selectByUid = precompiled((db) => db.selectFrom("repos").selectAll().where("uid", "=", ""));
+
 /**
  * RepoStore over `repos` (parent_uid is the group); see `RepoStore` in store.ts. `delete` removes
  * the repo's tags and tag history through ON DELETE CASCADE foreign keys, in the same statement.
@@ -31,7 +33,7 @@ export function createRepoStore(ctx: SqlContext): RepoStore {
 
   return {
     async get(uid) {
-      const r = await db.selectFrom("repos").selectAll().where("uid", "=", uid).executeTakeFirst();
+      const [r] = await selectByUid(ctx, [uid]);
       return r && toRepoRow(r);
     },
 
