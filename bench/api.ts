@@ -21,6 +21,8 @@ const run = promisify(execFile);
 const REPOS = Number(process.env.BENCH_REPOS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+/** `http2` (default): a minimal node:http2 gRPC client; `grpc-js`: @grpc/grpc-js (see load/grpc-load.ts). */
+const GRPC_CLIENT = process.env.BENCH_GRPC_CLIENT ?? "http2";
 const here = new URL(".", import.meta.url).pathname;
 
 interface LoadResult {
@@ -46,6 +48,7 @@ const grpcLoad = (address: string, path: string, request: Uint8Array, token: str
     String(CONCURRENCY),
     String(SECONDS),
     token,
+    GRPC_CLIENT,
   ]);
 
 async function bareBaseline(sample: object): Promise<LoadResult> {
@@ -148,7 +151,9 @@ async function main(): Promise<void> {
       ],
     ];
 
-    console.log(`\nconcurrency ${CONCURRENCY}, ${SECONDS} s per measurement, ${REPOS} repos in SQLite`);
+    console.log(
+      `\nconcurrency ${CONCURRENCY}, ${SECONDS} s per measurement, ${REPOS} repos in SQLite, gRPC client ${GRPC_CLIENT}`,
+    );
     console.log(`bare node:http JSON server: ${baseline.rps.toFixed(0)} req/s`);
     let failed = 0;
     for (const [name, result, target] of results) {
