@@ -5,7 +5,7 @@ import type { Clock } from "../core/clock.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { BlobRow, UploadRow } from "../storage/registry-store.js";
 import type { Store } from "../storage/store.js";
-import { blobKey, createDigester, type Digest } from "./digest.js";
+import { blobKey, createDigester, type Digest, type DigestAlgorithm } from "./digest.js";
 import { OciError, ociError } from "./oci-errors.js";
 
 /** Upload sessions over the blob driver: chunks append to `uploads/<id>`; finishing verifies and commits. */
@@ -33,8 +33,9 @@ export interface BlobUploads {
 
 const MAX_RUNNING_HASHES = 10_000;
 
-/** A running sha256 over a session's bytes, valid while `size` matches what the session holds. */
+/** A running hash over a session's bytes, valid while `size` matches what the session holds. */
 interface RunningHash {
+  algorithm: DigestAlgorithm;
   hash: Hash;
   size: number;
 }
@@ -65,7 +66,7 @@ export function createBlobUploads(opts: { store: Store; blobs: BlobDriver; clock
   async function contentDigest(id: string, digest: Digest, size: number): Promise<string> {
     const state = running.get(id);
     running.delete(id);
-    if (state && state.size === size && digest.algorithm === "sha256") return state.hash.digest("hex");
+    if (state && state.size === size && state.algorithm === digest.algorithm) return state.hash.digest("hex");
     const hash = createDigester(digest.algorithm);
     if (size > 0) {
       for await (const chunk of await blobs.read(uploadKey(id))) hash.update(chunk as Buffer);
@@ -126,7 +127,7 @@ export function createBlobUploads(opts: { store: Store; blobs: BlobDriver; clock
       await store.uploads.insert(row);
       // Abandoned sessions must not grow the map forever; the oldest just lose their fast path.
       if (running.size >= MAX_RUNNING_HASHES) running.delete(running.keys().next().value as string);
-      running.set(row.id, { hash: createDigester("sha256"), size: 0 });
+      running.set(row.id, { algorithm: "sha256", hash: createDigester("sha256"), size: 0 });
       return row;
     },
 
@@ -190,18 +191,7 @@ export function createBlobUploads(opts: { store: Store; blobs: BlobDriver; clock
       const hash = createDigester(digest.algorithm);
       try {
         const size = await appendBytes(id, body, hash);
-        running.set(id, { hash, size });
-        if (digest.algorithm !== "sha256") {
-          running.delete(id);
-          const actual = hash.digest("hex");
-          if (actual !== digest.hex) {
-            throw ociError(
-              "DIGEST_INVALID",
-              `content digest is ${digest.algorithm}:${actual}, not ${digest.value}`,
-            );
-          }
-          return await commit(id, repoUid, digest, size);
-        }
+        running.set(id, { algorithm: digest.algorithm, hash, size });
         return await verifyAndCommit(id, repoUid, digest, size);
       } catch (err) {
         running.delete(id);

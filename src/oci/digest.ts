@@ -47,7 +47,7 @@ export function createDigester(algorithm: DigestAlgorithm): Hash {
 
 /** The sha256 digest string of `bytes`. */
 export function sha256Digest(bytes: Uint8Array): string {
-  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+  return digestOf(bytes, "sha256");
 }
 
 /** The digest string of `bytes` with `algorithm`. */

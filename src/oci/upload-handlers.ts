@@ -1,7 +1,6 @@
 import type { UploadRow } from "../storage/registry-store.js";
 import { parseDigest } from "./digest.js";
 import { ociError } from "./oci-errors.js";
-import { tokenAllows } from "./registry-auth.js";
 import { authorize, type Exchange, type RegistryDeps } from "./registry-request.js";
 import { REPOSITORY_NAME } from "./routes.js";
 
@@ -87,25 +86,16 @@ async function mountBlob(deps: RegistryDeps, ex: Exchange, digest: string, from:
  */
 async function sessionOf(deps: RegistryDeps, ex: Exchange, name: string, id: string): Promise<UploadRow> {
   const caller = await deps.auth.authenticate(ex.req.headers, { allowExpired: true });
-  if (!tokenAllows(caller, name, "push")) {
-    throw caller.principal === undefined
-      ? deps.auth.challenge("authentication required", `repository:${name}:pull,push`)
-      : deps.auth.challenge(
-          `the token does not grant push on ${name}`,
-          `repository:${name}:pull,push`,
-          "insufficient_scope",
-        );
-  }
+  const resolved = await deps.resolver.resolve(name);
+  // The token may be past its expiry, but it must name the repo, and the bindings count as they are now.
+  await deps.gate.require(caller, resolved, "push");
   const upload = /^[0-9a-f]{32}$/.test(id) ? await deps.uploads.get(id) : undefined;
-  const resolved = upload && (await deps.resolver.resolve(name));
-  if (!upload || !resolved || resolved.repo?.uid !== upload.repoUid) {
+  if (!upload || resolved.repo?.uid !== upload.repoUid) {
     throw ociError("BLOB_UPLOAD_UNKNOWN", `upload ${id.slice(0, 64)} is not in progress for ${name}`);
   }
   if (caller.principal?.identityUid !== upload.identityUid) {
     throw ociError("DENIED", "the upload belongs to another identity");
   }
-  // The token may be past its expiry, but the bindings are checked as they are now.
-  await deps.gate.require(caller, resolved, "push");
   return upload;
 }
 
