@@ -16,25 +16,12 @@ export interface PublicContent {
  * that is what the Tag History API is for (pinning).
  */
 export function createPublicContent(store: Store): PublicContent {
-  async function publicDigests(repoUid: string): Promise<Set<string>> {
-    const digests = new Set<string>();
-    for (const tagName of PUBLIC_TAGS) {
-      for (const row of await store.tags.history({ repoUid, tagName, limit: 100_000 })) {
-        if (row.digest !== "") digests.add(row.digest);
-      }
+  async function manifestDigestIsPublic(repoUid: string, digest: string): Promise<boolean> {
+    if (await store.tags.pointedTo(repoUid, PUBLIC_TAGS, digest)) return true;
+    for (const parent of await store.manifests.referencedBy(repoUid, digest)) {
+      if (await store.tags.pointedTo(repoUid, PUBLIC_TAGS, parent)) return true;
     }
-    return digests;
-  }
-
-  async function manifestDigestIsPublic(
-    repoUid: string,
-    digest: string,
-    known?: Set<string>,
-  ): Promise<boolean> {
-    const digests = known ?? (await publicDigests(repoUid));
-    if (digests.has(digest)) return true;
-    const parents = await store.manifests.referencedBy(repoUid, digest);
-    return parents.some((parent) => digests.has(parent));
+    return false;
   }
 
   return {
@@ -43,9 +30,8 @@ export function createPublicContent(store: Store): PublicContent {
       return manifestDigestIsPublic(repoUid, reference);
     },
     async blob(repoUid, digest) {
-      const digests = await publicDigests(repoUid);
       for (const manifest of await store.manifests.referencedBy(repoUid, digest)) {
-        if (await manifestDigestIsPublic(repoUid, manifest, digests)) return true;
+        if (await manifestDigestIsPublic(repoUid, manifest)) return true;
       }
       return false;
     },

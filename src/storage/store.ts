@@ -264,6 +264,8 @@ export interface TagStore {
   delete(uid: string, now: number): Promise<boolean>;
   /** Tag names of `repoUid` in byte order, after `after` when given, at most `limit` (registry tags list). */
   names(repoUid: string, args: { after?: string; limit: number }): Promise<string[]>;
+  /** True when a history row of one of `tagNames` in `repoUid` names `digest` (the tag points or pointed to it). */
+  pointedTo(repoUid: string, tagNames: readonly string[], digest: string): Promise<boolean>;
   /** History of one tag, oldest first, within [start, end), at most `limit` rows. */
   history(args: {
     repoUid: string;

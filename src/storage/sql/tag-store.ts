@@ -164,6 +164,19 @@ export function createTagStore(ctx: SqlContext): TagStore {
       return rows.map((r) => r.name);
     },
 
+    async pointedTo(repoUid, tagNames, digest) {
+      if (tagNames.length === 0) return false;
+      const row = await db
+        .selectFrom("tag_history")
+        .select("id")
+        .where("repo_uid", "=", repoUid)
+        .where("digest", "=", digest)
+        .where("tag_name", "in", [...tagNames])
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     async history(args) {
       let q = db
         .selectFrom("tag_history")

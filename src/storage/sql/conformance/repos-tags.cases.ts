@@ -204,6 +204,28 @@ export function repoTagCases(db: TestDatabase): void {
       );
     });
 
+    it("tells whether some of a set of tags ever pointed to a digest", async () => {
+      const repo = await newRepo("pointed-to");
+      const other = await newRepo("pointed-to-other");
+      await put(repo, "latest", 1, T0);
+      await put(repo, "latest", 2, T0 + 1);
+      await put(repo, "old", 3, T0);
+      await put(other, "latest", 4, T0);
+      assert.equal(await store.tags.pointedTo(repo.uid, ["latest", "dev"], digest(1)), true, "a past digest");
+      assert.equal(await store.tags.pointedTo(repo.uid, ["latest"], digest(2)), true, "the current digest");
+      assert.equal(
+        await store.tags.pointedTo(repo.uid, ["latest"], digest(3)),
+        false,
+        "another tag's digest",
+      );
+      assert.equal(
+        await store.tags.pointedTo(repo.uid, ["latest"], digest(4)),
+        false,
+        "another repo's digest",
+      );
+      assert.equal(await store.tags.pointedTo(repo.uid, [], digest(1)), false, "no tags");
+    });
+
     it("lists tag names in byte order after a marker, up to a limit", async () => {
       const repo = await newRepo("tag-names");
       for (const name of ["b", "a", "B", "c-1", "c"]) await put(repo, name, 1, T0);
