@@ -15,6 +15,7 @@ import {
 } from "../gen/platform/iam/v2/identities_pb.js";
 import type { IdentityFilter, IdentityRow } from "../storage/store.js";
 import { claimMatchData, identityMessage, staticKeysData } from "./identity-mapping.js";
+import { registeredIdentityUid } from "./registered-identity.js";
 
 const IDENTITY_LIST = namedResourceList<IdentityRow>();
 
@@ -119,6 +120,12 @@ export function createIdentitiesService(deps: ServiceDeps): ServiceHandlers<type
         await tx.identities.delete(req.uid);
       });
       return {};
+    },
+
+    async lookupIdentity(req) {
+      if (!URL.canParse(req.issuer)) throw invalidArgument("issuer", "must be an absolute URL");
+      if (req.subject === "") throw invalidArgument("subject", "is required");
+      return { uid: registeredIdentityUid(req.issuer, req.subject) };
     },
   };
 }
