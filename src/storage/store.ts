@@ -299,6 +299,30 @@ export interface SettingsStore {
   putIfAbsent(key: string, value: string): Promise<string>;
 }
 
+/** One piece of the browser login flow's short-lived state. */
+export interface LoginSessionRow {
+  /** A hash of the secret that names the row (the flow's `state`, a one-time code), never the secret. */
+  id: string;
+  /** What the row is (e.g. "authorization", "code"); `take` must name the same kind. */
+  kind: string;
+  /** JSON text. */
+  data: string;
+  expireTime: number;
+}
+
+/** Short-lived login state; every row is taken at most once. */
+export interface LoginSessionStore {
+  /** Stores a row; ALREADY_EXISTS when the id is taken. */
+  put(row: LoginSessionRow): Promise<void>;
+  /**
+   * Deletes the row `id` of `kind` and returns its data, unless it is missing or expired at `now`
+   * (an expired row is deleted too). Of concurrent takers at most one gets the data.
+   */
+  take(id: string, kind: string, now: number): Promise<string | undefined>;
+  /** Deletes every row expired at `now`; returns how many. */
+  purgeExpired(now: number): Promise<number>;
+}
+
 /** One handle on the metadata store; `transaction` gives a handle whose writes commit together. */
 export interface Store {
   groups: GroupStore;
@@ -313,6 +337,7 @@ export interface Store {
   garbage: GarbageStore;
   signingKeys: SigningKeyStore;
   settings: SettingsStore;
+  loginSessions: LoginSessionStore;
   /** Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** Which engine this is: "sqlite" or "postgres". */

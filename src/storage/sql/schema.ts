@@ -152,6 +152,14 @@ export interface SettingsTable {
   value: string;
 }
 
+/** `login_sessions`: short-lived state of the browser login flow (ids are hashes of secrets). */
+export interface LoginSessionsTable {
+  id: string;
+  kind: string;
+  data: string;
+  expire_time: Int8Column;
+}
+
 /** Every table of the metadata database, as Kysely sees it. */
 export interface Database {
   groups: GroupsTable;
@@ -168,4 +176,5 @@ export interface Database {
   uploads: UploadsTable;
   signing_keys: SigningKeysTable;
   settings: SettingsTable;
+  login_sessions: LoginSessionsTable;
 }

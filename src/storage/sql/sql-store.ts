@@ -3,6 +3,7 @@ import { createBlobRecordStore } from "./blob-record-store.js";
 import { createGarbageStore } from "./garbage-store.js";
 import { createGroupStore } from "./group-store.js";
 import { createIdentityStore } from "./identity-store.js";
+import { createLoginSessionStore } from "./login-session-store.js";
 import { createManifestStore } from "./manifest-store.js";
 import { createRepoStore } from "./repo-store.js";
 import { createRoleBindingStore } from "./role-binding-store.js";
@@ -37,6 +38,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     garbage: createGarbageStore(ctx),
     signingKeys: createSigningKeyStore(ctx),
     settings: createSettingsStore(ctx),
+    loginSessions: createLoginSessionStore(ctx),
     dialect: ctx.dialect.name,
     transaction: (fn) =>
       ctx.inTransaction ? fn(store) : ctx.transaction((tx) => fn(createSqlStore(tx, refuseClose))),

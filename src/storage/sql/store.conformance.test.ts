@@ -3,6 +3,7 @@ import { groupCases } from "./conformance/groups.cases.js";
 import { hierarchyCases } from "./conformance/hierarchy.cases.js";
 import { identityCases } from "./conformance/identities.cases.js";
 import { keysAndSettingsCases } from "./conformance/keys-settings.cases.js";
+import { loginSessionCases } from "./conformance/login-sessions.cases.js";
 import { migrationCases } from "./conformance/migrations.cases.js";
 import { pagingCases } from "./conformance/paging.cases.js";
 import { registryDataCases } from "./conformance/registry-data.cases.js";
@@ -25,4 +26,5 @@ forEachEngine("Store conformance", (db) => {
   transactionCases(db);
   keysAndSettingsCases(db);
   pagingCases(db);
+  loginSessionCases(db);
 });
