@@ -1,11 +1,13 @@
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import type { RepoRow } from "../storage/store.js";
 import { digestOf, isDigest, parseDigest } from "./digest.js";
+import { type CachedManifest, manifestCacheOf } from "./manifest-cache.js";
 import { commitManifest } from "./manifest-commit.js";
 import { MAX_MANIFEST_BYTES, parseManifest } from "./manifest-parser.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { readBody } from "./read-body.js";
 import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
+import type { ResolvedName } from "./repo-resolver.js";
 import { TAG } from "./routes.js";
 
 /** Parses a manifest reference: a digest, or a tag (NAME… errors name which). */
@@ -16,13 +18,39 @@ function parseReference(reference: string): { digest: string } | { tag: string }
   return { tag: reference };
 }
 
-/** The digest a reference names in `repo`, or MANIFEST_UNKNOWN. */
-async function digestOfReference(deps: RegistryDeps, repo: RepoRow, reference: string): Promise<string> {
+/** Answers the pull-by-reference public rule (a named function: no closure per request). */
+function publicManifest(deps: RegistryDeps, reference: string) {
+  return async (r: ResolvedName) => (r.repo ? deps.publicContent.manifest(r.repo.uid, reference) : false);
+}
+
+/**
+ * The manifest a reference names in `repo`, or MANIFEST_UNKNOWN. A tag is looked up in the store on
+ * every request (a moved tag is seen at once); the manifest it names comes from the cache when
+ * there, since a tag always names a stored manifest and a digest's bytes never change. A digest
+ * reference reads the store, which alone knows whether the manifest is still there.
+ */
+async function manifestOfReference(
+  deps: RegistryDeps,
+  repo: RepoRow,
+  name: string,
+  reference: string,
+): Promise<CachedManifest> {
   const ref = parseReference(reference);
-  if ("digest" in ref) return ref.digest;
-  const tag = await deps.store.tags.getByName(repo.uid, ref.tag);
-  if (!tag) throw ociError("MANIFEST_UNKNOWN", `tag ${ref.tag} is not in ${repo.name}`);
-  return tag.digest;
+  const cache = manifestCacheOf(deps.store);
+  let digest: string;
+  if ("digest" in ref) digest = ref.digest;
+  else {
+    const tag = await deps.store.tags.getByName(repo.uid, ref.tag);
+    if (!tag) throw ociError("MANIFEST_UNKNOWN", `tag ${ref.tag} is not in ${repo.name}`);
+    digest = tag.digest;
+    const hit = cache.get(repo.uid, digest);
+    if (hit) return hit;
+  }
+  const row = await deps.store.manifests.get(repo.uid, digest);
+  if (!row) throw ociError("MANIFEST_UNKNOWN", `manifest ${digest} is not in ${name}`);
+  const manifest: CachedManifest = { digest: row.digest, mediaType: row.mediaType, content: row.content };
+  cache.set(repo.uid, manifest);
+  return manifest;
 }
 
 /** GET/HEAD `/v2/<name>/manifests/<reference>`: the stored bytes with their media type and digest. */
@@ -33,12 +61,10 @@ export async function getManifest(
   reference: string,
 ): Promise<void> {
   const { resolved } = await authorize(deps, ex, name, "pull", {
-    publicFallback: async (r) => (r.repo ? deps.publicContent.manifest(r.repo.uid, reference) : false),
+    publicFallback: publicManifest(deps, reference),
   });
   const repo = existingRepo(resolved);
-  const digest = await digestOfReference(deps, repo, reference);
-  const manifest = await deps.store.manifests.get(repo.uid, digest);
-  if (!manifest) throw ociError("MANIFEST_UNKNOWN", `manifest ${digest} is not in ${name}`);
+  const manifest = await manifestOfReference(deps, repo, name, reference);
   ex.res.writeHead(200, {
     "content-type": manifest.mediaType,
     "content-length": manifest.content.byteLength,
@@ -79,6 +105,7 @@ export async function putManifest(
   }
   const parsed = parseManifest(content, ex.req.headers["content-type"]);
   const repo = await deps.resolver.ensureRepo(resolved);
+  manifestCacheOf(deps.store).forget(repo.uid, digest);
   await commitManifest(deps.store, {
     repo,
     name,
@@ -130,6 +157,7 @@ export async function deleteManifest(
     );
     for (const tag of tags.rows) await tx.tags.delete(tag.uid, now);
   });
+  if (!("tag" in ref)) manifestCacheOf(deps.store).forget(repo.uid, ref.digest);
   ex.res.writeHead(202, { "content-length": 0 });
   ex.res.end();
 }
