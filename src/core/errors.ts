@@ -97,3 +97,8 @@ export function permissionDenied(description: string): DomainError {
 export function internal(description = "internal error"): DomainError {
   return new DomainError(Code.Internal, `Internal: ${description}`, { reason: "INTERNAL" });
 }
+
+/** UNAVAILABLE: a dependency (e.g. an upstream identity provider) could not be reached; retry later. */
+export function unavailable(description: string): DomainError {
+  return new DomainError(Code.Unavailable, `Unavailable: ${description}`, { reason: "UNAVAILABLE" });
+}
