@@ -184,6 +184,8 @@ export interface RoleBindingStore {
   grantsOf(identityUid: string): Promise<Grant[]>;
   countByRole(roleUid: string): Promise<number>;
   countByIdentity(identityUid: string): Promise<number>;
+  /** Deletes every binding of `identityUid`, wherever it is (used when the identity is deleted). */
+  deleteByIdentity(identityUid: string): Promise<number>;
 }
 
 export interface RepoRow {
@@ -276,6 +278,166 @@ export interface TagStore {
   }): Promise<TagHistoryRow[]>;
 }
 
+/** The OpenID Connect settings of an identity provider; `clientSecret` never leaves the server. */
+export interface OidcProviderData {
+  issuer: string;
+  clientId: string;
+  /** "" for public (PKCE) clients. Read by the login flow only; services never return it. */
+  clientSecret: string;
+  additionalScopes: string[];
+  groupsClaim: string;
+  /** CorrelationRule enum number. */
+  correlationRule: number;
+  pkceEnabled: boolean;
+}
+
+export interface IdentityProviderRow {
+  uid: string;
+  /** The group the provider is under (the parent of its uid). */
+  groupUid: string;
+  name: string;
+  description: string;
+  /** Uid of the role bound to people on their first login. */
+  defaultRole: string;
+  oidc: OidcProviderData;
+  createTime: number;
+  updateTime: number;
+}
+
+export interface IdentityProviderFilter extends CommonFilter {
+  name?: string;
+}
+
+export interface IdentityProviderStore {
+  get(uid: string): Promise<IdentityProviderRow | undefined>;
+  list(filter: IdentityProviderFilter, window: ListWindow): Promise<ListSlice<IdentityProviderRow>>;
+  /** ALREADY_EXISTS when the group already has a provider of that name. */
+  insert(row: IdentityProviderRow): Promise<void>;
+  update(row: IdentityProviderRow): Promise<boolean>;
+  /** Deletes the provider and, with it, its external group role mappings. */
+  delete(uid: string): Promise<boolean>;
+  /** Providers directly under `groupUid`. */
+  countByGroup(groupUid: string): Promise<number>;
+  /** Providers whose default role is `roleUid`. */
+  countByDefaultRole(roleUid: string): Promise<number>;
+}
+
+export interface AccountAssociationRow {
+  /** The group's uid: one association per group. */
+  uid: string;
+  name: string;
+  description: string;
+  amazon?: { account: string };
+  google?: { projectId: string; projectNumber: string };
+  azure?: { tenantId: string; clientIds: Record<string, string> };
+  /** GitHub App id (decimal string) → its installations (ids as decimal strings). */
+  github?: { appInstallations: Record<string, { installationId: string; name: string }[]> };
+  createTime: number;
+  updateTime: number;
+}
+
+export interface AccountAssociationFilter extends CommonFilter {
+  name?: string;
+}
+
+export interface AccountAssociationStore {
+  get(uid: string): Promise<AccountAssociationRow | undefined>;
+  list(filter: AccountAssociationFilter, window: ListWindow): Promise<ListSlice<AccountAssociationRow>>;
+  /** ALREADY_EXISTS when the group already has an association. */
+  insert(row: AccountAssociationRow): Promise<void>;
+  update(row: AccountAssociationRow): Promise<boolean>;
+  delete(uid: string): Promise<boolean>;
+}
+
+export interface GroupInviteRow {
+  uid: string;
+  /** The group the invite is under (the parent of its uid). */
+  groupUid: string;
+  roleUid: string;
+  /** "" when anyone holding the code may redeem it. */
+  email: string;
+  /** Hex SHA-256 of the code; the code itself is never stored. Unique. */
+  codeHash: string;
+  keyId: string;
+  singleUse: boolean;
+  expirationTime: number;
+  createTime: number;
+}
+
+export interface GroupInviteFilter extends CommonFilter {
+  keyId?: string;
+}
+
+export interface GroupInviteStore {
+  get(uid: string): Promise<GroupInviteRow | undefined>;
+  getByCodeHash(codeHash: string): Promise<GroupInviteRow | undefined>;
+  /** Orders by uid or create_time (update_time reads as create_time). */
+  list(filter: GroupInviteFilter, window: ListWindow): Promise<ListSlice<GroupInviteRow>>;
+  insert(row: GroupInviteRow): Promise<void>;
+  /** True only for the one caller that removed the row (single-use redemption relies on it). */
+  delete(uid: string): Promise<boolean>;
+  /** Deletes every invite directly under `groupUid`. */
+  deleteByGroup(groupUid: string): Promise<number>;
+}
+
+export interface ExternalGroupRoleMappingRow {
+  /** `<identity provider uid>/<16 hex>`. */
+  uid: string;
+  identityProviderUid: string;
+  externalGroupId: string;
+  roleUid: string;
+  scope: string;
+  createTime: number;
+}
+
+export interface ExternalGroupRoleMappingFilter extends CommonFilter {
+  identityProviderUid?: string;
+  externalGroupId?: string;
+  roleUid?: string;
+}
+
+export interface ExternalGroupRoleMappingStore {
+  get(uid: string): Promise<ExternalGroupRoleMappingRow | undefined>;
+  /** Orders by uid or create_time (update_time reads as create_time). */
+  list(
+    filter: ExternalGroupRoleMappingFilter,
+    window: ListWindow,
+  ): Promise<ListSlice<ExternalGroupRoleMappingRow>>;
+  /**
+   * ALREADY_EXISTS when the provider already maps the same external group to the same role at the
+   * same scope; NOT_FOUND when the provider does not exist.
+   */
+  insert(row: ExternalGroupRoleMappingRow): Promise<void>;
+  delete(uid: string): Promise<boolean>;
+  /** The mappings of provider `idpUid` whose external group is one of `externalGroupIds`. */
+  forProvider(idpUid: string, externalGroupIds: readonly string[]): Promise<ExternalGroupRoleMappingRow[]>;
+  countByRole(roleUid: string): Promise<number>;
+}
+
+export interface TermsAcceptanceRow {
+  /** `<group uid>/<16 hex>`. */
+  uid: string;
+  groupUid: string;
+  docId: string;
+  /** Identity uid of who accepted. */
+  acceptedBy: string;
+  createTime: number;
+}
+
+export interface TermsAcceptanceFilter extends CommonFilter {
+  /** Acceptances made at one of these groups. */
+  groupUids?: readonly string[];
+}
+
+export interface TermsAcceptanceStore {
+  /** Inserts `row` unless its group already accepted its document; true when inserted. */
+  accept(row: TermsAcceptanceRow): Promise<boolean>;
+  /** Orders by uid or create_time (update_time reads as create_time). */
+  list(filter: TermsAcceptanceFilter, window: ListWindow): Promise<ListSlice<TermsAcceptanceRow>>;
+  /** Deletes every acceptance made at `groupUid`. */
+  deleteByGroup(groupUid: string): Promise<number>;
+}
+
 /** An ES256 signing key of Wharf's issuer; private material never leaves the store and issuer. */
 export interface SigningKeyRow {
   kid: string;
@@ -337,6 +499,11 @@ export interface Store {
   garbage: GarbageStore;
   signingKeys: SigningKeyStore;
   settings: SettingsStore;
+  identityProviders: IdentityProviderStore;
+  accountAssociations: AccountAssociationStore;
+  groupInvites: GroupInviteStore;
+  externalGroupRoleMappings: ExternalGroupRoleMappingStore;
+  termsAcceptances: TermsAcceptanceStore;
   loginSessions: LoginSessionStore;
   /** Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;

@@ -160,6 +160,72 @@ export interface LoginSessionsTable {
   expire_time: Int8Column;
 }
 
+/** `identity_providers`: an organization's OIDC providers; parent_uid is the group. Unique (parent_uid, name). */
+export interface IdentityProvidersTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  description: string;
+  default_role: string;
+  issuer: string;
+  client_id: string;
+  /** Write-only through the API: the login flow reads it, services never return it. */
+  client_secret: string;
+  /** JSON array of strings. */
+  additional_scopes: string;
+  groups_claim: string;
+  correlation_rule: Int8Column;
+  pkce_enabled: BoolColumn;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `account_associations`: one per group, uid = the group's uid; each provider block is JSON text or NULL. */
+export interface AccountAssociationsTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  description: string;
+  amazon: string | null;
+  google: string | null;
+  azure: string | null;
+  github: string | null;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `group_invites`: parent_uid is the group; only the SHA-256 of the code is kept (unique). */
+export interface GroupInvitesTable {
+  uid: string;
+  parent_uid: string;
+  role_uid: string;
+  email: string;
+  code_hash: string;
+  key_id: string;
+  single_use: BoolColumn;
+  expiration_time: Int8Column;
+  create_time: Int8Column;
+}
+
+/** `external_group_role_mappings`: parent_uid is the identity provider (FK, cascade). Unique (parent_uid, external_group_id, role_uid, scope). */
+export interface ExternalGroupRoleMappingsTable {
+  uid: string;
+  parent_uid: string;
+  external_group_id: string;
+  role_uid: string;
+  scope: string;
+  create_time: Int8Column;
+}
+
+/** `terms_acceptances`: parent_uid is the group. Unique (parent_uid, doc_id). */
+export interface TermsAcceptancesTable {
+  uid: string;
+  parent_uid: string;
+  doc_id: string;
+  accepted_by: string;
+  create_time: Int8Column;
+}
+
 /** Every table of the metadata database, as Kysely sees it. */
 export interface Database {
   groups: GroupsTable;
@@ -176,5 +242,10 @@ export interface Database {
   uploads: UploadsTable;
   signing_keys: SigningKeysTable;
   settings: SettingsTable;
+  identity_providers: IdentityProvidersTable;
+  account_associations: AccountAssociationsTable;
+  group_invites: GroupInvitesTable;
+  external_group_role_mappings: ExternalGroupRoleMappingsTable;
+  terms_acceptances: TermsAcceptancesTable;
   login_sessions: LoginSessionsTable;
 }

@@ -1,7 +1,11 @@
 import type { Store } from "../store.js";
+import { createAccountAssociationStore } from "./account-association-store.js";
 import { createBlobRecordStore } from "./blob-record-store.js";
+import { createExternalGroupRoleMappingStore } from "./external-group-role-mapping-store.js";
 import { createGarbageStore } from "./garbage-store.js";
+import { createGroupInviteStore } from "./group-invite-store.js";
 import { createGroupStore } from "./group-store.js";
+import { createIdentityProviderStore } from "./identity-provider-store.js";
 import { createIdentityStore } from "./identity-store.js";
 import { createLoginSessionStore } from "./login-session-store.js";
 import { createManifestStore } from "./manifest-store.js";
@@ -12,6 +16,7 @@ import { createSettingsStore } from "./settings-store.js";
 import { createSigningKeyStore } from "./signing-key-store.js";
 import type { SqlContext } from "./sql-context.js";
 import { createTagStore } from "./tag-store.js";
+import { createTermsAcceptanceStore } from "./terms-acceptance-store.js";
 import { createUploadStore } from "./upload-store.js";
 
 /**
@@ -38,6 +43,11 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     garbage: createGarbageStore(ctx),
     signingKeys: createSigningKeyStore(ctx),
     settings: createSettingsStore(ctx),
+    identityProviders: createIdentityProviderStore(ctx),
+    accountAssociations: createAccountAssociationStore(ctx),
+    groupInvites: createGroupInviteStore(ctx),
+    externalGroupRoleMappings: createExternalGroupRoleMappingStore(ctx),
+    termsAcceptances: createTermsAcceptanceStore(ctx),
     loginSessions: createLoginSessionStore(ctx),
     dialect: ctx.dialect.name,
     transaction: (fn) =>

@@ -1,6 +1,7 @@
 import { forEachEngine } from "../../../test/support/databases.js";
 import { groupCases } from "./conformance/groups.cases.js";
 import { hierarchyCases } from "./conformance/hierarchy.cases.js";
+import { iamFederationCases } from "./conformance/iam-federation.cases.js";
 import { identityCases } from "./conformance/identities.cases.js";
 import { keysAndSettingsCases } from "./conformance/keys-settings.cases.js";
 import { loginSessionCases } from "./conformance/login-sessions.cases.js";
@@ -26,5 +27,6 @@ forEachEngine("Store conformance", (db) => {
   transactionCases(db);
   keysAndSettingsCases(db);
   pagingCases(db);
+  iamFederationCases(db);
   loginSessionCases(db);
 });
