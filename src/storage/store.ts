@@ -1,5 +1,6 @@
 import type { AccessScopes } from "../core/context.js";
 import type { ListSlice, ListWindow } from "../core/list.js";
+import type { RefreshTokenStore } from "./refresh-token-store.js";
 import type { BlobRecordStore, GarbageStore, ManifestStore, UploadStore } from "./registry-store.js";
 
 /**
@@ -504,6 +505,8 @@ export interface Store {
   groupInvites: GroupInviteStore;
   externalGroupRoleMappings: ExternalGroupRoleMappingStore;
   termsAcceptances: TermsAcceptanceStore;
+  /** STS refresh tokens (and the identities' lastSeenTime marks of federation). */
+  refreshTokens: RefreshTokenStore;
   loginSessions: LoginSessionStore;
   /** Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;

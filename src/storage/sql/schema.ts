@@ -152,6 +152,20 @@ export interface SettingsTable {
   value: string;
 }
 
+/** `refresh_tokens`: STS refresh tokens by SHA-256 of the token; JSON text for lists and `act`. */
+export interface RefreshTokensTable {
+  token_hash: string;
+  family_uid: string;
+  identity_uid: string;
+  audience: string;
+  scopes: string | null;
+  caps: string | null;
+  act: string | null;
+  create_time: Int8Column;
+  expire_time: Int8Column;
+  spent_time: NullableInt8Column;
+}
+
 /** `login_sessions`: short-lived state of the browser login flow (ids are hashes of secrets). */
 export interface LoginSessionsTable {
   id: string;
@@ -247,5 +261,6 @@ export interface Database {
   group_invites: GroupInvitesTable;
   external_group_role_mappings: ExternalGroupRoleMappingsTable;
   terms_acceptances: TermsAcceptancesTable;
+  refresh_tokens: RefreshTokensTable;
   login_sessions: LoginSessionsTable;
 }

@@ -9,6 +9,7 @@ import { createIdentityProviderStore } from "./identity-provider-store.js";
 import { createIdentityStore } from "./identity-store.js";
 import { createLoginSessionStore } from "./login-session-store.js";
 import { createManifestStore } from "./manifest-store.js";
+import { createRefreshTokenStore } from "./refresh-token-store.js";
 import { createRepoStore } from "./repo-store.js";
 import { createRoleBindingStore } from "./role-binding-store.js";
 import { createRoleStore } from "./role-store.js";
@@ -48,6 +49,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     groupInvites: createGroupInviteStore(ctx),
     externalGroupRoleMappings: createExternalGroupRoleMappingStore(ctx),
     termsAcceptances: createTermsAcceptanceStore(ctx),
+    refreshTokens: createRefreshTokenStore(ctx),
     loginSessions: createLoginSessionStore(ctx),
     dialect: ctx.dialect.name,
     transaction: (fn) =>

@@ -7,6 +7,7 @@ import { keysAndSettingsCases } from "./conformance/keys-settings.cases.js";
 import { loginSessionCases } from "./conformance/login-sessions.cases.js";
 import { migrationCases } from "./conformance/migrations.cases.js";
 import { pagingCases } from "./conformance/paging.cases.js";
+import { refreshTokenCases } from "./conformance/refresh-tokens.cases.js";
 import { registryDataCases } from "./conformance/registry-data.cases.js";
 import { repoTagCases } from "./conformance/repos-tags.cases.js";
 import { roleBindingCases } from "./conformance/role-bindings.cases.js";
@@ -29,4 +30,5 @@ forEachEngine("Store conformance", (db) => {
   pagingCases(db);
   iamFederationCases(db);
   loginSessionCases(db);
+  refreshTokenCases(db);
 });
