@@ -1,0 +1,13 @@
+/**
+ * Why an external token (or an upstream issuer's metadata) was refused. `message` is caller-safe:
+ * it names the failed check and public values (issuer URLs, algorithms), never key material or the
+ * token. `unavailable` marks failures to reach the upstream issuer (worth retrying later).
+ */
+export class ExternalTokenError extends Error {
+  readonly unavailable: boolean;
+  constructor(reason: string, opts: { unavailable?: boolean } = {}) {
+    super(reason);
+    this.name = "ExternalTokenError";
+    this.unavailable = opts.unavailable ?? false;
+  }
+}
