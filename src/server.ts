@@ -12,6 +12,11 @@ import { publicUrlOf, type WharfConfig } from "./config/config.js";
 import { openConfiguredStore } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { PageTokenCodec } from "./core/list.js";
+import { createExternalTokenVerifier } from "./federation/external-token-verifier.js";
+import { createLoginFlow } from "./login/login-flow.js";
+import { createLoginRoutes } from "./login/login-routes.js";
+import { resolveSessionGrants, sessionGrantUids } from "./login/session-grants.js";
+import { createUpstreamOidc } from "./login/upstream-oidc-client.js";
 import { createBlobUploads } from "./oci/blob-uploads.js";
 import { collectGarbage } from "./oci/garbage-collector.js";
 import { createPublicContent } from "./oci/public-content.js";
@@ -62,7 +67,14 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       randomBytes(32).toString("base64url"),
     );
     const pageTokens = new PageTokenCodec(Buffer.from(secret, "base64url"), clock);
-    const access = createAccessResolver({ store, clock });
+    const access = createAccessResolver({
+      store,
+      clock,
+      session: {
+        key: (claims) => sessionGrantUids(claims).join(" "),
+        grants: (key) => resolveSessionGrants(store, key.split(" ")),
+      },
+    });
 
     // The issuer URL is the API's public URL, which may only be known once the port is bound.
     const api = await startApiServer({
@@ -71,6 +83,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       handler: (req, res) => handler(req, res),
     });
     const apiUrl = publicUrlOf(config.publicUrl, api.address);
+    let registryUrl = "";
     const issuer = createIssuer({ store, issuerUrl: apiUrl, clock });
     const verifier = createTokenVerifier({ issuer, audience: apiUrl, clock });
     const bindings = createServiceBindings({
@@ -85,9 +98,23 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       accessFor: (principal) => access.accessFor(principal),
       clock,
       logger,
-      extraRoutes: createWellKnownRoutes(issuer),
+      extraRoutes: [
+        ...createWellKnownRoutes(issuer),
+        ...createLoginRoutes(
+          createLoginFlow({
+            store,
+            issuer,
+            upstream: createUpstreamOidc(createExternalTokenVerifier({ clock })),
+            clock,
+            apiUrl,
+            audiences: () => [apiUrl, registryUrl],
+            defaultProvider: config.defaultLogin,
+          }),
+        ),
+      ],
     });
     const registry = await startRegistry(config, { store, issuer, access, apiUrl, clock, logger, blobs });
+    registryUrl = registry.url;
     const gc = scheduleGarbageCollection(config.gcIntervalMs, { store, blobs, clock }, logger);
     return {
       apiUrl,

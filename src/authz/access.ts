@@ -42,20 +42,39 @@ export function createAccessResolver(opts: {
   store: Pick<Store, "roleBindings">;
   clock: Clock;
   ttlMs?: number;
+  /**
+   * Grants a token carries besides its identity's role bindings (a login's external group role
+   * mappings), keyed by `sessionKey(claims)`; "" means none. Cached like role-binding grants.
+   */
+  session?: {
+    key(claims: Readonly<Record<string, unknown>>): string;
+    grants(key: string): Promise<Grant[]>;
+  };
 }): AccessResolver {
-  const cache = createGrantsCache({
-    roleBindings: opts.store.roleBindings,
-    clock: opts.clock,
-    ttlMs: opts.ttlMs ?? 1000,
-  });
+  const ttlMs = opts.ttlMs ?? 1000;
+  const cache = createGrantsCache({ roleBindings: opts.store.roleBindings, clock: opts.clock, ttlMs });
+  const session = opts.session;
+  const sessionCache =
+    session && createGrantsCache({ roleBindings: { grantsOf: session.grants }, clock: opts.clock, ttlMs });
   return {
     accessFor(principal) {
       if (!principal) return noAccess;
       const restrictions = restrictionsOf(principal.claims);
-      const grants = principal.isAdmin ? undefined : () => cache.grantsOf(principal.identityUid);
+      if (principal.isAdmin) return createAccess(undefined, restrictions);
+      const key = session?.key(principal.claims) ?? "";
+      const grants =
+        key === "" || !sessionCache
+          ? () => cache.grantsOf(principal.identityUid)
+          : async () => [
+              ...(await cache.grantsOf(principal.identityUid)),
+              ...(await sessionCache.grantsOf(key)),
+            ];
       return createAccess(grants, restrictions);
     },
-    invalidate: (identityUid) => cache.invalidate(identityUid),
+    invalidate(identityUid) {
+      cache.invalidate(identityUid);
+      if (identityUid === undefined) sessionCache?.invalidate();
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError, type ConfigInput } from "../config/config.js";
 import { runAdminToken } from "./admin-token.js";
+import { AUTH_USAGE, runAuth } from "./auth.js";
 import { runGc } from "./gc.js";
 import { runServe } from "./serve.js";
 
@@ -13,7 +14,7 @@ Usage:
   wharf gc [--window 720h] [--grace 1h] [options]
                                         remove manifests and blobs no tag, recent tag history
                                         (--window) or push in flight (--grace) can reach
-  wharf help | version
+${AUTH_USAGE}  wharf help | version
 
 Options (each also as an environment variable):
   --data-dir DIR          WHARF_DATA_DIR       data folder (default ./wharf-data)
@@ -26,6 +27,10 @@ Options (each also as an environment variable):
                                                s3://bucket/prefix?endpoint=…&region=…
   --public-namespace ORG  WHARF_PUBLIC_NAMESPACE  organization whose latest tags anyone may pull (default public)
   --gc-interval DURATION  WHARF_GC_INTERVAL    run garbage collection in the server this often (default 0: never)
+  --login-issuer URL      WHARF_LOGIN_ISSUER   OpenID Connect issuer people log in through when they name no
+                                               organization identity provider (default: none)
+  --login-client-id ID    WHARF_LOGIN_CLIENT_ID      Wharf's client id at that issuer
+  --login-client-secret S WHARF_LOGIN_CLIENT_SECRET  its client secret (prefer the variable; omit for PKCE-only clients)
 `;
 
 const CONFIG_OPTIONS = {
@@ -38,6 +43,9 @@ const CONFIG_OPTIONS = {
   "blob-store": { type: "string" },
   "public-namespace": { type: "string" },
   "gc-interval": { type: "string" },
+  "login-issuer": { type: "string" },
+  "login-client-id": { type: "string" },
+  "login-client-secret": { type: "string" },
 } as const;
 
 /** Runs the `wharf` command line; resolves to the process exit code. */
@@ -61,6 +69,11 @@ export async function main(argv: string[]): Promise<number> {
           ttl: values.ttl ?? "1h",
           audience: values.audience ?? "api",
         });
+      }
+      case "auth": {
+        const code = await runAuth(rest);
+        if (code !== undefined) return code;
+        break;
       }
       case "gc": {
         const { values } = parseArgs({
@@ -106,5 +119,8 @@ function configInput(values: Partial<Record<keyof typeof CONFIG_OPTIONS, string>
     blobStore: values["blob-store"],
     publicNamespace: values["public-namespace"],
     gcInterval: values["gc-interval"],
+    loginIssuer: values["login-issuer"],
+    loginClientId: values["login-client-id"],
+    loginClientSecret: values["login-client-secret"],
   };
 }

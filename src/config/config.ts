@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { parseDurationSeconds } from "../cli/duration.js";
+import type { DefaultLoginProvider } from "../login/login-provider.js";
 import { parseBlobDriverUrl, redactBlobDriverUrl } from "../storage/blobs/open-blob-driver.js";
 
 /** A host and port to listen on. */
@@ -28,6 +29,8 @@ export interface WharfConfig {
   publicNamespace: string;
   /** Run garbage collection in the server this often (ms); 0 = never (run `wharf gc` instead). */
   gcIntervalMs: number;
+  /** The server's own login provider (`wharf auth login` without an organization provider); undefined = none. */
+  defaultLogin?: DefaultLoginProvider | undefined;
 }
 
 /** Raw option values from flags or the environment, before defaults and validation. */
@@ -41,6 +44,9 @@ export interface ConfigInput {
   blobStore?: string | undefined;
   publicNamespace?: string | undefined;
   gcInterval?: string | undefined;
+  loginIssuer?: string | undefined;
+  loginClientId?: string | undefined;
+  loginClientSecret?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -54,6 +60,9 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   blobStore: "WHARF_BLOB_STORE",
   publicNamespace: "WHARF_PUBLIC_NAMESPACE",
   gcInterval: "WHARF_GC_INTERVAL",
+  loginIssuer: "WHARF_LOGIN_ISSUER",
+  loginClientId: "WHARF_LOGIN_CLIENT_ID",
+  loginClientSecret: "WHARF_LOGIN_CLIENT_SECRET",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -87,6 +96,38 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     blobStore: checkBlobStore(pick("blobStore") ?? ""),
     publicNamespace: parseNamespace(pick("publicNamespace") ?? "public"),
     gcIntervalMs: parseInterval(pick("gcInterval")),
+    defaultLogin: parseDefaultLogin(pick("loginIssuer"), pick("loginClientId"), pick("loginClientSecret")),
+  };
+}
+
+function parseDefaultLogin(
+  issuer: string | undefined,
+  clientId: string | undefined,
+  clientSecret: string | undefined,
+): DefaultLoginProvider | undefined {
+  if (issuer === undefined && clientId === undefined) {
+    if (clientSecret !== undefined)
+      throw new ConfigError("--login-client-secret needs --login-issuer and --login-client-id");
+    return undefined;
+  }
+  if (issuer === undefined || clientId === undefined) {
+    throw new ConfigError("--login-issuer and --login-client-id go together");
+  }
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw new ConfigError(`--login-issuer must be an https URL (got "${issuer}")`);
+  }
+  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
+    throw new ConfigError(`--login-issuer must be an https URL (http only on loopback; got "${issuer}")`);
+  }
+  return {
+    issuer: issuer.replace(/\/+$/, ""),
+    clientId,
+    clientSecret: clientSecret ?? "",
+    additionalScopes: [],
   };
 }
 
