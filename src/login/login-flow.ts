@@ -153,6 +153,8 @@ export function createLoginFlow(deps: LoginFlowDeps) {
         deps.defaultProvider,
       );
       const { authorizationEndpoint } = await deps.upstream.endpoints(provider.issuer);
+      // Abandoned logins would pile up: each new login sweeps the expired ones (an index range).
+      await store.loginSessions.purgeExpired(clock.now());
       const state = secret();
       const pending: PendingAuthorization = {
         provider: provider.uid,
