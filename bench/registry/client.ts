@@ -1,9 +1,13 @@
 // The streaming registry client of `bench:registry`: node:http (not fetch), the blob read from disk
 // with a large highWaterMark, the same request flow for every registry.
+import { execFile } from "node:child_process";
 import { createReadStream } from "node:fs";
 import { Agent, type IncomingHttpHeaders, request } from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
 
 /** File read buffer for uploads: few, large writes to the socket. */
 const READ_CHUNK = 4 * 1024 * 1024;
@@ -158,7 +162,30 @@ export async function pushSmallBlob(reg: Registry, repo: string, bytes: Buffer, 
   );
 }
 
-/** GETs a blob and discards its bytes (as to /dev/null); returns how many arrived. */
+/**
+ * GETs a blob with `curl -o /dev/null` and returns how many bytes arrived. The pull figure's client:
+ * this client's node:http reads the socket 64 KiB at a time and allocates a buffer for each, which
+ * caps it near 0.5–0.7 GB/s here, below what the servers send (curl reached ~2 GB/s from a plain
+ * Node server reusing its buffers, ~3 GB/s from sendfile).
+ */
+export async function pullBlobCurl(reg: Registry, repo: string, digest: string): Promise<number> {
+  const target = new URL(`/v2/${repo}/blobs/${digest}`, reg.base);
+  const headers = Object.entries(reg.headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]);
+  const { stdout } = await run("curl", [
+    "-sS",
+    "-o",
+    "/dev/null",
+    "-w",
+    "%{http_code} %{size_download}",
+    ...headers,
+    target.href,
+  ]);
+  const [status, size] = stdout.trim().split(" ");
+  if (status !== "200") throw new Error(`${reg.name}: GET blob answered ${status} (curl)`);
+  return Number(size);
+}
+
+/** GETs a blob with this node:http client and discards its bytes; returns how many arrived. */
 export function pullBlob(reg: Registry, repo: string, digest: string): Promise<number> {
   const target = new URL(`/v2/${repo}/blobs/${digest}`, reg.base);
   return new Promise<number>((resolve, reject) => {

@@ -1,4 +1,3 @@
-import { pipeline } from "node:stream/promises";
 import { BlobNotFoundError } from "../storage/blobs/blob-driver.js";
 import { blobKey, parseDigest } from "./digest.js";
 import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST } from "./manifest-parser.js";
@@ -51,15 +50,13 @@ export async function getBlob(
     ex.res.end();
     return;
   }
-  let stream: NodeJS.ReadableStream;
   try {
-    stream = await deps.blobs.read(blobKey(digest), range ?? undefined);
+    await deps.blobs.pipeTo(blobKey(digest), ex.res, range ?? undefined);
   } catch (err) {
     // Headers are out; a blob lost from storage can only end the connection.
     if (err instanceof BlobNotFoundError) ex.res.destroy();
     throw err;
   }
-  await pipeline(stream, ex.res);
 }
 
 /** DELETE `/v2/<name>/blobs/<digest>`: unlinks the blob from the repo (GC reclaims the bytes). 202. */

@@ -4,6 +4,7 @@ import { forEachBlobDriver } from "./conformance/blob-test-backends.js";
 import { keyCases } from "./conformance/keys.cases.js";
 import { largeCases } from "./conformance/large.cases.js";
 import { listCases } from "./conformance/list.cases.js";
+import { pipeCases } from "./conformance/pipe.cases.js";
 import { rangeCases } from "./conformance/range.cases.js";
 
 // One conformance suite for the BlobDriver seam, run against the filesystem (temp dir), memory and
@@ -12,6 +13,7 @@ import { rangeCases } from "./conformance/range.cases.js";
 await forEachBlobDriver("BlobDriver conformance", (fx) => {
   basicCases(fx);
   rangeCases(fx);
+  pipeCases(fx);
   appendCommitCases(fx);
   listCases(fx);
   keyCases(fx);

@@ -1,4 +1,5 @@
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 
 /**
  * Size and modification time of a stored object.
@@ -66,6 +67,18 @@ export interface BlobDriver {
    * The caller must consume or destroy the returned stream (it holds a file handle or a connection).
    */
   read(key: string, range?: BlobRange): Promise<Readable>;
+
+  /**
+   * Writes bytes `[range.start, range.end)` of the object at `key` (the whole object without `range`)
+   * to `sink`, then ends it; resolves once `sink` has finished. Same validation, clamping and errors
+   * as {@link read}, and those reject BEFORE anything is written, leaving `sink` untouched (so an
+   * HTTP handler can still answer an error). A failure after that (a read error, the sink closing
+   * before every byte was handed to it) destroys `sink` and rejects; it always settles. Memory stays
+   * bounded. Drivers may move the bytes faster than
+   * `pipeline(await read(key, range), sink)` (the filesystem driver reuses its read buffers, which a
+   * stream handing out chunks cannot).
+   */
+  pipeTo(key: string, sink: Writable, range?: BlobRange): Promise<void>;
 
   /**
    * Writes the object at `key` from `source`, ATOMICALLY: readers see the previous object (or none)
@@ -252,4 +265,15 @@ export function resolveBlobRange(
   if (range === undefined) return { start: 0, end: size };
   if (range.start > size) throw new BlobRangeError(key, range.start, size);
   return { start: range.start, end: Math.min(range.end ?? size, size) };
+}
+
+/** {@link BlobDriver.pipeTo} through {@link BlobDriver.read}, for drivers without a faster way. */
+export async function pipeThroughRead(
+  driver: BlobDriver,
+  key: string,
+  sink: Writable,
+  range?: BlobRange,
+): Promise<void> {
+  const source = await driver.read(key, range);
+  await pipeline(source, sink);
 }

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, WriteStream } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from "node:fs/promises";
+import { OutgoingMessage } from "node:http";
+import { Socket } from "node:net";
 import { dirname, join, resolve } from "node:path";
-import { Readable } from "node:stream";
+import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   assertValidBlobKey,
@@ -87,6 +89,47 @@ class FilesystemBlobDriver implements BlobDriver {
   async read(key: string, range?: BlobRange): Promise<Readable> {
     assertValidBlobKey(key);
     assertValidBlobRange(range);
+    const { handle, start, end } = await this.#openRange(key, range);
+    if (start === end) {
+      await handle.close();
+      return Readable.from([], { objectMode: false });
+    }
+    // Owns the handle from here on (closes it on end, error or destroy).
+    return handle.createReadStream({ start, end: end - 1, highWaterMark: CHUNK });
+  }
+
+  async pipeTo(key: string, sink: Writable, range?: BlobRange): Promise<void> {
+    assertValidBlobKey(key);
+    assertValidBlobRange(range);
+    const { handle, start, end } = await this.#openRange(key, range);
+    if (!releasesWrittenChunks(sink)) {
+      // A sink that may hold on to written chunks (a PassThrough buffers them) gets fresh ones.
+      const source =
+        start === end
+          ? Readable.from([], { objectMode: false })
+          : handle.createReadStream({ start, end: end - 1, highWaterMark: CHUNK });
+      try {
+        await pipeline(source, sink);
+      } finally {
+        await handle.close().catch(() => {});
+      }
+      return;
+    }
+    try {
+      await copyRange(handle, start, end, sink);
+    } catch (err) {
+      sink.destroy();
+      throw err;
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  }
+
+  /** Opens `key` for reading and resolves `range` against its size; the caller closes the handle. */
+  async #openRange(
+    key: string,
+    range: BlobRange | undefined,
+  ): Promise<{ handle: FileHandle; start: number; end: number }> {
     let handle: FileHandle;
     try {
       handle = await open(this.#path(key), "r");
@@ -97,13 +140,7 @@ class FilesystemBlobDriver implements BlobDriver {
     try {
       const st = await handle.stat();
       if (!st.isFile()) throw new BlobNotFoundError(key);
-      const { start, end } = resolveBlobRange(key, st.size, range);
-      if (start === end) {
-        await handle.close();
-        return Readable.from([], { objectMode: false });
-      }
-      // Owns the handle from here on (closes it on end, error or destroy).
-      return handle.createReadStream({ start, end: end - 1, highWaterMark: CHUNK });
+      return { handle, ...resolveBlobRange(key, st.size, range) };
     } catch (err) {
       await handle.close().catch(() => {});
       throw err;
@@ -268,6 +305,77 @@ class FilesystemBlobDriver implements BlobDriver {
       dir = dirname(dir);
     }
   }
+}
+
+/**
+ * Whether `sink` is done with a written chunk once its write callback ran, as {@link copyRange}
+ * needs: a socket (the kernel has copied the bytes), an HTTP message (it writes to its socket, or
+ * holds the chunk and its callback until it does) or a file stream. A Transform calls back as soon
+ * as the chunk is queued on its readable side, so it and other Writables get fresh buffers.
+ */
+function releasesWrittenChunks(sink: Writable): boolean {
+  return sink instanceof Socket || sink instanceof OutgoingMessage || sink instanceof WriteStream;
+}
+
+/** Read buffers of {@link copyRange}: two, so the next read overlaps the previous write. */
+const COPY_BUFFERS = 2;
+
+/**
+ * Writes bytes `[start, end)` of the open file to `sink` and ends it. Reads into a few buffers it
+ * reuses, each once `sink` has reported the previous write of it done (its write callback: for a
+ * socket, the kernel holds the bytes by then), so a transfer allocates nothing per chunk and the
+ * file's bytes are copied once into user space, where a read stream allocates a new buffer for
+ * every chunk (a quarter of the CPU of a pull at 4 MiB chunks). Rejects when `sink` errors or
+ * closes before it finished; the file ending early (truncated meanwhile) is an error too.
+ */
+async function copyRange(handle: FileHandle, start: number, end: number, sink: Writable): Promise<void> {
+  const closed = sinkClosed(sink);
+  try {
+    const size = Math.min(CHUNK, end - start);
+    const buffers = Array.from({ length: end - start > CHUNK ? COPY_BUFFERS : 1 }, () =>
+      Buffer.allocUnsafeSlow(size),
+    );
+    const writes: Promise<void>[] = [];
+    let position = start;
+    for (let i = 0; position < end; i = (i + 1) % buffers.length) {
+      const buffer = buffers[i] as Buffer;
+      if (writes[i] !== undefined) await Promise.race([writes[i], closed.promise]);
+      const want = Math.min(buffer.length, end - position);
+      const { bytesRead } = await handle.read(buffer, 0, want, position);
+      if (bytesRead === 0) throw new Error(`file ended at ${position} of ${end} bytes while being read`);
+      position += bytesRead;
+      const data = bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
+      writes[i] = new Promise<void>((resolve, reject) => {
+        sink.write(data, (err) => (err ? reject(err) : resolve()));
+      });
+      // An unawaited rejected write would be unhandled; the race above or below sees it.
+      writes[i]?.catch(() => {});
+    }
+    await Promise.race([Promise.all(writes), closed.promise]);
+    await Promise.race([new Promise<void>((resolve) => sink.end(resolve)), closed.promise]);
+  } finally {
+    closed.dispose();
+  }
+}
+
+/** A promise that rejects when `sink` errors or closes without finishing; `dispose` stops watching. */
+function sinkClosed(sink: Writable): { promise: Promise<never>; dispose(): void } {
+  let onClose = () => {};
+  let onError = (_err: Error) => {};
+  const promise = new Promise<never>((_resolve, reject) => {
+    onError = (err) => reject(err);
+    onClose = () => reject(new Error("the sink closed before the copy finished"));
+  });
+  promise.catch(() => {});
+  sink.once("error", onError);
+  sink.once("close", onClose);
+  return {
+    promise,
+    dispose() {
+      sink.off("error", onError);
+      sink.off("close", onClose);
+    },
+  };
 }
 
 /** Streams `source` into the open file, through a 1 MiB buffer; resolves with the bytes written. */

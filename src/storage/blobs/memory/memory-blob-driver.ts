@@ -1,4 +1,4 @@
-import { Readable } from "node:stream";
+import { Readable, type Writable } from "node:stream";
 import {
   assertValidBlobKey,
   assertValidBlobKeyFor,
@@ -9,6 +9,7 @@ import {
   BlobNotFoundError,
   type BlobRange,
   type BlobStat,
+  pipeThroughRead,
   resolveBlobRange,
 } from "../blob-driver.js";
 
@@ -37,6 +38,10 @@ class MemoryBlobDriver implements BlobDriver {
     assertValidBlobKey(key);
     const object = this.#objects.get(key);
     return object === undefined ? undefined : { size: object.size, modifiedTime: object.modifiedTime };
+  }
+
+  pipeTo(key: string, sink: Writable, range?: BlobRange): Promise<void> {
+    return pipeThroughRead(this, key, sink, range);
   }
 
   async read(key: string, range?: BlobRange): Promise<Readable> {

@@ -1,4 +1,4 @@
-import { Readable } from "node:stream";
+import { Readable, type Writable } from "node:stream";
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
@@ -19,6 +19,7 @@ import {
   BlobNotFoundError,
   type BlobRange,
   type BlobStat,
+  pipeThroughRead,
   resolveBlobRange,
 } from "../blob-driver.js";
 import {
@@ -122,6 +123,10 @@ class S3BlobDriver implements BlobDriver {
     if (plain !== undefined) return { size: plain.size, modifiedTime: plain.modifiedTime };
     const parts = await this.#parts(key);
     return parts.length === 0 ? undefined : total(parts);
+  }
+
+  pipeTo(key: string, sink: Writable, range?: BlobRange): Promise<void> {
+    return pipeThroughRead(this, key, sink, range);
   }
 
   async read(key: string, range?: BlobRange): Promise<Readable> {
