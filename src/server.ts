@@ -13,6 +13,8 @@ import { openConfiguredStore } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { PageTokenCodec } from "./core/list.js";
 import { createExternalTokenVerifier } from "./federation/external-token-verifier.js";
+import { createFederation, type FederationOptions } from "./federation/federation.js";
+import type { PullTokenAuthenticator } from "./federation/pull-token-auth.js";
 import { createLoginFlow } from "./login/login-flow.js";
 import { createLoginRoutes } from "./login/login-routes.js";
 import { resolveSessionGrants, sessionGrantUids } from "./login/session-grants.js";
@@ -44,6 +46,8 @@ export interface ServerOptions {
   clock?: Clock;
   /** Receives one structured line per request; default: JSON on stdout. */
   logger?: (line: object) => void;
+  /** Token federation tunables (upstream issuers' URLs, caches, fetch limits). */
+  federation?: FederationOptions;
 }
 
 const PAGE_TOKEN_SECRET_KEY = "page_token_secret";
@@ -85,6 +89,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const apiUrl = publicUrlOf(config.publicUrl, api.address);
     let registryUrl = "";
     const issuer = createIssuer({ store, issuerUrl: apiUrl, clock });
+    const federation = createFederation({ store, issuer, clock, apiUrl, options: options.federation });
     const verifier = createTokenVerifier({ issuer, audience: apiUrl, clock });
     const bindings = createServiceBindings({
       store,
@@ -100,6 +105,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       logger,
       extraRoutes: [
         ...createWellKnownRoutes(issuer),
+        ...federation.routes,
         ...createLoginRoutes(
           createLoginFlow({
             store,
@@ -113,7 +119,11 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
         ),
       ],
     });
-    const registry = await startRegistry(config, { store, issuer, access, apiUrl, clock, logger, blobs });
+    const registry = await startRegistry(config, {
+      ...{ store, issuer, access, apiUrl, clock, logger, blobs },
+      pullTokens: federation.pullTokens,
+    });
+    federation.setRegistryUrl(registry.url);
     registryUrl = registry.url;
     const gc = scheduleGarbageCollection(config.gcIntervalMs, { store, blobs, clock }, logger);
     return {
@@ -146,6 +156,7 @@ async function startRegistry(
     apiUrl: string;
     clock: Clock;
     logger: (line: object) => void;
+    pullTokens: PullTokenAuthenticator;
   },
 ): Promise<{ url: string; server: RegistryServer }> {
   const { store, blobs, issuer, access, apiUrl, clock } = parts;
@@ -162,6 +173,7 @@ async function startRegistry(
       clockToleranceSeconds: UPLOAD_SESSION_SECONDS,
     }),
     accessResolver: access,
+    pullTokens: parts.pullTokens,
   });
   deps = {
     store,

@@ -3,6 +3,7 @@ import { type TokenVerifier, WRONG_AUDIENCE } from "../auth/token-verifier.js";
 import type { AccessResolver } from "../authz/access.js";
 import type { Access, Principal } from "../core/context.js";
 import { isDomainError } from "../core/errors.js";
+import { isUidp } from "../core/uidp.js";
 import { OciError } from "./oci-errors.js";
 
 /** What a registry request does to a repository (the actions of a token scope). */
@@ -61,6 +62,8 @@ export function createRegistryAuthenticator(opts: {
   verifier: TokenVerifier;
   expiredVerifier: TokenVerifier;
   accessResolver: AccessResolver;
+  /** Verifies Basic `<identity uid>:<jwt>` (pull tokens); without it such credentials are refused. */
+  pullTokens?: (identityUid: string, jwt: string) => Promise<Principal>;
 }): RegistryAuthenticator {
   const { registryUrl, accessResolver } = opts;
   const service = new URL(registryUrl).host;
@@ -84,6 +87,11 @@ export function createRegistryAuthenticator(opts: {
     };
   }
 
+  async function pullToken(identityUid: string, jwt: string): Promise<Principal> {
+    if (!opts.pullTokens) throw challenge("pull tokens are not accepted here", undefined, "invalid_token");
+    return opts.pullTokens(identityUid, jwt);
+  }
+
   return {
     service,
     realm,
@@ -94,9 +102,10 @@ export function createRegistryAuthenticator(opts: {
       if ("refused" in credential) throw challenge(credential.refused, undefined, "invalid_token");
       let principal: Principal;
       try {
-        principal = await (allowExpired ? opts.expiredVerifier : opts.verifier).authenticate(
-          credential.token,
-        );
+        principal =
+          credential.identity === undefined
+            ? await (allowExpired ? opts.expiredVerifier : opts.verifier).authenticate(credential.token)
+            : await pullToken(credential.identity, credential.token);
       } catch (err) {
         if (isDomainError(err) && err.details.reason === WRONG_AUDIENCE) {
           throw new OciError(
@@ -131,12 +140,13 @@ export function createRegistryAuthenticator(opts: {
 
 /**
  * The token an Authorization header carries: `Bearer <jwt>`, or Basic with user `_token` and the
- * JWT as password. Undefined for no header (and for the empty Basic credentials some clients send
- * anonymously); `refused` with a reason for anything else.
+ * JWT as password, or Basic with an identity uid as user and that identity's pull-token JWT as
+ * password (`identity` set). Undefined for no header (and for the empty Basic credentials some
+ * clients send anonymously); `refused` with a reason for anything else.
  */
 export function credentialOf(
   authorization: string | undefined,
-): { token: string } | { refused: string } | undefined {
+): { token: string; identity?: string } | { refused: string } | undefined {
   if (!authorization) return undefined;
   const space = authorization.indexOf(" ");
   const scheme = authorization.slice(0, space).toLowerCase();
@@ -146,10 +156,11 @@ export function credentialOf(
   const credentials = basicCredentials(value);
   if (!credentials) return { refused: "malformed Basic credentials" };
   if (credentials.user === "" && credentials.password === "") return undefined;
-  // Pull-token usernames come with the federation work; until then `_token` is the only user.
-  if (credentials.user !== "_token")
-    return { refused: "unknown username: use _token with a Wharf token as password" };
-  return { token: credentials.password };
+  if (credentials.user === "_token") return { token: credentials.password };
+  if (isUidp(credentials.user)) return { identity: credentials.user, token: credentials.password };
+  return {
+    refused: "unknown username: use _token with a Wharf token, or a pull token's identity uid, as user",
+  };
 }
 
 /** Decodes Basic credentials; undefined when malformed. */

@@ -6,6 +6,7 @@ import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { type ConfigInput, loadConfig } from "../../src/config/config.js";
 import type { Clock } from "../../src/core/clock.js";
 import { systemClock } from "../../src/core/clock.js";
+import type { FederationOptions } from "../../src/federation/federation.js";
 import { type RunningServer, startServer } from "../../src/server.js";
 import { expectJson } from "./api-assertions.js";
 
@@ -49,7 +50,7 @@ export interface TestServer extends RunningServer {
  * Call `close()` in `after`; it also removes the data folder.
  */
 export async function startTestServer(
-  opts: { databaseUrl?: string; clock?: Clock; config?: ConfigInput } = {},
+  opts: { databaseUrl?: string; clock?: Clock; config?: ConfigInput; federation?: FederationOptions } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "wharf-test-"));
   const config = loadConfig(
@@ -66,6 +67,7 @@ export async function startTestServer(
   const server = await startServer(config, {
     clock: opts.clock ?? systemClock,
     logger: (line) => logLines.push(line as Record<string, unknown>),
+    ...(opts.federation ? { federation: opts.federation } : {}),
   });
   const issuer = createIssuer({
     store: server.store,

@@ -1,0 +1,86 @@
+import type { Issuer } from "../auth/issuer.js";
+import { createTokenVerifier } from "../auth/token-verifier.js";
+import type { Clock } from "../core/clock.js";
+import type { Store } from "../storage/store.js";
+import type { ExtraRoute } from "../transport/create-api-handler.js";
+import { createExternalTokenVerifier, type ExternalTokenVerifier } from "./external-token-verifier.js";
+import { createFederationRoutes } from "./federation-routes.js";
+import { createPullTokenAuthenticator, type PullTokenAuthenticator } from "./pull-token-auth.js";
+import { createSts, type Sts } from "./sts.js";
+
+/** Tunables of token federation (tests shorten cooldowns; deployments may allow http issuers). */
+export interface FederationOptions {
+  /** Accept `http:` upstream issuers on any host (default: https, http only on loopback). */
+  allowHttpIssuers?: boolean;
+  /** Least time between key-set refetches caused by unknown kids. Default 30 s. */
+  jwksCooldownMs?: number;
+  /** How long upstream discovery documents are used. Default 10 minutes. */
+  discoveryTtlMs?: number;
+  /** Timeout of each upstream fetch. Default 5 s. */
+  fetchTimeoutMs?: number;
+  /** Largest upstream response. Default 256 KiB. */
+  maxResponseBytes?: number;
+}
+
+/** Everything federation adds to a server. */
+export interface Federation {
+  /** The process's one external-token verifier (its caches are shared by every use). */
+  externalTokens: ExternalTokenVerifier;
+  sts: Sts;
+  /** `/sts/exchange`, `/sts/exchange_refresh_token`, `/auth/v1/config` for the API listener. */
+  routes: ExtraRoute[];
+  /** The registry's check of `<identity uid>:<jwt>` Basic credentials. */
+  pullTokens: PullTokenAuthenticator;
+  /** Tells federation the registry's public URL once it listens. */
+  setRegistryUrl(url: string): void;
+}
+
+/** Builds federation over the store and Wharf's issuer; `apiUrl` is the issuer URL and API audience. */
+export function createFederation(deps: {
+  store: Store;
+  issuer: Issuer;
+  clock: Clock;
+  apiUrl: string;
+  options?: FederationOptions;
+}): Federation {
+  const { store, issuer, clock, apiUrl } = deps;
+  const o = deps.options ?? {};
+  let registryUrl = "";
+  const externalTokens = createExternalTokenVerifier({
+    clock,
+    ...(o.allowHttpIssuers === undefined ? {} : { allowHttpIssuers: o.allowHttpIssuers }),
+    ...(o.jwksCooldownMs === undefined ? {} : { jwksCooldownMs: o.jwksCooldownMs }),
+    ...(o.discoveryTtlMs === undefined ? {} : { discoveryTtlMs: o.discoveryTtlMs }),
+    ...(o.fetchTimeoutMs === undefined ? {} : { timeoutMs: o.fetchTimeoutMs }),
+    ...(o.maxResponseBytes === undefined ? {} : { maxBytes: o.maxResponseBytes }),
+  });
+  const sts = createSts({
+    store,
+    issuer,
+    clock,
+    externalTokens,
+    wharfTokens: createTokenVerifier({ issuer, audience: apiUrl, clock }),
+    apiUrl,
+    registryUrl: () => registryUrl,
+  });
+  return {
+    externalTokens,
+    sts,
+    routes: createFederationRoutes({
+      sts,
+      issuerUrl: issuer.issuerUrl,
+      apiUrl,
+      registryUrl: () => registryUrl,
+    }),
+    pullTokens: createPullTokenAuthenticator({
+      store,
+      externalTokens,
+      wharfIssuerUrl: issuer.issuerUrl,
+      registryUrl: () => registryUrl,
+      clock,
+    }),
+    setRegistryUrl(url) {
+      registryUrl = url.replace(/\/+$/, "");
+    },
+  };
+}
