@@ -15,6 +15,7 @@ import { PageTokenCodec } from "./core/list.js";
 import { createExternalTokenVerifier } from "./federation/external-token-verifier.js";
 import { createFederation, type FederationOptions } from "./federation/federation.js";
 import type { PullTokenAuthenticator } from "./federation/pull-token-auth.js";
+import { createAuthRoutes } from "./iam/auth-routes.js";
 import { createLoginFlow } from "./login/login-flow.js";
 import { createLoginRoutes } from "./login/login-routes.js";
 import { resolveSessionGrants, sessionGrantUids } from "./login/session-grants.js";
@@ -96,6 +97,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       blobs,
       pageTokens,
       bindingsChanged: (identityUid?: string) => access.invalidate(identityUid),
+      termsDocuments: config.termsDocuments,
     });
     const handler = createApiHandler({
       bindings,
@@ -105,6 +107,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       logger,
       extraRoutes: [
         ...createWellKnownRoutes(issuer),
+        ...createAuthRoutes({ store, verifier, clock, bindingsChanged: (uid) => access.invalidate(uid) }),
         ...federation.routes,
         ...createLoginRoutes(
           createLoginFlow({

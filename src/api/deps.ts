@@ -13,4 +13,6 @@ export interface ServiceDeps {
    * capabilities change, which affects everyone bound to it), so cached grants are dropped at once.
    */
   bindingsChanged(identityUid?: string): void;
+  /** Ids of the legal documents the server offers (TermsService); default: DEFAULT_TERMS_DOCUMENTS. */
+  termsDocuments?: readonly string[];
 }

@@ -27,6 +27,8 @@ Options (each also as an environment variable):
                                                s3://bucket/prefix?endpoint=…&region=…
   --public-namespace ORG  WHARF_PUBLIC_NAMESPACE  organization whose latest tags anyone may pull (default public)
   --gc-interval DURATION  WHARF_GC_INTERVAL    run garbage collection in the server this often (default 0: never)
+  --terms-documents IDS   WHARF_TERMS_DOCUMENTS  legal documents groups may accept, comma-separated
+                                               (default sfdpa.v1,guardener-tos.v1,skills-tos.v1)
   --login-issuer URL      WHARF_LOGIN_ISSUER   OpenID Connect issuer people log in through when they name no
                                                organization identity provider (default: none)
   --login-client-id ID    WHARF_LOGIN_CLIENT_ID      Wharf's client id at that issuer
@@ -43,6 +45,7 @@ const CONFIG_OPTIONS = {
   "blob-store": { type: "string" },
   "public-namespace": { type: "string" },
   "gc-interval": { type: "string" },
+  "terms-documents": { type: "string" },
   "login-issuer": { type: "string" },
   "login-client-id": { type: "string" },
   "login-client-secret": { type: "string" },
@@ -119,6 +122,7 @@ function configInput(values: Partial<Record<keyof typeof CONFIG_OPTIONS, string>
     blobStore: values["blob-store"],
     publicNamespace: values["public-namespace"],
     gcInterval: values["gc-interval"],
+    termsDocuments: values["terms-documents"],
     loginIssuer: values["login-issuer"],
     loginClientId: values["login-client-id"],
     loginClientSecret: values["login-client-secret"],

@@ -29,6 +29,8 @@ export interface WharfConfig {
   publicNamespace: string;
   /** Run garbage collection in the server this often (ms); 0 = never (run `wharf gc` instead). */
   gcIntervalMs: number;
+  /** Ids of the legal documents TermsService offers; undefined = the built-in default list. */
+  termsDocuments?: string[] | undefined;
   /** The server's own login provider (`wharf auth login` without an organization provider); undefined = none. */
   defaultLogin?: DefaultLoginProvider | undefined;
 }
@@ -44,6 +46,7 @@ export interface ConfigInput {
   blobStore?: string | undefined;
   publicNamespace?: string | undefined;
   gcInterval?: string | undefined;
+  termsDocuments?: string | undefined;
   loginIssuer?: string | undefined;
   loginClientId?: string | undefined;
   loginClientSecret?: string | undefined;
@@ -60,6 +63,7 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   blobStore: "WHARF_BLOB_STORE",
   publicNamespace: "WHARF_PUBLIC_NAMESPACE",
   gcInterval: "WHARF_GC_INTERVAL",
+  termsDocuments: "WHARF_TERMS_DOCUMENTS",
   loginIssuer: "WHARF_LOGIN_ISSUER",
   loginClientId: "WHARF_LOGIN_CLIENT_ID",
   loginClientSecret: "WHARF_LOGIN_CLIENT_SECRET",
@@ -96,6 +100,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     blobStore: checkBlobStore(pick("blobStore") ?? ""),
     publicNamespace: parseNamespace(pick("publicNamespace") ?? "public"),
     gcIntervalMs: parseInterval(pick("gcInterval")),
+    termsDocuments: parseTermsDocuments(pick("termsDocuments")),
     defaultLogin: parseDefaultLogin(pick("loginIssuer"), pick("loginClientId"), pick("loginClientSecret")),
   };
 }
@@ -164,6 +169,19 @@ function parseInterval(value: string | undefined): number {
   if (seconds === undefined)
     throw new ConfigError(`--gc-interval must be a duration like 24h, or 0 (got "${value}")`);
   return seconds * 1000;
+}
+
+/** A comma-separated list of document ids (`sfdpa.v1,guardener-tos.v1`); undefined when unset. */
+function parseTermsDocuments(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const ids = [...new Set(value.split(",").map((s) => s.trim()))].filter((s) => s !== "");
+  const bad = ids.find((id) => !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(id));
+  if (bad !== undefined || ids.length === 0) {
+    throw new ConfigError(
+      `--terms-documents must be a comma-separated list of document ids (got "${value}")`,
+    );
+  }
+  return ids;
 }
 
 function parseNamespace(value: string): string {

@@ -110,10 +110,20 @@ export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof G
       const uid = req.uid;
       await store.transaction(async (tx) => {
         if (!(await tx.groups.get(uid))) throw notFound("group", uid);
-        const blocking = describeChildren(await tx.groups.children(uid));
+        const idps = await tx.identityProviders.countByGroup(uid);
+        const blocking = [
+          describeChildren(await tx.groups.children(uid)),
+          idps > 0 ? `${idps} identity provider${idps === 1 ? "" : "s"}` : "",
+        ]
+          .filter(Boolean)
+          .join(", ");
         if (blocking) {
           throw failedPrecondition("RESOURCE_NOT_EMPTY", `group ${uid} still contains ${blocking}`, uid);
         }
+        // What only makes sense with the group goes with it.
+        await tx.groupInvites.deleteByGroup(uid);
+        await tx.accountAssociations.delete(uid);
+        await tx.termsAcceptances.deleteByGroup(uid);
         await tx.roleBindings.deleteByGroup(uid);
         await tx.groups.delete(uid);
       });

@@ -1,7 +1,7 @@
 import { pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
 import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
-import { failedPrecondition, invalidArgument, notFound } from "../core/errors.js";
+import { invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
@@ -107,18 +107,14 @@ export function createIdentitiesService(deps: ServiceDeps): ServiceHandlers<type
     },
 
     async deleteIdentity(req) {
+      // Revoking a pull token or a CI identity is deleting it: its role bindings go in the same
+      // transaction, and cached grants are dropped at once.
       await store.transaction(async (tx) => {
         if (!(await tx.identities.get(req.uid))) throw notFound("identity", req.uid);
-        const bindings = await tx.roleBindings.countByIdentity(req.uid);
-        if (bindings > 0) {
-          throw failedPrecondition(
-            "RESOURCE_IN_USE",
-            `identity ${req.uid} is still referenced by ${bindings} role binding(s); delete them first`,
-            req.uid,
-          );
-        }
+        await tx.roleBindings.deleteByIdentity(req.uid);
         await tx.identities.delete(req.uid);
       });
+      deps.bindingsChanged(req.uid);
       return {};
     },
 

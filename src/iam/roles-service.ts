@@ -112,6 +112,15 @@ export function createRolesService(deps: ServiceDeps): ServiceHandlers<typeof Ro
             req.uid,
           );
         }
+        const idps = await tx.identityProviders.countByDefaultRole(req.uid);
+        const mappings = await tx.externalGroupRoleMappings.countByRole(req.uid);
+        if (idps + mappings > 0) {
+          throw failedPrecondition(
+            "RESOURCE_IN_USE",
+            `role ${req.uid} is the default role of ${idps} identity provider(s) and mapped by ${mappings} external group role mapping(s)`,
+            req.uid,
+          );
+        }
         await tx.roles.delete(req.uid);
       });
       return {};

@@ -134,7 +134,12 @@ function setVariable(
   }
 }
 
-/** update_mask = the body's top-level keys as proto names (AIP-134 "fields present in the body"). */
+/**
+ * update_mask = the body's keys as proto names (AIP-134 "fields present in the body"), nested like
+ * grpc-gateway's: a key holding a JSON object for a plain message field contributes one path per
+ * key inside it (`oidc.client_secret`), recursively; well-known types, maps, lists and empty
+ * objects contribute the field's own path.
+ */
 function setMaskFromBody(
   target: ReflectMessage,
   maskField: DescField,
@@ -143,11 +148,23 @@ function setMaskFromBody(
 ): void {
   if (json === null || typeof json !== "object" || Array.isArray(json) || body.fieldKind !== "message")
     return;
-  const fields = body.message.fields;
   const paths: string[] = [];
-  for (const key of Object.keys(json)) {
-    const field = fields.find((f) => f.name === key || f.jsonName === key);
-    if (field) paths.push(field.name);
-  }
+  const collect = (fields: readonly DescField[], object: { [k: string]: JsonValue }, prefix: string) => {
+    for (const [key, value] of Object.entries(object)) {
+      const field = fields.find((f) => f.name === key || f.jsonName === key);
+      if (!field) continue;
+      const path = `${prefix}${field.name}`;
+      const nested =
+        field.fieldKind === "message" &&
+        !field.message.typeName.startsWith("google.protobuf.") &&
+        value !== null &&
+        typeof value === "object" &&
+        !Array.isArray(value) &&
+        Object.keys(value).length > 0;
+      if (nested) collect(field.message.fields, value, `${path}.`);
+      else paths.push(path);
+    }
+  };
+  collect(body.message.fields, json, "");
   target.set(maskField, reflect(FieldMaskSchema, create(FieldMaskSchema, { paths })));
 }
