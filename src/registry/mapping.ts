@@ -2,14 +2,14 @@ import { create } from "@bufbuild/protobuf";
 import { toTimestamp } from "../api/convert.js";
 import type { Repo } from "../gen/platform/registry/v2/repos_pb.js";
 import { type Tag, TagSchema } from "../gen/platform/registry/v2/tags_pb.js";
-import type { RepoRow, TagRow } from "../storage/store.js";
+import type { RepoListRow, TagRow } from "../storage/store.js";
 
 /**
  * The API message of a stored repo (the readme is a separate sub-resource). A literal rather than
  * `create(RepoSchema, …)`, which costs ~2 µs per call (50 per list page); the `Repo` type still
  * makes the compiler require every scalar field of the proto.
  */
-export function repoMessage(row: RepoRow): Repo {
+export function repoMessage(row: RepoListRow): Repo {
   return {
     $typeName: "platform.registry.v2.Repo",
     uid: row.uid,

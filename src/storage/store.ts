@@ -200,6 +200,9 @@ export interface RepoRow {
   updateTime: number;
 }
 
+/** A repo as a list returns it: everything but the readme (a sub-resource of its own). */
+export type RepoListRow = Omit<RepoRow, "readme">;
+
 export interface RepoFilter extends CommonFilter {
   name?: string;
 }
@@ -207,7 +210,7 @@ export interface RepoFilter extends CommonFilter {
 export interface RepoStore {
   get(uid: string): Promise<RepoRow | undefined>;
   getByName(groupUid: string, name: string): Promise<RepoRow | undefined>;
-  list(filter: RepoFilter, window: ListWindow): Promise<ListSlice<RepoRow>>;
+  list(filter: RepoFilter, window: ListWindow): Promise<ListSlice<RepoListRow>>;
   /** ALREADY_EXISTS when the group already has a repo of that name. */
   insert(row: RepoRow): Promise<void>;
   update(row: RepoRow): Promise<boolean>;

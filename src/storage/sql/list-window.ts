@@ -31,6 +31,12 @@ export interface ListQuery<DB, TB extends keyof DB, Raw, Row> {
   /** The filter's predicates (ANDed), with subtree ranges written against `uid`. */
   where: (uid: UidRef) => Predicate[];
   sort: SortColumns;
+  /**
+   * The columns a page selects (default every column): a list that does not return a large column
+   * (a repo's readme) leaves it out, and with an index holding all of these the page needs no table
+   * lookups.
+   */
+  columns?: readonly string[];
   toRow: (raw: Raw) => Row;
 }
 
@@ -53,7 +59,9 @@ export async function listWindow<DB, TB extends keyof DB, Raw, Row>(
   if (window.after !== undefined) {
     predicates.push(keysetAfter(sort.column, sort.numeric, window.after, window.order.desc));
   }
-  let page = query.from.selectAll();
+  let page = (
+    query.columns === undefined ? query.from.selectAll() : query.from.select(query.columns as never)
+  ) as SelectQueryBuilder<DB, TB, object>;
   const where = allOf(predicates);
   if (where !== undefined) page = page.where(where);
   if (sort.column !== "uid") page = page.orderBy(sql.ref(sort.column), direction);

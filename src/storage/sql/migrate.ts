@@ -16,6 +16,10 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: DialectName):
     provider: migrationProvider(dialect),
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: `${MIGRATION_TABLE}_lock`,
+    // Migrations developed side by side get numbers in the order they were started, not merged:
+    // 0003 landed after 0004–0006, and databases that already ran those still need it. Each
+    // migration only depends on ones with lower numbers, so a late lower one is applied as usual.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {

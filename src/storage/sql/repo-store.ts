@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
 import { alreadyExists } from "../../core/errors.js";
-import type { RepoRow, RepoStore } from "../store.js";
+import { parentOf } from "../../core/uidp.js";
+import type { RepoListRow, RepoRow, RepoStore } from "../store.js";
 import { readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet } from "./predicates.js";
@@ -14,6 +15,20 @@ function toRepoRow(r: Selectable<ReposTable>): RepoRow {
     name: r.name,
     description: r.description,
     readme: r.readme,
+    createTime: readInt(r.create_time),
+    updateTime: readInt(r.update_time),
+  };
+}
+
+/** What a list page selects: every column of the covering index `repos_list_uid_idx` (migration 0003) but parent_uid, which is the parent of uid. */
+const LIST_COLUMNS = ["uid", "name", "description", "create_time", "update_time"] as const;
+
+function toRepoListRow(r: Pick<Selectable<ReposTable>, (typeof LIST_COLUMNS)[number]>): RepoListRow {
+  return {
+    uid: r.uid,
+    groupUid: parentOf(r.uid),
+    name: r.name,
+    description: r.description,
     createTime: readInt(r.create_time),
     updateTime: readInt(r.update_time),
   };
@@ -55,7 +70,8 @@ export function createRepoStore(ctx: SqlContext): RepoStore {
           from: db.selectFrom("repos"),
           where: (uid) => [...equalsIfSet("name", filter.name), ...commonPredicates(filter, uid)],
           sort: STANDARD_SORT,
-          toRow: toRepoRow,
+          columns: LIST_COLUMNS,
+          toRow: toRepoListRow,
         },
         window,
       );

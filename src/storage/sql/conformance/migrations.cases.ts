@@ -28,6 +28,26 @@ async function appliedMigrations(options: OpenStoreOptions): Promise<string[]> {
   }
 }
 
+/** Runs `statement` directly on the database behind `options`. */
+async function runStatement(options: OpenStoreOptions, statement: string): Promise<void> {
+  if (options.databaseUrl) {
+    const client = new pg.Client({ connectionString: options.databaseUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const sqlite = new BetterSqlite3(options.sqlitePath ?? "");
+  try {
+    sqlite.exec(statement);
+  } finally {
+    sqlite.close();
+  }
+}
+
 /** Migrations: applied once, idempotent on reopen, safe for concurrent openers on PostgreSQL. */
 export function migrationCases(db: TestDatabase): void {
   describe("migrations", () => {
@@ -44,6 +64,17 @@ export function migrationCases(db: TestDatabase): void {
         await appliedMigrations(await db.options()),
         Object.keys(migrationsFor(db.engine)).sort(),
       );
+    });
+
+    it("applies a migration numbered below ones already applied (0003 after 0004–0006)", async () => {
+      const options = await db.freshOptions();
+      await db.open(options);
+      // A database migrated by a build that had 0004–0006 but not yet 0003.
+      await runStatement(options, "drop index repos_list_uid_idx");
+      await runStatement(options, `delete from ${MIGRATION_TABLE} where name = '0003-repo-list-index'`);
+      assert.ok(!(await appliedMigrations(options)).includes("0003-repo-list-index"), "0003 removed");
+      await db.open(options);
+      assert.deepEqual(await appliedMigrations(options), Object.keys(migrationsFor(db.engine)).sort());
     });
 
     it("concurrent openers of a new database all succeed (PostgreSQL: several processes)", async (t) => {

@@ -4,14 +4,14 @@ import { before, describe, it } from "node:test";
 import type { TestDatabase } from "../../../../test/support/databases.js";
 import { systemClock } from "../../../core/clock.js";
 import { type ListSpec, type Page, PageTokenCodec, paginate, type SortField } from "../../../core/list.js";
-import type { RepoFilter, RepoRow, Store } from "../../store.js";
+import type { RepoFilter, RepoListRow, RepoRow, Store } from "../../store.js";
 import { groupRow, repoRow, T0 } from "./fixtures.js";
 
 const REPOS = 10_000;
 const GROUPS = 20;
 const FIELDS: readonly SortField[] = ["uid", "name", "create_time", "update_time"];
 
-const spec: ListSpec<RepoRow> = {
+const spec: ListSpec<RepoListRow> = {
   allowedOrder: FIELDS,
   defaultOrder: { field: "uid", desc: false },
   sortValue: (r, field) =>
@@ -26,7 +26,7 @@ const spec: ListSpec<RepoRow> = {
 };
 
 /** The order the store must produce: (field, uid), both in the same direction, byte order for strings. */
-function expectedOrder(rows: readonly RepoRow[], field: SortField, desc: boolean): RepoRow[] {
+function expectedOrder<T extends RepoListRow>(rows: readonly T[], field: SortField, desc: boolean): T[] {
   const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
   const sign = desc ? -1 : 1;
   return [...rows].sort(
@@ -53,10 +53,10 @@ export function pagingCases(db: TestDatabase): void {
 
     /** Every page of a query; asserts page sizes, tokens and totalCount on the way. */
     const walk = async (filter: RepoFilter, orderBy: string, pageSize: number, total: number) => {
-      const seen: RepoRow[] = [];
+      const seen: RepoListRow[] = [];
       let token = "";
       do {
-        const p: Page<RepoRow> = await page(filter, orderBy, pageSize, token);
+        const p: Page<RepoListRow> = await page(filter, orderBy, pageSize, token);
         assert.equal(p.totalCount, BigInt(total));
         if (p.nextPageToken !== "") assert.equal(p.items.length, pageSize, "only the last page is short");
         seen.push(...p.items);
@@ -66,7 +66,7 @@ export function pagingCases(db: TestDatabase): void {
       return seen;
     };
 
-    const assertSameSequence = (actual: RepoRow[], expected: RepoRow[], what: string) => {
+    const assertSameSequence = (actual: RepoListRow[], expected: RepoListRow[], what: string) => {
       assert.equal(new Set(actual.map((r) => r.uid)).size, actual.length, `${what}: no row repeated`);
       assert.equal(actual.length, expected.length, `${what}: no row skipped`);
       for (let i = 0; i < expected.length; i++) {
@@ -187,7 +187,7 @@ export function pagingCases(db: TestDatabase): void {
       assert.ok(removed !== undefined);
       assert.equal(await store.repos.delete(removed.uid), true);
 
-      const rest: RepoRow[] = [];
+      const rest: RepoListRow[] = [];
       let token = first.nextPageToken;
       while (token !== "") {
         const p = await page(filter, "create_time", 100, token);

@@ -64,6 +64,23 @@ export function repoTagCases(db: TestDatabase): void {
       assert.equal(await store.repos.delete(repo.uid), false);
     });
 
+    it("lists a repo as stored but without its readme, in every order", async () => {
+      const sub = groupRow(group, "listed-sub");
+      await store.groups.insert(sub);
+      const repo = { ...repoRow(sub.uid, "listed"), description: "listed repo", updateTime: T0 + 5 };
+      await store.repos.insert(repo);
+      const { readme: _readme, ...expected } = repo;
+      for (const field of ["uid", "name", "create_time", "update_time"] as const) {
+        for (const desc of [false, true]) {
+          const window = { ...firstPage(), order: { field, desc } };
+          const slice = await store.repos.list({ uidp: { childrenOf: sub.uid } }, window);
+          assert.deepEqual(slice.rows, [expected], `ordered by ${field}${desc ? " desc" : ""}`);
+        }
+      }
+      const scoped = await store.repos.list({ within: { all: false, uids: [sub.uid] } }, firstPage());
+      assert.deepEqual(scoped.rows, [expected], "within a subtree");
+    });
+
     it("rejects a second repo of the same name in a group as ALREADY_EXISTS", async () => {
       const repo = await newRepo("twin");
       await assertAlreadyExists(store.repos.insert(repoRow(group, "twin")));

@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from "kysely";
 import type { DialectName } from "../dialect.js";
 import { initialMigration } from "./0001-initial.js";
 import { registryDataMigration } from "./0002-registry-data.js";
+import { repoListIndexMigration } from "./0003-repo-list-index.js";
 import { iamFederationMigration } from "./0004-iam-federation.js";
 import { refreshTokensMigration } from "./0005-refresh-tokens.js";
 import { loginSessionsMigration } from "./0006-login-sessions.js";
@@ -14,6 +15,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
   return {
     "0001-initial": initialMigration(dialect),
     "0002-registry-data": registryDataMigration(dialect),
+    "0003-repo-list-index": repoListIndexMigration(dialect),
     "0004-iam-federation": iamFederationMigration(dialect),
     "0005-refresh-tokens": refreshTokensMigration(dialect),
     "0006-login-sessions": loginSessionsMigration(dialect),
