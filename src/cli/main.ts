@@ -3,6 +3,7 @@ import { ConfigError, type ConfigInput } from "../config/config.js";
 import { runAdminToken } from "./admin-token.js";
 import { AUTH_USAGE, runAuth } from "./auth.js";
 import { runGc } from "./gc.js";
+import { PULL_TOKEN_USAGE, runPullToken } from "./pull-token.js";
 import { runServe } from "./serve.js";
 
 const USAGE = `wharf: a self-hosted container registry platform
@@ -14,7 +15,7 @@ Usage:
   wharf gc [--window 720h] [--grace 1h] [options]
                                         remove manifests and blobs no tag, recent tag history
                                         (--window) or push in flight (--grace) can reach
-${AUTH_USAGE}  wharf help | version
+${AUTH_USAGE}${PULL_TOKEN_USAGE}  wharf help | version
 
 Options (each also as an environment variable):
   --data-dir DIR          WHARF_DATA_DIR       data folder (default ./wharf-data)
@@ -74,6 +75,7 @@ export async function main(argv: string[]): Promise<number> {
         });
       }
       case "auth": {
+        if (rest[0] === "pull-token") return await runPullToken(rest.slice(1));
         const code = await runAuth(rest);
         if (code !== undefined) return code;
         break;

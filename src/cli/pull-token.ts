@@ -1,0 +1,67 @@
+import { parseArgs } from "node:util";
+import { ConfigError } from "../config/config.js";
+import { createPullToken, MAX_PULL_TOKEN_TTL_SECONDS } from "../federation/pull-token.js";
+import { parseDurationSeconds } from "./duration.js";
+
+/** Usage line of `wharf auth pull-token create`. */
+export const PULL_TOKEN_USAGE = `  wharf auth pull-token create --parent ORG [--ttl 720h] [--name NAME] [--api-url URL] [--token TOKEN]
+                                        create registry pull credentials for ORG (token: --token or WHARF_TOKEN)
+`;
+
+/**
+ * `wharf auth pull-token create`: creates a pull token through the API (see createPullToken) and
+ * prints `username` and `password` and how to use them. Resolves to the exit code.
+ */
+export async function runPullToken(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== "create") {
+    process.stderr.write(`wharf auth pull-token: unknown subcommand "${sub ?? ""}"\n\n${PULL_TOKEN_USAGE}`);
+    return 2;
+  }
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      parent: { type: "string" },
+      ttl: { type: "string" },
+      name: { type: "string" },
+      "api-url": { type: "string" },
+      token: { type: "string" },
+    },
+    strict: true,
+  });
+  if (!values.parent) throw new ConfigError("--parent (the organization uid) is required");
+  const ttlSeconds = parseDurationSeconds(values.ttl ?? "720h");
+  if (ttlSeconds === undefined || ttlSeconds > MAX_PULL_TOKEN_TTL_SECONDS) {
+    throw new ConfigError(`--ttl must be a duration up to 8760h, like 720h or 7d (got "${values.ttl}")`);
+  }
+  const token = values.token || env.WHARF_TOKEN || "";
+  if (!token)
+    throw new ConfigError("a token is needed: --token or WHARF_TOKEN (e.g. from `wharf auth token`)");
+  const apiUrl = values["api-url"] || env.WHARF_API_URL || "http://127.0.0.1:8080";
+  try {
+    const pull = await createPullToken({
+      apiUrl,
+      token,
+      parent: values.parent,
+      ttlSeconds,
+      ...(values.name ? { name: values.name } : {}),
+    });
+    const host = new URL(pull.registryUrl).host;
+    process.stdout.write(
+      [
+        `username: ${pull.username}`,
+        `password: ${pull.password}`,
+        `expires:  ${pull.expiry}`,
+        "",
+        `  docker login ${host} --username '${pull.username}' --password-stdin <<< '<password>'`,
+        `  skopeo copy --src-creds '${pull.username}:<password>' docker://${host}/<org>/<repo>:<tag> …`,
+        "Revoke it by deleting the identity (and its role binding).",
+        "",
+      ].join("\n"),
+    );
+    return 0;
+  } catch (err) {
+    process.stderr.write(`wharf auth pull-token create: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
