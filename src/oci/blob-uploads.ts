@@ -1,4 +1,4 @@
-import { type Hash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Clock } from "../core/clock.js";
@@ -7,6 +7,7 @@ import type { BlobRow, UploadRow } from "../storage/registry-store.js";
 import type { Store } from "../storage/store.js";
 import { blobKey, createDigester, type Digest, type DigestAlgorithm } from "./digest.js";
 import { OciError, ociError } from "./oci-errors.js";
+import { createUploadHasher, type RunningDigest, type UploadHasher } from "./upload-hasher.js";
 
 /** Upload sessions over the blob driver: chunks append to `uploads/<id>`; finishing verifies and commits. */
 export interface BlobUploads {
@@ -16,57 +17,82 @@ export interface BlobUploads {
   /**
    * Appends `body` to the session; `rangeStart` (from Content-Range) must equal the bytes received
    * so far, else 416 RANGE_INVALID carrying the current range. Returns the new size. A body that
-   * breaks off midway leaves the session at its previous size.
+   * breaks off midway leaves the session at its previous size. `length` is the body's declared
+   * length when known (it picks where the running hash is computed).
    */
-  append(upload: UploadRow, body: Readable, rangeStart?: number): Promise<number>;
+  append(upload: UploadRow, body: Readable, rangeStart?: number, length?: number): Promise<number>;
   /**
    * Appends the optional final `body`, checks the content against `digest` and makes the blob
    * visible in the session's repo; the session ends either way. A mismatch is DIGEST_INVALID and
    * stores nothing.
    */
-  finish(upload: UploadRow, digest: Digest, body?: Readable): Promise<BlobRow>;
+  finish(upload: UploadRow, digest: Digest, body?: Readable, length?: number): Promise<BlobRow>;
   /** Ends a session and drops its bytes. */
   cancel(upload: UploadRow): Promise<void>;
   /** A whole blob in one request (POST with `digest`), verified like `finish`. */
-  putMonolithic(repoUid: string, digest: Digest, body: Readable): Promise<BlobRow>;
+  putMonolithic(repoUid: string, digest: Digest, body: Readable, length?: number): Promise<BlobRow>;
+  /** Drops the running hashes and stops the hashing worker (the registry server's close calls it). */
+  close(): Promise<void>;
 }
 
 const MAX_RUNNING_HASHES = 10_000;
 
-/** A running hash over a session's bytes, valid while `size` matches what the session holds. */
+/**
+ * A running hash over a session's bytes, valid while `size` matches what the session holds.
+ * `digest` is created with the first bytes (their declared length picks the thread it runs on).
+ */
 interface RunningHash {
   algorithm: DigestAlgorithm;
-  hash: Hash;
+  digest: RunningDigest | undefined;
   size: number;
 }
 
 /**
  * Creates the upload logic. Hash state of sessions this process receives is kept in memory, so
  * finishing a chunked upload does not read the data back; a session continued on another process
- * (or after a restart) is hashed from storage when it finishes instead.
+ * (or after a restart) is hashed from storage when it finishes instead. Large bodies are hashed on
+ * a worker thread (`hasher`) while this thread receives and writes them.
  */
-export function createBlobUploads(opts: { store: Store; blobs: BlobDriver; clock: Clock }): BlobUploads {
+export function createBlobUploads(opts: {
+  store: Store;
+  blobs: BlobDriver;
+  clock: Clock;
+  hasher?: UploadHasher;
+}): BlobUploads {
   const { store, blobs, clock } = opts;
+  const hasher = opts.hasher ?? createUploadHasher();
   const running = new Map<string, RunningHash>();
   const uploadKey = (id: string) => `uploads/${id}`;
 
-  /** Streams `body` onto the session's bytes, feeding `hash` when given; returns the new total size. */
-  async function appendBytes(id: string, body: Readable, hash: Hash | undefined): Promise<number> {
+  function forget(id: string): void {
+    running.get(id)?.digest?.dispose();
+    running.delete(id);
+  }
+
+  /** Streams `body` onto the session's bytes, feeding `digest` when given; returns the new total size. */
+  async function appendBytes(id: string, body: Readable, digest: RunningDigest | undefined): Promise<number> {
     const tap = new Transform({
       highWaterMark: 1 << 20,
       transform(chunk: Buffer, _encoding, callback) {
-        hash?.update(chunk);
-        callback(null, chunk);
+        const behind = digest?.update(chunk);
+        if (behind === undefined) callback(null, chunk);
+        else behind.then(() => callback(null, chunk), callback);
       },
     });
     const [size] = await Promise.all([blobs.append(uploadKey(id), tap), pipeline(body, tap)]);
+    // Between chunks the worker holds no bytes of this session (its ring goes back to the pool).
+    await digest?.settle();
     return size;
   }
 
   async function contentDigest(id: string, digest: Digest, size: number): Promise<string> {
     const state = running.get(id);
     running.delete(id);
-    if (state && state.size === size && state.algorithm === digest.algorithm) return state.hash.digest("hex");
+    if (state && state.size === size && state.algorithm === digest.algorithm) {
+      // No digest yet means no bytes yet: the empty content is hashed below without reading.
+      const hex = await state.digest?.digest();
+      if (hex !== undefined) return hex;
+    } else state?.digest?.dispose();
     const hash = createDigester(digest.algorithm);
     if (size > 0) {
       for await (const chunk of await blobs.read(uploadKey(id))) hash.update(chunk as Buffer);
@@ -126,14 +152,14 @@ export function createBlobUploads(opts: { store: Store; blobs: BlobDriver; clock
       };
       await store.uploads.insert(row);
       // Abandoned sessions must not grow the map forever; the oldest just lose their fast path.
-      if (running.size >= MAX_RUNNING_HASHES) running.delete(running.keys().next().value as string);
-      running.set(row.id, { algorithm: "sha256", hash: createDigester("sha256"), size: 0 });
+      if (running.size >= MAX_RUNNING_HASHES) forget(running.keys().next().value as string);
+      running.set(row.id, { algorithm: "sha256", digest: undefined, size: 0 });
       return row;
     },
 
     get: (id) => store.uploads.get(id),
 
-    async append(upload, body, rangeStart) {
+    async append(upload, body, rangeStart, length) {
       if (rangeStart !== undefined && rangeStart !== upload.size) {
         body.resume();
         throw new OciError(
@@ -153,51 +179,58 @@ export function createBlobUploads(opts: { store: Store; blobs: BlobDriver; clock
       }
       const state = running.get(upload.id);
       const tracked = state !== undefined && state.size === upload.size ? state : undefined;
-      if (!tracked) running.delete(upload.id);
+      if (!tracked) forget(upload.id);
+      if (tracked && tracked.digest === undefined) tracked.digest = hasher.create(tracked.algorithm, length);
       let size: number;
       try {
-        size = await appendBytes(upload.id, body, tracked?.hash);
+        size = await appendBytes(upload.id, body, tracked?.digest);
       } catch (err) {
-        running.delete(upload.id);
+        forget(upload.id);
         throw err;
       }
       if (tracked) tracked.size = size;
       if (!(await store.uploads.advance(upload.id, upload.size, size, clock.now()))) {
-        running.delete(upload.id);
+        forget(upload.id);
         throw ociError("BLOB_UPLOAD_INVALID", "the upload changed concurrently; restart it");
       }
       upload.size = size;
       return size;
     },
 
-    async finish(upload, digest, body) {
+    async finish(upload, digest, body, length) {
       try {
-        const size = body ? await this.append(upload, body) : upload.size;
+        const size = body ? await this.append(upload, body, undefined, length) : upload.size;
         return await verifyAndCommit(upload.id, upload.repoUid, digest, size);
       } finally {
-        running.delete(upload.id);
+        forget(upload.id);
         await store.uploads.delete(upload.id);
       }
     },
 
     async cancel(upload) {
-      running.delete(upload.id);
+      forget(upload.id);
       await store.uploads.delete(upload.id);
       await blobs.delete(uploadKey(upload.id));
     },
 
-    async putMonolithic(repoUid, digest, body) {
+    async putMonolithic(repoUid, digest, body, length) {
       const id = randomBytes(16).toString("hex");
-      const hash = createDigester(digest.algorithm);
+      const runningDigest = hasher.create(digest.algorithm, length);
       try {
-        const size = await appendBytes(id, body, hash);
-        running.set(id, { algorithm: digest.algorithm, hash, size });
+        const size = await appendBytes(id, body, runningDigest);
+        running.set(id, { algorithm: digest.algorithm, digest: runningDigest, size });
         return await verifyAndCommit(id, repoUid, digest, size);
       } catch (err) {
+        runningDigest.dispose();
         running.delete(id);
         await blobs.delete(uploadKey(id));
         throw err;
       }
+    },
+
+    async close() {
+      for (const id of [...running.keys()]) forget(id);
+      await hasher.close();
     },
   };
 }

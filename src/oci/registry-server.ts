@@ -49,6 +49,8 @@ export async function startRegistryServer(
       }, graceMs);
       await closed;
       clearTimeout(timer);
+      // Its hashing worker: nothing may run on after the server closed.
+      await deps().uploads.close();
     },
   };
 }

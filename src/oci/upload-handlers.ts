@@ -4,6 +4,14 @@ import { ociError } from "./oci-errors.js";
 import { authorize, type Exchange, type RegistryDeps } from "./registry-request.js";
 import { REPOSITORY_NAME } from "./routes.js";
 
+/** The request body's declared length, or undefined when it has none (chunked) or a bad one. */
+function declaredLength(ex: Exchange): number | undefined {
+  const value = ex.req.headers["content-length"];
+  if (value === undefined || ex.req.headers["transfer-encoding"] !== undefined) return undefined;
+  const length = Number(value);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
 const uploadLocation = (name: string, id: string) => `/v2/${name}/blobs/uploads/${id}`;
 const blobLocation = (name: string, digest: string) => `/v2/${name}/blobs/${digest}`;
 
@@ -49,7 +57,7 @@ export async function startUpload(deps: RegistryDeps, ex: Exchange, name: string
   }
   const digest = ex.url.searchParams.get("digest");
   if (digest !== null && mount === null) {
-    const blob = await deps.uploads.putMonolithic(repo.uid, parseDigest(digest), ex.req);
+    const blob = await deps.uploads.putMonolithic(repo.uid, parseDigest(digest), ex.req, declaredLength(ex));
     sendBlobCreated(ex, name, blob.digest);
     return;
   }
@@ -117,7 +125,7 @@ export async function patchUpload(deps: RegistryDeps, ex: Exchange, name: string
       );
     }
   }
-  await deps.uploads.append(upload, ex.req, start);
+  await deps.uploads.append(upload, ex.req, start, declaredLength(ex));
   sendUploadStatus(ex, 202, name, upload);
 }
 
@@ -135,7 +143,7 @@ export async function finishUpload(
   const digest = parseDigest(digestParam);
   const hasBody =
     Number(ex.req.headers["content-length"] ?? 0) > 0 || ex.req.headers["transfer-encoding"] !== undefined;
-  const blob = await deps.uploads.finish(upload, digest, hasBody ? ex.req : undefined);
+  const blob = await deps.uploads.finish(upload, digest, hasBody ? ex.req : undefined, declaredLength(ex));
   sendBlobCreated(ex, name, blob.digest);
 }
 
