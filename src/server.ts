@@ -12,9 +12,9 @@ import { publicUrlOf, type WharfConfig } from "./config/config.js";
 import { openConfiguredStore } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { PageTokenCodec } from "./core/list.js";
-import { createExternalTokenVerifier } from "./federation/external-token-verifier.js";
 import { createFederation, type FederationOptions } from "./federation/federation.js";
 import type { PullTokenAuthenticator } from "./federation/pull-token-auth.js";
+import { issueRefreshToken } from "./federation/refresh-tokens.js";
 import { createAuthRoutes } from "./iam/auth-routes.js";
 import { createLoginFlow } from "./login/login-flow.js";
 import { createLoginRoutes } from "./login/login-routes.js";
@@ -113,11 +113,19 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           createLoginFlow({
             store,
             issuer,
-            upstream: createUpstreamOidc(createExternalTokenVerifier({ clock })),
+            upstream: createUpstreamOidc(federation.externalTokens),
             clock,
             apiUrl,
             audiences: () => [apiUrl, registryUrl],
             defaultProvider: config.defaultLogin,
+            issueRefreshToken: async ({ identityUid, audience, act }) =>
+              (
+                await issueRefreshToken(
+                  store,
+                  { identityUid, audience: [audience], act },
+                  { now: clock.now() },
+                )
+              ).token,
           }),
         ),
       ],

@@ -50,7 +50,11 @@ export interface LoginTokens {
 }
 
 /** Issues a refresh token for a login (the STS owns refresh tokens). */
-export type RefreshTokenIssuer = (args: { identityUid: string; audience: string }) => Promise<string>;
+export type RefreshTokenIssuer = (args: {
+  identityUid: string;
+  audience: string;
+  act: Record<string, unknown>;
+}) => Promise<string>;
 
 /** What the flow is built from. */
 export interface LoginFlowDeps {
@@ -239,6 +243,7 @@ export function createLoginFlow(deps: LoginFlowDeps) {
         tokens.refreshToken = await deps.issueRefreshToken({
           identityUid: finished.identityUid,
           audience: finished.audience,
+          act: finished.act,
         });
       }
       return tokens;

@@ -197,8 +197,22 @@ describe("browser login through an organization's identity provider", () => {
       await server.api(`/iam/v2/identities/${uid}`, { token: server.adminToken }),
     );
     assert.equal(identity.email ?? "", "", 'an unverified email is not trusted (proto3 JSON omits "")');
-    const claims = decodeJwt((await loadCredentials(server.apiUrl))?.token ?? "");
+    const first = await loadCredentials(server.apiUrl);
+    const claims = decodeJwt(first?.token ?? "");
     assert.equal(claims[SESSION_GRANTS_CLAIM], undefined, "no group grants");
+    assert.match(first?.refreshToken ?? "", /^wrt_/, "a plain login session gets a refresh token");
+
+    // `wharf auth token` an hour later: the stored token is stale, so it rotates the refresh token.
+    const refreshed = await currentToken(server.apiUrl, Date.now() + 2 * 3600_000);
+    assert.notEqual(refreshed, first?.token, "a new access token");
+    assert.equal(decodeJwt(refreshed).sub, uid, "for the same person");
+    const second = await loadCredentials(server.apiUrl);
+    assert.ok(
+      second?.refreshToken && second.refreshToken !== first?.refreshToken,
+      "the refresh token rotated",
+    );
+    const me = await server.api(`/iam/v2/identities/${uid}`, { token: refreshed });
+    assert.notEqual(me.status, 401, "the refreshed token authenticates");
     assert.equal(await logout(server.apiUrl), true, "logout forgets the tokens");
     assert.equal(await loadCredentials(server.apiUrl), undefined);
     assert.doesNotMatch(await readFile(join(configDir, "credentials.json"), "utf8"), /eyJ/, "no token left");
