@@ -90,7 +90,14 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const apiUrl = publicUrlOf(config.publicUrl, api.address);
     let registryUrl = "";
     const issuer = createIssuer({ store, issuerUrl: apiUrl, clock });
-    const federation = createFederation({ store, issuer, clock, apiUrl, options: options.federation });
+    const federation = createFederation({
+      store,
+      issuer,
+      clock,
+      apiUrl,
+      options: options.federation,
+      defaultLogin: config.defaultLogin,
+    });
     const verifier = createTokenVerifier({ issuer, audience: apiUrl, clock });
     const bindings = createServiceBindings({
       store,

@@ -26,6 +26,7 @@ function exchangeRequest(params: RouteParams): ExchangeRequest {
   return {
     aud: params.all("aud"),
     identity: params.get("identity"),
+    identityProvider: params.get("identity_provider"),
     scopes: [...params.all("scopes"), ...params.all("scope")],
     caps: params.all("cap"),
     createRefreshToken: truthy(params.get("create_refresh_token")),

@@ -1,6 +1,9 @@
 import type { Issuer } from "../auth/issuer.js";
 import { createTokenVerifier } from "../auth/token-verifier.js";
 import type { Clock } from "../core/clock.js";
+import type { DefaultLoginProvider } from "../login/login-provider.js";
+import { createPersonExchange } from "../login/person-exchange.js";
+import { createUpstreamOidc } from "../login/upstream-oidc-client.js";
 import type { Store } from "../storage/store.js";
 import type { ExtraRoute } from "../transport/create-api-handler.js";
 import { createExternalTokenVerifier, type ExternalTokenVerifier } from "./external-token-verifier.js";
@@ -42,6 +45,8 @@ export function createFederation(deps: {
   clock: Clock;
   apiUrl: string;
   options?: FederationOptions;
+  /** The server's default login provider (`identity_provider=default` exchanges). */
+  defaultLogin?: DefaultLoginProvider | undefined;
 }): Federation {
   const { store, issuer, clock, apiUrl } = deps;
   const o = deps.options ?? {};
@@ -62,6 +67,12 @@ export function createFederation(deps: {
     wharfTokens: createTokenVerifier({ issuer, audience: apiUrl, clock }),
     apiUrl,
     registryUrl: () => registryUrl,
+    personExchange: createPersonExchange({
+      store,
+      upstream: createUpstreamOidc(externalTokens),
+      clock,
+      defaultProvider: deps.defaultLogin,
+    }),
   });
   return {
     externalTokens,

@@ -13,6 +13,8 @@ import {
   unavailable,
 } from "../core/errors.js";
 import { isUidp } from "../core/uidp.js";
+import type { ExchangedPerson } from "../login/person-exchange.js";
+import { SESSION_GRANTS_CLAIM } from "../login/session-grants.js";
 import type { Store } from "../storage/store.js";
 import { verifyAssumption } from "./assumable-identity.js";
 import { ExternalTokenError, type ExternalTokenVerifier } from "./external-token-verifier.js";
@@ -42,6 +44,11 @@ export interface ExchangeRequest {
   aud: string[];
   /** Uidp of the identity to assume; "" = re-issue a token of Wharf's own issuer. */
   identity: string;
+  /**
+   * Uid of an organization identity provider (or `default`): the presented token is a person's ID
+   * token of that provider, exchanged for a token of their registered identity.
+   */
+  identityProvider: string;
   /** Group uidps to restrict the token to (`scopes` and the older `scope`). */
   scopes: string[];
   /** Capability names to restrict the token to. */
@@ -69,7 +76,7 @@ export interface Sts {
    */
   refresh(
     refreshToken: string,
-    request: Omit<ExchangeRequest, "identity" | "createRefreshToken">,
+    request: Omit<ExchangeRequest, "identity" | "identityProvider" | "createRefreshToken">,
   ): Promise<{ token: RawToken; refreshToken: RawToken }>;
   /** The audiences a caller may ask for: the API URL and (once known) the registry URL. */
   allowedAudiences(): string[];
@@ -87,6 +94,8 @@ export interface StsDeps {
   apiUrl: string;
   /** The registry's public URL; "" until the registry listens. */
   registryUrl: () => string;
+  /** Verifies a person's ID token of an identity provider and registers them (the login flow's logic). */
+  personExchange?: (idToken: string, providerUid: string) => Promise<ExchangedPerson>;
 }
 
 /** Creates the STS. */
@@ -124,7 +133,12 @@ export function createSts(deps: StsDeps): Sts {
   async function mint(
     subject: string,
     audience: readonly string[],
-    restrictions: { scopes?: readonly string[]; caps?: readonly string[]; act?: Record<string, unknown> },
+    restrictions: {
+      scopes?: readonly string[];
+      caps?: readonly string[];
+      act?: Record<string, unknown>;
+      sessionGrants?: readonly string[];
+    },
     notAfterSeconds = Number.POSITIVE_INFINITY,
   ): Promise<RawToken> {
     const now = Math.floor(clock.now() / 1000);
@@ -134,6 +148,8 @@ export function createSts(deps: StsDeps): Sts {
     if (restrictions.act) extraClaims.act = restrictions.act;
     if (restrictions.scopes) extraClaims[SCOPE_CLAIM] = [...restrictions.scopes];
     if (restrictions.caps) extraClaims[CAP_CLAIM] = [...restrictions.caps];
+    if (restrictions.sessionGrants?.length)
+      extraClaims[SESSION_GRANTS_CLAIM] = [...restrictions.sessionGrants];
     const token = await issuer.mint({
       subject,
       audience: audience.length === 1 ? (audience[0] as string) : audience,
@@ -177,6 +193,29 @@ export function createSts(deps: StsDeps): Sts {
     return mint(principal.identityUid, audiences(request.aud), restrictions, Number(c.exp));
   }
 
+  /** A person's ID token of an identity provider → a token of their registered identity. */
+  async function exchangePerson(
+    presented: string,
+    request: ExchangeRequest,
+    aud: string[],
+    scopes: string[] | undefined,
+    caps: string[] | undefined,
+  ): Promise<RawToken> {
+    if (!deps.personExchange) throw invalidArgument("identity_provider", "is not supported by this server");
+    const person = await deps.personExchange(presented, request.identityProvider);
+    const binding: RefreshBinding = { identityUid: person.identityUid, audience: aud, act: person.act };
+    if (scopes) binding.scopes = scopes;
+    if (caps) binding.caps = caps;
+    const raw = await mint(person.identityUid, aud, { ...binding, sessionGrants: person.sessionGrants });
+    // Group-derived sessions end with their token (reference §2.8): no refresh token for them.
+    if (request.createRefreshToken && person.sessionGrants.length === 0) {
+      const now = clock.now();
+      raw.refreshToken = (await issueRefreshToken(store, binding, { now })).token;
+      sweepExpired(now);
+    }
+    return raw;
+  }
+
   return {
     allowedAudiences,
 
@@ -184,6 +223,12 @@ export function createSts(deps: StsDeps): Sts {
       const aud = audiences(request.aud);
       const scopes = requestedScopes(request.scopes);
       const caps = requestedCaps(request.caps);
+      if (request.identityProvider !== "") {
+        if (request.identity !== "") {
+          throw invalidArgument("identity_provider", "give either identity or identity_provider, not both");
+        }
+        return exchangePerson(presented, request, aud, scopes, caps);
+      }
       if (request.identity === "") return exchangeOwnToken(presented, request);
       const now = clock.now();
       const identity = isUidp(request.identity) ? await store.identities.get(request.identity) : undefined;

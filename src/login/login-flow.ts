@@ -266,7 +266,8 @@ function loopbackRedirect(value: string): string {
   return url.toString();
 }
 
-function personOf(claims: Record<string, unknown>, provider: LoginProvider): VerifiedPerson {
+/** The person an ID token of `provider` names; PERMISSION_DENIED without a subject. */
+export function personOf(claims: Record<string, unknown>, provider: LoginProvider): VerifiedPerson {
   const text = (name: string): string => (typeof claims[name] === "string" ? (claims[name] as string) : "");
   const subject = text("sub");
   if (subject === "") throw permissionDenied("the ID token has no subject");
@@ -279,8 +280,11 @@ function personOf(claims: Record<string, unknown>, provider: LoginProvider): Ver
   };
 }
 
-/** Uids of the provider's mappings for the person's groups (from the provider's groups claim). */
-async function sessionGrantsOf(
+/**
+ * Uids of the provider's mappings for the person's groups (from the provider's groups claim); []
+ * for the default provider or a provider without a groups claim.
+ */
+export async function sessionGrantsOf(
   store: Store,
   provider: LoginProvider,
   claims: Record<string, unknown>,

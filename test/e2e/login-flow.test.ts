@@ -219,6 +219,63 @@ describe("browser login through an organization's identity provider", () => {
     await assert.rejects(currentToken(server.apiUrl), /not logged in/, "auth token after logout fails");
   });
 
+  it("exchanges a person's ID token of the provider at /sts/exchange?identity_provider=", async () => {
+    const devMapping = newChildUid(idp);
+    await server.store.externalGroupRoleMappings.insert({
+      uid: devMapping,
+      identityProviderUid: idp,
+      externalGroupId: "dev",
+      roleUid: BUILT_IN_ROLE_UIDS.editor,
+      scope: org,
+      createTime: Date.now(),
+    });
+    const exchange = (token: string, params: Record<string, string>) =>
+      fetch(`${server.apiUrl}/sts/exchange?${new URLSearchParams(params)}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+    const { id_token } = await peer.login({ accountId: "alice", clientId: "wharf" });
+    const ok = await expectJson<{ token: string; refreshToken?: string }>(
+      await exchange(id_token, { identity_provider: idp, create_refresh_token: "true" }),
+    );
+    const claims = decodeJwt(ok.token);
+    assert.equal(claims.sub, registeredIdentityUid(peer.issuer, "alice"), "the registered person");
+    assert.deepEqual(claims[SESSION_GRANTS_CLAIM], [devMapping], "with this session's group grants");
+    assert.equal(ok.refreshToken, undefined, "and no refresh token for a group-derived session");
+    const repo = await server.api(`/registry/v2/repos/${org}`, {
+      method: "POST",
+      token: ok.token,
+      body: { name: "via-sts-person-exchange" },
+    });
+    assert.equal(repo.status, 200, "the dev → editor mapping applies");
+
+    const bob = await peer.login({ accountId: "bob", clientId: "wharf" });
+    const bobs = await expectJson<{ token: string; refreshToken?: string }>(
+      await exchange(bob.id_token, { identity_provider: idp, create_refresh_token: "true" }),
+    );
+    assert.match(bobs.refreshToken ?? "", /^wrt_/, "a session without group grants may be refreshed");
+
+    const stranger = await startOidcPeer({ clients: [{ clientId: "wharf" }], accounts: ACCOUNTS });
+    try {
+      const forged = await stranger.login({ accountId: "alice", clientId: "wharf" });
+      const refused = await exchange(forged.id_token, { identity_provider: idp });
+      assert.equal(refused.status, 403, "an ID token of another issuer is refused");
+    } finally {
+      await stranger.close();
+    }
+    const wrongAud = await exchange(ok.token, { identity_provider: idp });
+    assert.equal(wrongAud.status, 403, "a Wharf token is not an ID token of the provider");
+    assert.equal(
+      (await exchange(id_token, { identity_provider: newChildUid(org) })).status,
+      404,
+      "an unknown provider",
+    );
+    assert.equal(
+      (await exchange(id_token, { identity_provider: "default" })).status,
+      400,
+      "no default provider on this server",
+    );
+  });
+
   it("refuses bad login requests with clear errors", async () => {
     const challenge = createHash("sha256").update("v".repeat(43)).digest("base64url");
     const start = (params: Record<string, string>) =>
