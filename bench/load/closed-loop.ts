@@ -4,6 +4,10 @@ export interface LoadResult {
   seconds: number;
   rps: number;
   errors: number;
+  /** CPU time (user + system) this load generator spent per request while measuring, µs. */
+  clientCpuUs: number;
+  /** Requests including the warm-up second (for CPU per request measured over the whole run). */
+  allRequests: number;
 }
 
 /**
@@ -16,15 +20,20 @@ export async function runClosedLoop(
   seconds: number,
 ): Promise<LoadResult> {
   const warmUntil = Date.now() + 1000;
+  let warm = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (Date.now() < warmUntil) await one();
+      while (Date.now() < warmUntil) {
+        await one();
+        warm++;
+      }
     }),
   );
   let requests = 0;
   let errors = 0;
   let running = true;
   const start = process.hrtime.bigint();
+  const cpuStart = process.cpuUsage();
   setTimeout(() => {
     running = false;
   }, seconds * 1000);
@@ -37,5 +46,14 @@ export async function runClosedLoop(
     }),
   );
   const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-  return { requests, seconds: elapsed, rps: requests / elapsed, errors };
+  const cpu = process.cpuUsage(cpuStart);
+  const clientCpuUs = requests > 0 ? (cpu.user + cpu.system) / requests : 0;
+  return {
+    requests,
+    seconds: elapsed,
+    rps: requests / elapsed,
+    errors,
+    clientCpuUs,
+    allRequests: warm + requests,
+  };
 }

@@ -8,6 +8,7 @@
 // Either way a call only counts as a success when its response is one length-prefixed message
 // followed by grpc-status 0.
 import { connect } from "node:http2";
+import { connect as netConnect } from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { runClosedLoop } from "./closed-loop.js";
 
@@ -32,7 +33,13 @@ interface Client {
 function http2Client(): Client {
   // Flow-control windows as large as real gRPC clients grow theirs (BDP probing): with HTTP/2's
   // default 64 KiB per connection, 32 list responses in flight wait on WINDOW_UPDATE round trips.
-  const session = connect(`http://${address}`, { settings: { initialWindowSize: WINDOW } });
+  // No Nagle, as node:http's agent does for the REST client (and the server for its sockets).
+  const colon = address!.lastIndexOf(":");
+  const session = connect(`http://${address}`, {
+    settings: { initialWindowSize: WINDOW },
+    createConnection: () =>
+      netConnect({ host: address!.slice(0, colon), port: Number(address!.slice(colon + 1)), noDelay: true }),
+  });
   session.on("connect", () => session.setLocalWindowSize(WINDOW));
   session.on("error", () => {});
   const frame = Buffer.alloc(5 + message.length);
