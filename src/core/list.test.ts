@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
 import { DomainError } from "./errors.js";
 import {
@@ -42,6 +43,38 @@ function windowOver(rows: Row[]) {
 }
 
 const rows: Row[] = Array.from({ length: 7 }, (_, i) => ({ uid: `u${i}`, name: `n${i % 3}` }));
+
+describe("PageTokenCodec.queryHash", () => {
+  const sha = (text: string) => createHash("sha256").update(text).digest("base64url").slice(0, 22);
+
+  it("hashes the canonical JSON (sorted keys), also when asked again (memoized)", () => {
+    const expected = sha(
+      '{"order":{"desc":false,"field":"uid"},"query":{"name":"a","uidp":{"descendantsOf":"x"}}}',
+    );
+    for (let i = 0; i < 3; i++) {
+      const query = {
+        query: { uidp: { descendantsOf: "x" }, name: "a" },
+        order: { field: "uid", desc: false },
+      };
+      assert.equal(PageTokenCodec.queryHash(query), expected, `call ${i}`);
+    }
+    const reordered = {
+      order: { desc: false, field: "uid" },
+      query: { name: "a", uidp: { descendantsOf: "x" } },
+    };
+    assert.equal(PageTokenCodec.queryHash(reordered), expected, "key order does not matter");
+    assert.notEqual(
+      PageTokenCodec.queryHash({ ...reordered, order: { desc: true, field: "uid" } }),
+      expected,
+      "another order",
+    );
+  });
+
+  it("hashes values plain JSON cannot write (bigints as decimal strings)", () => {
+    assert.equal(PageTokenCodec.queryHash({ n: 5n }), sha('{"n":"5"}'), "bigint");
+    assert.equal(PageTokenCodec.queryHash({ n: 5n }), sha('{"n":"5"}'), "bigint again");
+  });
+});
 
 describe("parseOrderBy", () => {
   it("accepts snake, camel and created_at spellings with a direction", () => {

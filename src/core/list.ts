@@ -91,6 +91,10 @@ export function parseOrderBy(raw: string, allowed: readonly SortField[], fallbac
   return { field, desc: direction === "desc" };
 }
 
+/** Query hashes by the query's plain JSON text (see `queryHash`); cleared when full. */
+const recentHashes = new Map<string, string>();
+const MAX_RECENT_HASHES = 1000;
+
 interface TokenPayload {
   /** Hash of the query (filters + order) the token belongs to. */
   q: string;
@@ -115,7 +119,23 @@ export class PageTokenCodec {
 
   /** Stable hash of a query description (filters + order); key order of objects does not matter. */
   static queryHash(query: unknown): string {
-    return createHash("sha256").update(canonicalJson(query)).digest("base64url").slice(0, 22);
+    // Memoized by the plain JSON text, which is cheap to build: equal texts are equal JSON values,
+    // so they have the same canonical form. (Values plain JSON cannot write, bigints, skip the memo.)
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(query);
+    } catch {
+      text = undefined;
+    }
+    let hash = text === undefined ? undefined : recentHashes.get(text);
+    if (hash === undefined) {
+      hash = createHash("sha256").update(canonicalJson(query)).digest("base64url").slice(0, 22);
+      if (text !== undefined) {
+        if (recentHashes.size >= MAX_RECENT_HASHES) recentHashes.clear();
+        recentHashes.set(text, hash);
+      }
+    }
+    return hash;
   }
 
   encode(queryHash: string, cursor: Cursor, skipped: number): string {
