@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -155,6 +156,31 @@ describe("filesystem blob driver", () => {
     await writeFile(join(root, "lost+found", "x"), "x");
     await writeFile(join(root, "good", "bad name"), "x");
     assert.deepEqual(await listKeys(d, ""), ["good/key"]);
+    await d.close();
+  });
+
+  it("appends past the background flush interval byte-exactly, and undoes a chunk failing after a flush", async () => {
+    const root = await newRoot();
+    const d = createFilesystemBlobDriver({ root });
+    const MiB = 1024 * 1024;
+    const first = randomBytes(3 * MiB);
+    assert.equal(await d.append("uploads/big", streamOf(first)), first.length);
+    // 70 MiB in 64 KiB chunks: a flush starts at 64 MiB, while writes go on.
+    const piece = randomBytes(64 * 1024);
+    const chunks = Array.from({ length: 70 * 16 }, () => piece);
+    const size = first.length + 70 * MiB;
+    assert.equal(await d.append("uploads/big", Readable.from(chunks)), size);
+    const hash = createHash("sha256").update(first);
+    for (const chunk of chunks) hash.update(chunk);
+    const stored = createHash("sha256").update(await readFile(join(root, "uploads", "big")));
+    assert.equal(stored.digest("hex"), hash.digest("hex"), "the file holds every byte in order");
+    // A source failing after the flush point: the file goes back to its previous size.
+    async function* failing() {
+      for (let i = 0; i < 66 * 16; i++) yield piece;
+      throw new Error("source failed on purpose");
+    }
+    await assert.rejects(d.append("uploads/big", Readable.from(failing())), /on purpose/);
+    assert.equal((await stat(join(root, "uploads", "big"))).size, size, "the failed chunk was cut off");
     await d.close();
   });
 });

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { createWriteStream, WriteStream } from "node:fs";
+import { fdatasync, WriteStream, writev } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from "node:fs/promises";
 import { OutgoingMessage } from "node:http";
 import { Socket } from "node:net";
 import { dirname, join, resolve } from "node:path";
-import { Readable, type Writable } from "node:stream";
+import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   assertValidBlobKey,
@@ -155,7 +155,7 @@ class FilesystemBlobDriver implements BlobDriver {
     try {
       await this.#prepare();
       handle = await withParent(temp, () => open(temp, "wx"));
-      const written = await writeAll(source, handle, temp);
+      const written = await writeAll(source, handle, this.#fsync);
       if (this.#fsync) await handle.sync();
       await handle.close();
       handle = undefined;
@@ -185,7 +185,7 @@ class FilesystemBlobDriver implements BlobDriver {
         handle = await open(path, "a");
         previous = (await handle.stat()).size;
       }
-      const written = await writeAll(source, handle, path);
+      const written = await writeAll(source, handle, this.#fsync);
       if (this.#fsync) await handle.sync();
       await handle.close();
       handle = undefined;
@@ -378,13 +378,125 @@ function sinkClosed(sink: Writable): { promise: Promise<never>; dispose(): void 
   };
 }
 
-/** Streams `source` into the open file, through a 1 MiB buffer; resolves with the bytes written. */
-async function writeAll(source: Readable, handle: FileHandle, path: string): Promise<number> {
-  // A callback-fd stream (cheaper per write than FileHandle's promise one). autoClose: false leaves
-  // the descriptor to the caller, which must fsync it and close it.
-  const sink = createWriteStream(path, { fd: handle.fd, autoClose: false, highWaterMark: CHUNK });
-  await pipeline(source, sink);
+/**
+ * Streams `source` into the open file, through a 1 MiB buffer; resolves with the bytes written.
+ * With `flush`, starts writing the data back to disk every {@link FLUSH_BYTES} meanwhile (the
+ * caller's final fsync is then short). Never returns while a write or flush still uses the
+ * descriptor, so the caller may truncate or close it at once.
+ */
+async function writeAll(source: Readable, handle: FileHandle, flush: boolean): Promise<number> {
+  const sink = new FileSink(handle.fd, flush ? FLUSH_BYTES : undefined);
+  try {
+    await pipeline(source, sink);
+  } finally {
+    await sink.idle();
+  }
+  sink.throwIfFlushFailed();
   return sink.bytesWritten;
+}
+
+/**
+ * Bytes written between background flushes. Linux keeps up to 10% of memory dirty before it
+ * writes back on its own, so without these the final fsync of a 1 GiB upload wrote all of it
+ * while the client waited (~0.6 s here; ~0.2 s with a flush every 64 MiB).
+ */
+const FLUSH_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A Writable over a descriptor the caller owns (written at its current offset, never closed here):
+ * `writev`s what queued up while the previous write ran, and every `flushEvery` bytes starts an
+ * `fdatasync` on the thread pool without waiting for it, so the disk writes while more arrives.
+ */
+class FileSink extends Writable {
+  bytesWritten = 0;
+  #sinceFlush = 0;
+  #writing = false;
+  #flushing: Promise<void> | undefined;
+  #flushError: Error | undefined;
+  #afterIo: (() => void) | undefined;
+
+  constructor(
+    readonly fd: number,
+    readonly flushEvery: number | undefined,
+  ) {
+    super({ highWaterMark: CHUNK });
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.#writeBuffers([chunk], callback);
+  }
+
+  override _writev(
+    chunks: { chunk: Buffer; encoding: BufferEncoding }[],
+    callback: (error?: Error | null) => void,
+  ): void {
+    this.#writeBuffers(
+      chunks.map((c) => c.chunk),
+      callback,
+    );
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // A write in flight still uses the descriptor: report destruction once it is done.
+    if (this.#writing) this.#afterIo = () => callback(error);
+    else callback(error);
+  }
+
+  /** Resolves once no write or flush is in flight. */
+  async idle(): Promise<void> {
+    while (this.#writing) await new Promise<void>((resolve) => this.once("ioDone", resolve));
+    await this.#flushing;
+  }
+
+  throwIfFlushFailed(): void {
+    if (this.#flushError) throw this.#flushError;
+  }
+
+  #writeBuffers(buffers: Buffer[], callback: (error?: Error | null) => void): void {
+    this.#writing = true;
+    const done = (err: Error | null) => {
+      this.#writing = false;
+      this.emit("ioDone");
+      callback(err);
+      const destroyed = this.#afterIo;
+      this.#afterIo = undefined;
+      destroyed?.();
+    };
+    const next = (list: Buffer[]) => {
+      writev(this.fd, list, null, (err, written) => {
+        if (err) return done(err);
+        this.#wrote(written);
+        const rest = remainder(list, written);
+        if (rest.length === 0) done(null);
+        else next(rest);
+      });
+    };
+    next(buffers);
+  }
+
+  #wrote(n: number): void {
+    this.bytesWritten += n;
+    this.#sinceFlush += n;
+    if (this.flushEvery === undefined || this.#sinceFlush < this.flushEvery || this.#flushing) return;
+    this.#sinceFlush = 0;
+    this.#flushing = new Promise<void>((resolve) => {
+      fdatasync(this.fd, (err) => {
+        if (err) this.#flushError ??= err;
+        this.#flushing = undefined;
+        resolve();
+      });
+    });
+  }
+}
+
+/** What of `buffers` is left after the first `written` bytes of them went out. */
+function remainder(buffers: Buffer[], written: number): Buffer[] {
+  let skip = written;
+  let i = 0;
+  while (i < buffers.length && skip >= (buffers[i] as Buffer).length) skip -= (buffers[i++] as Buffer).length;
+  const rest = buffers.slice(i);
+  if (skip > 0 && rest.length > 0) rest[0] = (rest[0] as Buffer).subarray(skip);
+  return rest;
 }
 
 /** Runs `op`; when it fails with ENOENT, creates `path`'s parent directory and retries. */
