@@ -165,7 +165,7 @@ describe("filesystem blob driver", () => {
     const MiB = 1024 * 1024;
     const first = randomBytes(3 * MiB);
     assert.equal(await d.append("uploads/big", streamOf(first)), first.length);
-    // 70 MiB in 64 KiB chunks: a flush starts at 64 MiB, while writes go on.
+    // 70 MiB in 64 KiB chunks: background flushes start every few MiB while writes go on.
     const piece = randomBytes(64 * 1024);
     const chunks = Array.from({ length: 70 * 16 }, () => piece);
     const size = first.length + 70 * MiB;
