@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
 import { decodeJwt } from "jose";
 import { BUILT_IN_ROLE_UIDS } from "../../src/authz/built-in-roles.js";
 import { currentToken, login, logout } from "../../src/cli/auth-login.js";
@@ -15,6 +17,9 @@ import { SESSION_GRANTS_CLAIM } from "../../src/login/session-grants.js";
 import { expectJson } from "../support/api-assertions.js";
 import { type OidcPeer, startOidcPeer } from "../support/oidc-peer.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
+
+const run = promisify(execFile);
+const WHARF = new URL("../../bin/wharf.js", import.meta.url).pathname;
 
 const ACCOUNTS = {
   alice: { email: "Alice@Example.com", email_verified: true, name: "Alice", groups: ["dev", "ops"] },
@@ -273,6 +278,44 @@ describe("browser login through an organization's identity provider", () => {
       (await exchange(id_token, { identity_provider: "default" })).status,
       400,
       "no default provider on this server",
+    );
+  });
+
+  it("the real `wharf auth login|token|logout` commands", async () => {
+    const env = { ...process.env, WHARF_CONFIG_DIR: configDir, WHARF_API_URL: server.apiUrl };
+    const cli = spawn(
+      process.execPath,
+      [WHARF, "auth", "login", "--identity-provider", idp, "--no-browser"],
+      {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    cli.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => cli.once("exit", resolve));
+    const start = await waitFor(() => /(http:\/\/\S+\/oauth\?\S+)/.exec(stderr)?.[1], 20_000);
+    const toProvider = await fetch(`${start}&login_hint=bob`, { redirect: "manual" });
+    const callback = await peer.followAuthorization(String(toProvider.headers.get("location")));
+    const toCli = await fetch(callback, { redirect: "manual" });
+    await (await fetch(String(toCli.headers.get("location")))).text();
+    assert.equal(await exited, 0, `wharf auth login exits 0: ${stderr}`);
+    assert.match(stderr, new RegExp(`Logged in to .* as ${registeredIdentityUid(peer.issuer, "bob")}`));
+
+    const token = await run(process.execPath, [WHARF, "auth", "token"], { env });
+    assert.equal(
+      token.stdout.trim(),
+      (await loadCredentials(server.apiUrl))?.token,
+      "prints the stored token",
+    );
+    const out = await run(process.execPath, [WHARF, "auth", "logout"], { env });
+    assert.match(out.stderr, /Logged out/);
+    await assert.rejects(
+      run(process.execPath, [WHARF, "auth", "token"], { env }),
+      (err: { code?: number; stderr?: string }) => err.code === 1 && /not logged in/.test(err.stderr ?? ""),
+      "auth token without a login exits 1 and says why",
     );
   });
 
