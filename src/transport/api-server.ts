@@ -1,11 +1,14 @@
-import { type DualRequestListener, listenOnePort } from "./one-port-listener.js";
+import { type DualRequestListener, type HttpStreamHandler, listenOnePort } from "./one-port-listener.js";
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  handler: DualRequestListener;
+  /** A handler from `createApiHandler` brings its own `onStream`, used unless `onStream` is given. */
+  handler: DualRequestListener & { onStream?: HttpStreamHandler };
+  /** Offered HTTP/2 streams first (see `OnePortListenerOptions.onStream`). */
+  onStream?: HttpStreamHandler;
 }
 
 /** A running API listener. */
@@ -21,7 +24,13 @@ export interface ApiServer {
  * gRPC-Web and gRPC all share it. Resolves once listening.
  */
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
-  const listener = await listenOnePort({ host: options.host, port: options.port, handler: options.handler });
+  const onStream = options.onStream ?? options.handler.onStream;
+  const listener = await listenOnePort({
+    host: options.host,
+    port: options.port,
+    handler: options.handler,
+    ...(onStream ? { onStream } : {}),
+  });
   return {
     address: { host: listener.address.address, port: listener.address.port },
     close: (closeOptions) => listener.close(closeOptions),

@@ -7,7 +7,7 @@ import { errorDetailsRegistry } from "./error-mapping.js";
 import { createGrpcUnary } from "./grpc-unary.js";
 import type { AnyRequest, AnyResponse } from "./http-response.js";
 import { buildMethodTable } from "./method-table.js";
-import type { DualRequestListener } from "./one-port-listener.js";
+import type { DualRequestListener, HttpStreamHandler } from "./one-port-listener.js";
 import {
   type AccessFactory,
   type Authenticator,
@@ -48,6 +48,13 @@ export interface ApiHandlerOptions {
   maxBodyBytes?: number;
 }
 
+/**
+ * The API port's handler: `(req, res)` for every request, and `onStream` for the listener to offer
+ * HTTP/2 streams first (it takes unary gRPC calls of bound methods and serves them on the raw
+ * stream API; see `OnePortListenerOptions.onStream`).
+ */
+export type ApiHandler = DualRequestListener & { onStream: HttpStreamHandler };
+
 /** Default request body limit: 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -58,7 +65,7 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
  * Every request gets an `x-request-id` response header and exactly one log line. Throws at
  * startup when a binding is incomplete (see `buildMethodTable`) or an HTTP annotation is invalid.
  */
-export function createApiHandler(options: ApiHandlerOptions): DualRequestListener {
+export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const methods = buildMethodTable(options.bindings);
   const pipeline = createPipeline(options);
@@ -69,7 +76,24 @@ export function createApiHandler(options: ApiHandlerOptions): DualRequestListene
   const rest = createRestTranscoder({ methods, pipeline, registry, maxBodyBytes });
   const extra = new Map((options.extraRoutes ?? []).map((r) => [r.path, r.handler]));
 
-  return (req, res) => {
+  const onStream: HttpStreamHandler = (stream, headers) => {
+    const url = headers[":path"] ?? "/";
+    const q = url.indexOf("?");
+    const path = q < 0 ? url : url.slice(0, q);
+    if (!grpcUnary.accepts(path, 2, headers["content-type"])) return false;
+    const record = pipeline.begin({
+      httpMethod: headers[":method"] ?? "POST",
+      path,
+      protocol: "grpc",
+      requestIdHeader: headers["x-request-id"],
+    });
+    // Every answer of this path is HTTP 200 (the outcome is in grpc-status).
+    stream.once("close", () => pipeline.finish(record, 200));
+    grpcUnary.handleStream(stream, headers, record);
+    return true;
+  };
+
+  const handler: DualRequestListener = (req, res) => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
@@ -115,6 +139,7 @@ export function createApiHandler(options: ApiHandlerOptions): DualRequestListene
       })
       .finally(() => pipeline.finish(record, res.statusCode));
   };
+  return Object.assign(handler, { onStream });
 }
 
 /**

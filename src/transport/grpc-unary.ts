@@ -1,4 +1,10 @@
-import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import type {
+  Http2ServerRequest,
+  Http2ServerResponse,
+  IncomingHttpHeaders,
+  ServerHttp2Stream,
+} from "node:http2";
+import type { Readable } from "node:stream";
 import { create, fromBinary, type Message } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { DomainError } from "../core/errors.js";
@@ -20,6 +26,11 @@ export interface GrpcUnary {
   /** True when this request is a unary gRPC call of a bound method that this path serves. */
   accepts(path: string, httpVersionMajor: number, contentType: string | undefined): boolean;
   handle(req: Http2ServerRequest, res: Http2ServerResponse, record: CallRecord): void;
+  /**
+   * The same on node's raw stream API (no compatibility request/response objects): what the API
+   * listener uses for calls `accepts` takes. `record` is begun; the caller finishes it on close.
+   */
+  handleStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, record: CallRecord): void;
 }
 
 const GRPC_CONTENT_TYPES = new Set(["application/grpc", "application/grpc+proto"]);
@@ -39,14 +50,19 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
 
   // The raw stream API: a trailers-only error must be ONE HEADERS frame with END_STREAM, which
   // the compatibility API cannot send.
-  function fail(res: Http2ServerResponse, contentType: string, err: DomainError, domain: string): void {
-    const stream = res.stream;
+  function fail(
+    stream: ServerHttp2Stream,
+    requestId: string,
+    contentType: string,
+    err: DomainError,
+    domain: string,
+  ): void {
     if (stream.headersSent || stream.destroyed) return;
     stream.respond(
       {
         ":status": 200,
         "content-type": contentType,
-        "x-request-id": res.getHeader("x-request-id") as string,
+        "x-request-id": requestId,
         "grpc-status": String(err.code),
         "grpc-message": encodeGrpcMessage(err.message),
         "grpc-status-details-bin": Buffer.from(toStatusBinary(err, domain))
@@ -70,6 +86,66 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
     res.end(frame);
   }
 
+  /** `succeed` on the raw stream: headers, the message, then trailers once node asks for them. */
+  function succeedOnStream(
+    stream: ServerHttp2Stream,
+    requestId: string,
+    contentType: string,
+    frame: Buffer,
+  ): void {
+    if (stream.destroyed) return;
+    frame[0] = 0; // not compressed
+    frame.writeUInt32BE(frame.length - 5, 1);
+    stream.respond(
+      {
+        ":status": 200,
+        "content-type": contentType,
+        "grpc-accept-encoding": "identity",
+        "x-request-id": requestId,
+      },
+      { waitForTrailers: true },
+    );
+    stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+    stream.end(frame);
+  }
+
+  /**
+   * Reads the request body from `source`, runs the call and answers through `ok` (the response
+   * frame, 5 bytes of room first) or `failed`.
+   */
+  function serve(
+    source: Readable,
+    headers: IncomingHttpHeaders,
+    record: CallRecord,
+    ok: (frame: Buffer) => void,
+    failed: (err: DomainError, domain: string) => void,
+  ): void {
+    const entry = byPath.get(record.path)!;
+    record.rpc = entry.rpcName;
+    const encoding = headers["grpc-encoding"];
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    source.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes + 5) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    source.on("error", () => {});
+    source.on("end", () => {
+      void (async () => {
+        try {
+          if (tooLarge) throw bodyTooLarge(maxBodyBytes);
+          const request = decodeRequest(entry, Buffer.concat(chunks, size), encoding);
+          const response = await pipeline.invoke(record, entry, request, headers.authorization);
+          ok(encoders.get(entry)!(create(entry.method.output, response as Message), 5));
+        } catch (err) {
+          failed(pipeline.fail(record, err), entry.domain);
+        }
+      })();
+    });
+  }
+
   return {
     accepts(path, httpVersionMajor, contentType) {
       return (
@@ -81,32 +157,26 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
     },
 
     handle(req, res, record) {
-      const entry = byPath.get(record.path)!;
       const contentType = req.headers["content-type"] ?? "application/grpc";
-      record.rpc = entry.rpcName;
-      const encoding = req.headers["grpc-encoding"];
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let tooLarge = false;
-      req.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBodyBytes + 5) tooLarge = true;
-        else chunks.push(chunk);
-      });
-      req.on("error", () => {});
-      req.on("end", () => {
-        void (async () => {
-          try {
-            if (tooLarge) throw bodyTooLarge(maxBodyBytes);
-            const request = decodeRequest(entry, Buffer.concat(chunks, size), encoding);
-            const response = await pipeline.invoke(record, entry, request, req.headers.authorization);
-            const output = entry.method.output;
-            succeed(res, contentType, encoders.get(entry)!(create(output, response as Message), 5));
-          } catch (err) {
-            fail(res, contentType, pipeline.fail(record, err), entry.domain);
-          }
-        })();
-      });
+      const requestId = res.getHeader("x-request-id") as string;
+      serve(
+        req,
+        req.headers,
+        record,
+        (frame) => succeed(res, contentType, frame),
+        (err, domain) => fail(res.stream, requestId, contentType, err, domain),
+      );
+    },
+
+    handleStream(stream, headers, record) {
+      const contentType = headers["content-type"] ?? "application/grpc";
+      serve(
+        stream,
+        headers,
+        record,
+        (frame) => succeedOnStream(stream, record.requestId, contentType, frame),
+        (err, domain) => fail(stream, record.requestId, contentType, err, domain),
+      );
     },
   };
 }

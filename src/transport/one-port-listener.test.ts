@@ -55,6 +55,31 @@ function http1request(port: number, path: string, agent: http.Agent): Promise<st
 }
 
 describe("listenOnePort", () => {
+  it("offers HTTP/2 streams to onStream first; the ones it leaves reach the handler", async () => {
+    const server = await listenOnePort({
+      port: 0,
+      handler: echo,
+      onStream: (stream, headers) => {
+        if (headers[":path"] !== "/raw") return false;
+        stream.respond({ ":status": 200 });
+        stream.end("raw stream");
+        return true;
+      },
+    });
+    const session = http2.connect(`http://127.0.0.1:${server.address.port}`);
+    try {
+      assert.deepEqual(await h2request(session, "/raw"), { status: 200, text: "raw stream" }, "taken");
+      assert.deepEqual(
+        await h2request(session, "/other", "x"),
+        { status: 200, text: "HTTP/2.0 POST /other x" },
+        "left to the handler",
+      );
+    } finally {
+      session.close();
+      await server.close();
+    }
+  });
+
   it("serves HTTP/1.1 and h2c on one port chosen by the OS", async () => {
     const server = await listenOnePort({ port: 0, handler: echo });
     try {

@@ -19,7 +19,19 @@ export interface OnePortListenerOptions {
   sniffTimeoutMs?: number;
   /** HTTP/1.1 keep-alive idle timeout. Default 5 s. */
   keepAliveTimeoutMs?: number;
+  /**
+   * Offered every HTTP/2 stream before node builds its compatibility request and response for
+   * `handler`; returning true takes the stream (the direct unary gRPC path answers on the raw stream
+   * API, which costs less per call than the compatibility objects).
+   */
+  onStream?: HttpStreamHandler;
 }
+
+/** Takes an HTTP/2 stream (returns true) or leaves it to the request handler (returns false). */
+export type HttpStreamHandler = (
+  stream: http2.ServerHttp2Stream,
+  headers: http2.IncomingHttpHeaders,
+) => boolean;
 
 /** Options of {@link OnePortListener.close}. */
 export interface CloseOptions {
@@ -62,6 +74,22 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
     {},
     options.handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
   );
+
+  const onStream = options.onStream;
+  // node registers its compatibility layer (which emits "request" to `handler`) as the one "stream"
+  // listener; run it only for the streams `onStream` leaves. Should a node version do otherwise,
+  // every stream stays with `handler` (slower, never answered twice).
+  const compat = http2Server.listeners("stream") as ((...args: unknown[]) => void)[];
+  if (onStream && compat.length === 1) {
+    http2Server.removeAllListeners("stream");
+    http2Server.on(
+      "stream",
+      (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest) => {
+        if (onStream(stream, headers)) return;
+        for (const listener of compat) listener.call(http2Server, stream, headers, ...rest);
+      },
+    );
+  }
 
   const sniffing = new Set<net.Socket>();
   const http1Sockets = new Map<net.Socket, { active: number }>();

@@ -54,6 +54,14 @@ describe("the same services over gRPC (grpc-js), Connect and gRPC-Web", () => {
     );
     assert.equal(repo.response?.name, "app");
     assert.equal(repo.response?.uid, repoUid);
+    // The line is written when the stream closes, which may be just after the client has the answer.
+    const logged = () => wharf.logLines.find((l) => l.rpc === "platform.registry.v2.ReposService/GetRepo");
+    for (let i = 0; i < 200 && logged() === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+    const line = logged();
+    assert.equal(line?.protocol, "grpc", "logged as plain gRPC");
+    assert.equal(line?.code, "OK", "with its outcome");
+    assert.equal(line?.status, 200, "and HTTP status");
+    assert.equal(typeof line?.identityUid, "string", "and the caller");
   });
 
   it("grpc-js: UNAUTHENTICATED without a token", async () => {
