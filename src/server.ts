@@ -86,6 +86,9 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       host: config.apiAddr.host,
       port: config.apiAddr.port,
       handler: (req, res) => handler(req, res),
+      // The handler is built once the issuer URL (the bound port) is known; plain gRPC unary
+      // calls are answered on the raw HTTP/2 stream API before the compatibility layer (ADR 0006).
+      onStream: (stream, headers) => handler.onStream(stream, headers),
     });
     const apiUrl = publicUrlOf(config.publicUrl, api.address);
     let registryUrl = "";
