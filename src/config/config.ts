@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { parseDurationSeconds } from "../cli/duration.js";
+import { isLoopbackHost } from "../federation/oidc-discovery.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
 import { parseBlobDriverUrl, redactBlobDriverUrl } from "../storage/blobs/open-blob-driver.js";
 
@@ -124,7 +125,7 @@ function parseDefaultLogin(
   } catch {
     throw new ConfigError(`--login-issuer must be an https URL (got "${issuer}")`);
   }
-  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+  const loopback = isLoopbackHost(url.hostname);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
     throw new ConfigError(`--login-issuer must be an https URL (http only on loopback; got "${issuer}")`);
   }

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Issuer } from "../auth/issuer.js";
 import type { Clock } from "../core/clock.js";
 import { invalidArgument, isDomainError, permissionDenied } from "../core/errors.js";
+import { isLoopbackHost } from "../federation/oidc-discovery.js";
 import type { Store } from "../storage/store.js";
 import { type DefaultLoginProvider, type LoginProvider, resolveLoginProvider } from "./login-provider.js";
 import { registerPerson, type VerifiedPerson } from "./register-person.js";
@@ -259,7 +260,7 @@ function loopbackRedirect(value: string): string {
   } catch {
     throw invalidArgument("redirect", "must be an absolute URL");
   }
-  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+  const loopback = isLoopbackHost(url.hostname);
   if (!loopback || (url.protocol !== "http:" && url.protocol !== "https:") || url.username || url.password) {
     throw invalidArgument("redirect", "must be a loopback URL (http://127.0.0.1:<port>/…) of the CLI");
   }
