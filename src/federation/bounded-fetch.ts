@@ -46,6 +46,18 @@ export async function boundedGet(
     await response.body?.cancel().catch(() => {});
     throw new ExternalTokenError(`fetching ${url}: HTTP ${response.status}`, { unavailable: true });
   }
+  const body = await readBoundedBody(response, url, maxBytes);
+  return new Response(body, {
+    status: 200,
+    headers: { "content-type": response.headers.get("content-type") ?? "application/json" },
+  });
+}
+
+/**
+ * Reads the body of `response` (a request to `url`), refusing more than `maxBytes` — declared or
+ * received — without buffering the excess. Throws ExternalTokenError naming the URL.
+ */
+export async function readBoundedBody(response: Response, url: string, maxBytes: number): Promise<Buffer> {
   const declared = Number(response.headers.get("content-length") ?? "0");
   if (declared > maxBytes) {
     await response.body?.cancel().catch(() => {});
@@ -69,10 +81,7 @@ export async function boundedGet(
     if (err instanceof ExternalTokenError) throw err;
     throw new ExternalTokenError(`fetching ${url}: reading the response failed`, { unavailable: true });
   }
-  return new Response(Buffer.concat(chunks), {
-    status: 200,
-    headers: { "content-type": response.headers.get("content-type") ?? "application/json" },
-  });
+  return Buffer.concat(chunks);
 }
 
 /** `boundedGet` and parse the body as a JSON object; a non-object is an ExternalTokenError. */

@@ -1,4 +1,6 @@
 import { invalidArgument, permissionDenied, unavailable } from "../core/errors.js";
+import { readBoundedBody } from "../federation/bounded-fetch.js";
+import { ExternalTokenError } from "../federation/external-token-error.js";
 
 /** What the login flow needs of an upstream OpenID Connect provider. */
 export interface UpstreamOidc {
@@ -60,9 +62,13 @@ export async function redeemAuthorizationCode(args: {
   } catch {
     throw unavailable("the identity provider's token endpoint could not be reached");
   }
-  const text = await response.text();
-  if (text.length > MAX_TOKEN_RESPONSE_BYTES)
-    throw permissionDenied("the identity provider's answer is too large");
+  let text: string;
+  try {
+    text = (await readBoundedBody(response, args.tokenEndpoint, MAX_TOKEN_RESPONSE_BYTES)).toString("utf8");
+  } catch (err) {
+    const reason = err instanceof ExternalTokenError ? err.message : "reading the answer failed";
+    throw permissionDenied(`the identity provider's token endpoint: ${reason}`);
+  }
   let body: Record<string, unknown> = {};
   try {
     body = JSON.parse(text) as Record<string, unknown>;
