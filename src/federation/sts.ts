@@ -5,18 +5,13 @@ import { intersectRoots, minimalRoots } from "../authz/subtrees.js";
 import { CAP_CLAIM, restrictionsOf, SCOPE_CLAIM } from "../authz/token-restrictions.js";
 import type { Clock } from "../core/clock.js";
 import { formatTimestamp } from "../core/clock.js";
-import {
-  type DomainError,
-  invalidArgument,
-  isDomainError,
-  permissionDenied,
-  unavailable,
-} from "../core/errors.js";
+import { type DomainError, invalidArgument, isDomainError, permissionDenied } from "../core/errors.js";
 import { isUidp } from "../core/uidp.js";
 import type { ExchangedPerson } from "../login/person-exchange.js";
 import { SESSION_GRANTS_CLAIM } from "../login/session-grants.js";
 import type { Store } from "../storage/store.js";
 import { verifyAssumption } from "./assumable-identity.js";
+import { externalTokenFailure } from "./external-token-error.js";
 import { ExternalTokenError, type ExternalTokenVerifier } from "./external-token-verifier.js";
 import {
   issueRefreshToken,
@@ -336,9 +331,7 @@ function reasonOf(err: unknown): string {
 
 function verificationError(err: unknown): DomainError {
   if (err instanceof ExternalTokenError) {
-    return err.unavailable
-      ? unavailable(`verifying token: ${err.message}`)
-      : permissionDenied(`verifying token: ${err.message}`);
+    return externalTokenFailure(err, "verifying token");
   }
   if (isDomainError(err)) return err;
   throw err;

@@ -1,4 +1,5 @@
-import { permissionDenied, unavailable } from "../core/errors.js";
+import { unavailable } from "../core/errors.js";
+import { externalTokenFailure } from "../federation/external-token-error.js";
 import { ExternalTokenError, type ExternalTokenVerifier } from "../federation/external-token-verifier.js";
 import type { UpstreamOidc } from "./upstream-oidc.js";
 
@@ -30,6 +31,6 @@ async function translated<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (err) {
     if (!(err instanceof ExternalTokenError)) throw err;
-    throw err.unavailable ? unavailable(err.message) : permissionDenied(`verifying ID token: ${err.message}`);
+    throw externalTokenFailure(err, "verifying ID token");
   }
 }
