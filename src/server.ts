@@ -12,6 +12,10 @@ import { publicUrlOf, type WharfConfig } from "./config/config.js";
 import { openConfiguredStore } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { PageTokenCodec } from "./core/list.js";
+import { type DispatcherOptions, startEventDispatcher } from "./events/event-dispatcher.js";
+import { createEventRecorder, type EventRecorder } from "./events/event-recorder.js";
+import { WEBHOOK_AUDIENCE } from "./events/webhook-request.js";
+import { createWebhookSender } from "./events/webhook-sender.js";
 import { createFederation, type FederationOptions } from "./federation/federation.js";
 import type { PullTokenAuthenticator } from "./federation/pull-token-auth.js";
 import { issueRefreshToken } from "./federation/refresh-tokens.js";
@@ -49,6 +53,8 @@ export interface ServerOptions {
   logger?: (line: object) => void;
   /** Token federation tunables (upstream issuers' URLs, caches, fetch limits). */
   federation?: FederationOptions;
+  /** Event delivery tunables beyond the configuration (back-off, polling, batch sizes). */
+  events?: Partial<DispatcherOptions>;
 }
 
 const PAGE_TOKEN_SECRET_KEY = "page_token_secret";
@@ -63,6 +69,9 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
   const logger = options.logger ?? ((line: object) => process.stdout.write(`${JSON.stringify(line)}\n`));
   const store = await openConfiguredStore(config);
   const blobs = openBlobDriver(config.blobStore, config.dataDir);
+  // Stopped first on close (before the listeners and the store), in reverse order of start.
+  const closers: (() => Promise<void>)[] = [];
+  const runClosers = () => Promise.allSettled(closers.reverse().map((close) => close()));
   try {
     const now = clock.now();
     await seedBuiltInRoles(store, now);
@@ -102,11 +111,42 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       defaultLogin: config.defaultLogin,
     });
     const verifier = createTokenVerifier({ issuer, audience: apiUrl, clock });
+    const sender = createWebhookSender("Wharf/0.1.0");
+    const dispatcher = startEventDispatcher({
+      events: store.events,
+      sign: (subject, digest) =>
+        issuer.mint({
+          subject,
+          audience: WEBHOOK_AUDIENCE,
+          ttlSeconds: 300,
+          extraClaims: { webhook: { digest } },
+        }),
+      send: sender.send,
+      clock,
+      logger,
+      options: {
+        maxAttempts: config.events.maxAttempts,
+        timeoutMs: config.events.timeoutMs,
+        leaseMs: config.events.leaseMs,
+        ...options.events,
+      },
+    });
+    closers.push(async () => {
+      await dispatcher.close();
+      sender.close();
+    });
+    const events: EventRecorder = createEventRecorder({
+      apiUrl: () => apiUrl,
+      registryUrl: () => registryUrl,
+      appended: () => dispatcher.poke(),
+    });
     const bindings = createServiceBindings({
       store,
       blobs,
       pageTokens,
+      events,
       bindingsChanged: (identityUid?: string) => access.invalidate(identityUid),
+      allowHttpSinks: config.events.allowHttp,
       termsDocuments: config.termsDocuments,
     });
     const handler = createApiHandler({
@@ -153,11 +193,13 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       store,
       async close() {
         gc.stop();
+        await runClosers();
         await Promise.allSettled([api.close(), registry.server.close(), gc.idle()]);
         await Promise.allSettled([store.close(), blobs.close()]);
       },
     };
   } catch (err) {
+    await runClosers();
     await Promise.allSettled([store.close(), blobs.close()]);
     throw err;
   }

@@ -1,4 +1,6 @@
 import { bindService, type ServiceBinding } from "../core/service.js";
+import { createSubscriptionsService } from "../events/subscriptions-service.js";
+import { SubscriptionsService } from "../gen/platform/events/v2/subscriptions_pb.js";
 import { AccountAssociationsService } from "../gen/platform/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "../gen/platform/iam/v2/external_group_role_mappings_pb.js";
 import { GroupInvitesService } from "../gen/platform/iam/v2/group_invites_pb.js";
@@ -43,5 +45,6 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ReposService, createReposService(deps)),
     bindService(TagsService, createTagsService(deps)),
     bindService(ImagesService, createImagesService(deps)),
+    bindService(SubscriptionsService, createSubscriptionsService(deps)),
   ];
 }

@@ -1,4 +1,5 @@
 import type { PageTokenCodec } from "../core/list.js";
+import type { EventRecorder } from "../events/event-recorder.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 
@@ -13,6 +14,10 @@ export interface ServiceDeps {
    * capabilities change, which affects everyone bound to it), so cached grants are dropped at once.
    */
   bindingsChanged(identityUid?: string): void;
+  /** Writes events into the outbox, in the transaction of the change they report. */
+  events: EventRecorder;
+  /** Whether subscriptions may have plain-http sinks on non-loopback hosts (default false). */
+  allowHttpSinks?: boolean;
   /** Ids of the legal documents the server offers (TermsService); default: DEFAULT_TERMS_DOCUMENTS. */
   termsDocuments?: readonly string[];
 }

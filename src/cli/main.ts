@@ -34,6 +34,11 @@ Options (each also as an environment variable):
                                                organization identity provider (default: none)
   --login-client-id ID    WHARF_LOGIN_CLIENT_ID      Wharf's client id at that issuer
   --login-client-secret S WHARF_LOGIN_CLIENT_SECRET  its client secret (prefer the variable; omit for PKCE-only clients)
+  --events-allow-http BOOL  WHARF_EVENTS_ALLOW_HTTP  allow plain-http webhook sinks beyond loopback (default false)
+  --events-max-attempts N WHARF_EVENTS_MAX_ATTEMPTS  attempts before a delivery is given up on (default 20)
+  --events-timeout DUR    WHARF_EVENTS_TIMEOUT time limit of one delivery attempt (default 10s)
+  --events-lease DUR      WHARF_EVENTS_LEASE   how long a stopped process's deliveries wait before another
+                                               process takes them over (default 60s)
 `;
 
 const CONFIG_OPTIONS = {
@@ -50,6 +55,10 @@ const CONFIG_OPTIONS = {
   "login-issuer": { type: "string" },
   "login-client-id": { type: "string" },
   "login-client-secret": { type: "string" },
+  "events-allow-http": { type: "string" },
+  "events-max-attempts": { type: "string" },
+  "events-timeout": { type: "string" },
+  "events-lease": { type: "string" },
 } as const;
 
 /** Runs the `wharf` command line; resolves to the process exit code. */
@@ -128,5 +137,9 @@ function configInput(values: Partial<Record<keyof typeof CONFIG_OPTIONS, string>
     loginIssuer: values["login-issuer"],
     loginClientId: values["login-client-id"],
     loginClientSecret: values["login-client-secret"],
+    eventsAllowHttp: values["events-allow-http"],
+    eventsMaxAttempts: values["events-max-attempts"],
+    eventsTimeout: values["events-timeout"],
+    eventsLease: values["events-lease"],
   };
 }

@@ -32,8 +32,22 @@ export interface WharfConfig {
   gcIntervalMs: number;
   /** Ids of the legal documents TermsService offers; undefined = the built-in default list. */
   termsDocuments?: string[] | undefined;
+  /** Webhook delivery settings. */
+  events: EventsConfig;
   /** The server's own login provider (`wharf auth login` without an organization provider); undefined = none. */
   defaultLogin?: DefaultLoginProvider | undefined;
+}
+
+/** How events are delivered to subscriptions' sinks. */
+export interface EventsConfig {
+  /** Allow plain-http sinks on non-loopback hosts. */
+  allowHttp: boolean;
+  /** Attempts per delivery before it is given up on (dead letter). */
+  maxAttempts: number;
+  /** Per-attempt time limit (ms). */
+  timeoutMs: number;
+  /** How long a worker owns a subscription's lane before another process may take it over (ms). */
+  leaseMs: number;
 }
 
 /** Raw option values from flags or the environment, before defaults and validation. */
@@ -51,6 +65,10 @@ export interface ConfigInput {
   loginIssuer?: string | undefined;
   loginClientId?: string | undefined;
   loginClientSecret?: string | undefined;
+  eventsAllowHttp?: string | undefined;
+  eventsMaxAttempts?: string | undefined;
+  eventsTimeout?: string | undefined;
+  eventsLease?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -68,6 +86,10 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   loginIssuer: "WHARF_LOGIN_ISSUER",
   loginClientId: "WHARF_LOGIN_CLIENT_ID",
   loginClientSecret: "WHARF_LOGIN_CLIENT_SECRET",
+  eventsAllowHttp: "WHARF_EVENTS_ALLOW_HTTP",
+  eventsMaxAttempts: "WHARF_EVENTS_MAX_ATTEMPTS",
+  eventsTimeout: "WHARF_EVENTS_TIMEOUT",
+  eventsLease: "WHARF_EVENTS_LEASE",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -103,7 +125,34 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     gcIntervalMs: parseInterval(pick("gcInterval")),
     termsDocuments: parseTermsDocuments(pick("termsDocuments")),
     defaultLogin: parseDefaultLogin(pick("loginIssuer"), pick("loginClientId"), pick("loginClientSecret")),
+    events: {
+      allowHttp: parseFlag(pick("eventsAllowHttp"), "events-allow-http"),
+      maxAttempts: parseCount(pick("eventsMaxAttempts") ?? "20", "events-max-attempts"),
+      timeoutMs: parseDurationMs(pick("eventsTimeout") ?? "10s", "events-timeout"),
+      leaseMs: parseDurationMs(pick("eventsLease") ?? "60s", "events-lease"),
+    },
   };
+}
+
+function parseFlag(value: string | undefined, name: string): boolean {
+  if (value === undefined || value === "false" || value === "0") return false;
+  if (value === "true" || value === "1") return true;
+  throw new ConfigError(`--${name} must be true or false (got "${value}")`);
+}
+
+function parseCount(value: string, name: string): number {
+  const n = Number(value);
+  if (!/^\d{1,6}$/.test(value) || n < 1)
+    throw new ConfigError(`--${name} must be a positive integer (got "${value}")`);
+  return n;
+}
+
+function parseDurationMs(value: string, name: string): number {
+  const seconds = parseDurationSeconds(value);
+  if (seconds === undefined || seconds <= 0) {
+    throw new ConfigError(`--${name} must be a duration like 10s or 2m (got "${value}")`);
+  }
+  return seconds * 1000;
 }
 
 function parseDefaultLogin(

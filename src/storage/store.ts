@@ -1,5 +1,6 @@
 import type { AccessScopes } from "../core/context.js";
 import type { ListSlice, ListWindow } from "../core/list.js";
+import type { EventOutboxStore, SubscriptionStore } from "./event-store.js";
 import type { RefreshTokenStore } from "./refresh-token-store.js";
 import type { BlobRecordStore, GarbageStore, ManifestStore, UploadStore } from "./registry-store.js";
 
@@ -511,6 +512,10 @@ export interface Store {
   /** STS refresh tokens (and the identities' lastSeenTime marks of federation). */
   refreshTokens: RefreshTokenStore;
   loginSessions: LoginSessionStore;
+  /** Webhook subscriptions of the events domain. */
+  subscriptions: SubscriptionStore;
+  /** The events outbox and its deliveries. */
+  events: EventOutboxStore;
   /** Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** Which engine this is: "sqlite" or "postgres". */

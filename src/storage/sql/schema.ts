@@ -240,6 +240,43 @@ export interface TermsAcceptancesTable {
   create_time: Int8Column;
 }
 
+/** `subscriptions`: webhook sinks; parent_uid is the group; lease and retry columns belong to delivery. */
+export interface SubscriptionsTable {
+  uid: string;
+  parent_uid: string;
+  sink: string;
+  lease_owner: ColumnType<string, string | undefined, string>;
+  lease_until: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  retry_time: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `events`: the outbox; `extensions` is a JSON object of CloudEvents extension attributes, `data` the JSON body. */
+export interface EventsTable {
+  seq: ColumnType<bigint, never, never>;
+  id: string;
+  type: string;
+  source: string;
+  subject: string;
+  group_uid: string;
+  time: Int8Column;
+  extensions: string;
+  data: string;
+}
+
+/** `event_deliveries`: state 'pending' or 'failed'; delivered rows are deleted. */
+export interface EventDeliveriesTable {
+  id: ColumnType<bigint, never, never>;
+  subscription_uid: string;
+  event_seq: Int8Column;
+  state: string;
+  attempts: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  last_attempt_time: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  last_status: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  last_error: ColumnType<string, string | undefined, string>;
+}
+
 /** Every table of the metadata database, as Kysely sees it. */
 export interface Database {
   groups: GroupsTable;
@@ -263,4 +300,7 @@ export interface Database {
   terms_acceptances: TermsAcceptancesTable;
   refresh_tokens: RefreshTokensTable;
   login_sessions: LoginSessionsTable;
+  subscriptions: SubscriptionsTable;
+  events: EventsTable;
+  event_deliveries: EventDeliveriesTable;
 }

@@ -1,6 +1,7 @@
 import type { Store } from "../store.js";
 import { createAccountAssociationStore } from "./account-association-store.js";
 import { createBlobRecordStore } from "./blob-record-store.js";
+import { createEventOutboxStore } from "./event-outbox-store.js";
 import { createExternalGroupRoleMappingStore } from "./external-group-role-mapping-store.js";
 import { createGarbageStore } from "./garbage-store.js";
 import { createGroupInviteStore } from "./group-invite-store.js";
@@ -16,6 +17,7 @@ import { createRoleStore } from "./role-store.js";
 import { createSettingsStore } from "./settings-store.js";
 import { createSigningKeyStore } from "./signing-key-store.js";
 import type { SqlContext } from "./sql-context.js";
+import { createSubscriptionStore } from "./subscription-store.js";
 import { createTagStore } from "./tag-store.js";
 import { createTermsAcceptanceStore } from "./terms-acceptance-store.js";
 import { createUploadStore } from "./upload-store.js";
@@ -51,6 +53,8 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     termsAcceptances: createTermsAcceptanceStore(ctx),
     refreshTokens: createRefreshTokenStore(ctx),
     loginSessions: createLoginSessionStore(ctx),
+    subscriptions: createSubscriptionStore(ctx),
+    events: createEventOutboxStore(ctx),
     dialect: ctx.dialect.name,
     transaction: (fn) =>
       ctx.inTransaction ? fn(store) : ctx.transaction((tx) => fn(createSqlStore(tx, refuseClose))),

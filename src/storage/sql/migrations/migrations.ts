@@ -6,6 +6,7 @@ import { repoListIndexMigration } from "./0003-repo-list-index.js";
 import { iamFederationMigration } from "./0004-iam-federation.js";
 import { refreshTokensMigration } from "./0005-refresh-tokens.js";
 import { loginSessionsMigration } from "./0006-login-sessions.js";
+import { eventsMigration } from "./0007-events.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -19,6 +20,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0004-iam-federation": iamFederationMigration(dialect),
     "0005-refresh-tokens": refreshTokensMigration(dialect),
     "0006-login-sessions": loginSessionsMigration(dialect),
+    "0007-events": eventsMigration(dialect),
   };
 }
 

@@ -1,0 +1,204 @@
+import { randomUUID } from "node:crypto";
+import type { Clock } from "../core/clock.js";
+import type { EventOutboxStore, LeasedLane, PendingDelivery } from "../storage/event-store.js";
+import { bodyDigest, cloudEventHeaders, WEBHOOK_AUDIENCE, webhookSubject } from "./webhook-request.js";
+import type { WebhookSender } from "./webhook-sender.js";
+
+/** Delivery tunables; see EventsConfig for the user-facing ones. */
+export interface DispatcherOptions {
+  /** Attempts per delivery before it is marked failed (dead letter). */
+  maxAttempts: number;
+  /** Time limit of one attempt (ms). */
+  timeoutMs: number;
+  /** Lease of a lane (ms): how long a crashed process's lanes wait before others take them. */
+  leaseMs: number;
+  /** Lanes (subscriptions) delivered to concurrently by this process. */
+  concurrency: number;
+  /** Deliveries sent per lane lease. */
+  batchSize: number;
+  /** First retry delay (ms); doubles per attempt up to `backoffMaxMs`, with jitter. */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** How often an idle dispatcher looks for work another process may have written (ms). */
+  pollMs: number;
+}
+
+export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
+  maxAttempts: 20,
+  timeoutMs: 10_000,
+  leaseMs: 60_000,
+  concurrency: 16,
+  batchSize: 100,
+  backoffBaseMs: 1_000,
+  backoffMaxMs: 10 * 60_000,
+  pollMs: 500,
+};
+
+/** Signs a delivery: the bearer token for `subject` (`webhook:<group>`) with the body's digest. */
+export type DeliverySigner = (subject: string, digest: string) => Promise<string>;
+
+/** One line per failed attempt or dead letter, for the server log (never the body or token). */
+export type DispatcherLogger = (line: object) => void;
+
+export interface EventDispatcher {
+  /** Looks for work now (call after committing events) instead of at the next poll. */
+  poke(): void;
+  /** Stops leasing new lanes and waits for the batches in flight to finish. */
+  close(): Promise<void>;
+}
+
+/**
+ * `min(max, base · 2^(attempt-1))`, scaled by a random factor in [0.5, 1) ("equal jitter"), so
+ * sinks that failed together do not retry together.
+ */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(attempt - 1, 30));
+  return Math.round(ceiling * (0.5 + random() / 2));
+}
+
+/**
+ * Delivers the outbox. Each process leases lanes (one per subscription with work), so a lane is
+ * served by one worker at a time and its events go out in outbox order; a batch ends at the first
+ * failed attempt, which backs the lane off (capped exponential, jittered) or, after `maxAttempts`,
+ * marks the delivery failed and moves on. Delivered rows are deleted after the batch, so a crash
+ * mid-batch re-sends at most that batch once its lease expires (at-least-once: receivers dedupe
+ * on `ce-id`).
+ */
+export function startEventDispatcher(deps: {
+  events: EventOutboxStore;
+  sign: DeliverySigner;
+  send: WebhookSender;
+  clock: Clock;
+  logger: DispatcherLogger;
+  options?: Partial<DispatcherOptions>;
+}): EventDispatcher {
+  const options = { ...DEFAULT_DISPATCHER_OPTIONS, ...deps.options };
+  const owner = randomUUID();
+  let running = true;
+  let inFlight = 0;
+  let wake: (() => void) | undefined;
+  let pokedWhileBusy = false;
+  const lanes = new Set<Promise<void>>();
+
+  const poke = () => {
+    pokedWhileBusy = true;
+    wake?.();
+  };
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  async function deliver(lane: LeasedLane, delivery: PendingDelivery) {
+    const body = delivery.event.data;
+    const token = await deps.sign(webhookSubject(lane.groupUid), bodyDigest(body));
+    const headers = { ...cloudEventHeaders(delivery.event), authorization: `Bearer ${token}` };
+    return deps.send(lane.sink, headers, body, options.timeoutMs);
+  }
+
+  async function runLane(lane: LeasedLane) {
+    const delivered: { id: number; eventSeq: number }[] = [];
+    let failure: Parameters<EventOutboxStore["finish"]>[0]["failure"];
+    try {
+      const batch = await deps.events.pending(lane.subscriptionUid, options.batchSize);
+      for (const delivery of batch) {
+        if (!running || deps.clock.now() + options.timeoutMs > lane.leaseUntil) break;
+        const result = await deliver(lane, delivery);
+        if (result.ok) {
+          delivered.push({ id: delivery.id, eventSeq: delivery.event.seq });
+          continue;
+        }
+        const attempts = delivery.attempts + 1;
+        const dead = attempts >= options.maxAttempts;
+        failure = {
+          deliveryId: delivery.id,
+          attempts,
+          status: result.status,
+          error: result.error,
+          dead,
+          retryTime: deps.clock.now() + backoffDelay(attempts, options.backoffBaseMs, options.backoffMaxMs),
+        };
+        deps.logger({
+          msg: dead ? "event delivery failed for good" : "event delivery failed",
+          subscription: lane.subscriptionUid,
+          event: delivery.event.id,
+          type: delivery.event.type,
+          attempts,
+          status: result.status,
+          error: result.error,
+        });
+        break;
+      }
+    } catch (err) {
+      deps.logger({ msg: "event delivery error", subscription: lane.subscriptionUid, error: String(err) });
+    }
+    try {
+      await deps.events.finish({
+        subscriptionUid: lane.subscriptionUid,
+        owner,
+        delivered,
+        failure,
+        now: deps.clock.now(),
+      });
+    } catch (err) {
+      // The lease runs out and the batch is sent again: at-least-once.
+      deps.logger({
+        msg: "event delivery bookkeeping failed",
+        subscription: lane.subscriptionUid,
+        error: String(err),
+      });
+    }
+  }
+
+  async function loop() {
+    while (running) {
+      pokedWhileBusy = false;
+      let leased: LeasedLane[] = [];
+      const free = options.concurrency - inFlight;
+      if (free > 0) {
+        try {
+          leased = await deps.events.leaseLanes({
+            owner,
+            now: deps.clock.now(),
+            leaseMs: options.leaseMs,
+            limit: free,
+          });
+        } catch (err) {
+          if (!running) return;
+          deps.logger({ msg: "event dispatcher could not lease work", error: String(err) });
+        }
+      }
+      for (const lane of leased) {
+        inFlight++;
+        const task: Promise<void> = runLane(lane).finally(() => {
+          inFlight--;
+          lanes.delete(task);
+          poke();
+        });
+        lanes.add(task);
+      }
+      if (!running) return;
+      // Leased a full round: there may be more work at once. Otherwise wait for a poke or the poll.
+      if (leased.length > 0 && leased.length === free) continue;
+      if (!pokedWhileBusy) await sleep(options.pollMs);
+    }
+  }
+
+  const looping = loop();
+  return {
+    poke,
+    async close() {
+      running = false;
+      wake?.();
+      await looping;
+      await Promise.allSettled([...lanes]);
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import { randomUUID } from "node:crypto";
+import { create, type DescMessage, type MessageInitShape, toJson } from "@bufbuild/protobuf";
+import type { RequestContext } from "../core/context.js";
+import type { Store } from "../storage/store.js";
+import { apiEventType, EVENT_RESOURCES, type EventResource, type EventVerb } from "./event-types.js";
+
+/** Who caused an event: `actor` of the CloudEvent body. */
+export interface EventActor {
+  /** The identity uid of the caller ("" for anonymous registry pulls). */
+  subject: string;
+  /** The `act` claim of the caller's token (the upstream token it was exchanged from), if any. */
+  act?: Record<string, unknown>;
+}
+
+/** One change of an API resource, as a service reports it. */
+export interface ApiChange<D extends DescMessage> {
+  resource: EventResource;
+  verb: EventVerb;
+  /** `ce-subject`: the resource's uid. */
+  subject: string;
+  /** `ce-group`: the uidp subscriptions match against (the parent, or the group itself). */
+  group: string;
+  /** The body's message type (`bodytype`): the resource for creates and updates, the request for deletes. */
+  schema: D;
+  body: MessageInitShape<D>;
+}
+
+/** One registry data-plane event (push or pull). */
+export interface RegistryChange {
+  type: string;
+  /** The repo's uid. */
+  subject: string;
+  /** The repo's group. */
+  group: string;
+  actor: EventActor;
+  /** CloudEvents extensions such as `digest` and `mediatype`. */
+  extensions: Record<string, string>;
+  body: Record<string, unknown>;
+  time: number;
+}
+
+/**
+ * Writes events into the outbox. Every call must be given the transaction handle of the change it
+ * reports, so the event commits or rolls back with it (no change without its event, no event
+ * without its change). When no subscription wants the event, nothing is written.
+ */
+export interface EventRecorder {
+  /** Records one API change by the caller of `ctx`. */
+  change<D extends DescMessage>(tx: Store, ctx: RequestContext, change: ApiChange<D>): Promise<void>;
+  /** Records one registry push or pull. */
+  registry(tx: Store, change: RegistryChange): Promise<void>;
+}
+
+/** The `actor` of a request: its principal's identity and `act` claim. */
+export function actorOf(ctx: RequestContext): EventActor {
+  const principal = ctx.principal;
+  if (!principal) return { subject: "" };
+  const act = principal.claims.act;
+  return typeof act === "object" && act !== null && !Array.isArray(act)
+    ? { subject: principal.identityUid, act: act as Record<string, unknown> }
+    : { subject: principal.identityUid };
+}
+
+/** `{actor, body}`, with `act` omitted when empty (as the hosted service's Occurrence does). */
+function occurrence(actor: EventActor, body: unknown): string {
+  const a: EventActor = actor.act && Object.keys(actor.act).length > 0 ? actor : { subject: actor.subject };
+  return JSON.stringify({ actor: a, body });
+}
+
+/**
+ * The recorder over the stores given to it per call. `apiUrl` and `registryUrl` give `ce-source`
+ * (the API collection URL, or the registry's URL); they are read per event because the URLs are
+ * only known once the listeners are bound.
+ */
+export function createEventRecorder(opts: {
+  apiUrl: () => string;
+  registryUrl: () => string;
+  /** Told when an event was written (e.g. to wake the dispatcher once the change commits). */
+  appended?: () => void;
+}): EventRecorder {
+  const wrote = (deliveries: number) => {
+    // After a macrotask the change's transaction has usually committed; the dispatcher's poll catches the rest.
+    if (deliveries > 0 && opts.appended) setTimeout(opts.appended, 0);
+  };
+  return {
+    async change(tx, ctx, change) {
+      const deliveries = await tx.events.append({
+        id: randomUUID(),
+        type: apiEventType(change.resource, change.verb),
+        source: `${opts.apiUrl()}${EVENT_RESOURCES[change.resource].collection}`,
+        subject: change.subject,
+        groupUid: change.group,
+        time: ctx.clock.now(),
+        extensions: { bodytype: change.schema.typeName },
+        data: () => occurrence(actorOf(ctx), toJson(change.schema, create(change.schema, change.body))),
+      });
+      wrote(deliveries);
+    },
+
+    async registry(tx, change) {
+      const deliveries = await tx.events.append({
+        id: randomUUID(),
+        type: change.type,
+        source: opts.registryUrl(),
+        subject: change.subject,
+        groupUid: change.group,
+        time: change.time,
+        extensions: change.extensions,
+        data: () => occurrence(change.actor, change.body),
+      });
+      wrote(deliveries);
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The CloudEvents types Wharf emits (ADR 0012). API changes are
+ * `dev.wharf.api.<domain>.<resource>.<verb>.v1`, with the resource names of the hosted service's
+ * events (`iam.roles`, `iam.rolebindings`, …) so receivers written for it only swap the prefix;
+ * the registry data plane emits `dev.wharf.registry.push.v1` and `dev.wharf.registry.pull.v1`.
+ */
+
+/** Every resource whose changes are events: its type stem and the API collection (`ce-source` path). */
+export const EVENT_RESOURCES = {
+  group: { stem: "dev.wharf.api.iam.group", collection: "/iam/v2/groups" },
+  identity: { stem: "dev.wharf.api.iam.identity", collection: "/iam/v2/identities" },
+  role: { stem: "dev.wharf.api.iam.roles", collection: "/iam/v2/roles" },
+  roleBinding: { stem: "dev.wharf.api.iam.rolebindings", collection: "/iam/v2/rolebindings" },
+  identityProvider: { stem: "dev.wharf.api.iam.identity_providers", collection: "/iam/v2/identityProviders" },
+  accountAssociation: {
+    stem: "dev.wharf.api.iam.account_associations",
+    collection: "/iam/v2/account_associations",
+  },
+  groupInvite: { stem: "dev.wharf.api.iam.group_invite", collection: "/iam/v2/groupInvites" },
+  externalGroupRoleMapping: {
+    stem: "dev.wharf.api.iam.external_group_role_mappings",
+    collection: "/iam/v2/externalGroupRoleMappings",
+  },
+  terms: { stem: "dev.wharf.api.iam.terms", collection: "/iam/v2/terms" },
+  subscription: { stem: "dev.wharf.api.events.subscription", collection: "/events/v2/subscriptions" },
+  repo: { stem: "dev.wharf.api.registry.repo", collection: "/registry/v2/repos" },
+  tag: { stem: "dev.wharf.api.registry.tag", collection: "/registry/v2/tags" },
+  registration: { stem: "dev.wharf.api.auth", collection: "/auth/v1/register" },
+} as const;
+
+/** A resource kind of EVENT_RESOURCES. */
+export type EventResource = keyof typeof EVENT_RESOURCES;
+
+/** What happened to the resource (`accepted` for terms, `registered` for invite redemption). */
+export type EventVerb = "created" | "updated" | "deleted" | "accepted" | "registered";
+
+/** `dev.wharf.api.<domain>.<resource>.<verb>.v1`. */
+export function apiEventType(resource: EventResource, verb: EventVerb): string {
+  return `${EVENT_RESOURCES[resource].stem}.${verb}.v1`;
+}
+
+/** A manifest PUT. */
+export const REGISTRY_PUSH_EVENT = "dev.wharf.registry.push.v1";
+/** A manifest GET. */
+export const REGISTRY_PULL_EVENT = "dev.wharf.registry.pull.v1";

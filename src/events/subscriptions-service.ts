@@ -1,0 +1,153 @@
+import { create } from "@bufbuild/protobuf";
+import { pageRequestOf, toTimestamp, toUidpFilter } from "../api/convert.js";
+import type { ServiceDeps } from "../api/deps.js";
+import { pageEnvelope } from "../api/list-specs.js";
+import { invalidArgument, notFound } from "../core/errors.js";
+import { DEFAULT_PAGE_SIZE, type ListSpec, MAX_PAGE_SIZE, paginate } from "../core/list.js";
+import type { ServiceHandlers } from "../core/service.js";
+import { newChildUid } from "../core/uidp.js";
+import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import {
+  DeleteSubscriptionRequestSchema,
+  type Delivery,
+  DeliverySchema,
+  type Subscription,
+  SubscriptionSchema,
+  type SubscriptionsService,
+} from "../gen/platform/events/v2/subscriptions_pb.js";
+import type { DeliveryRow, SubscriptionRow, SubscriptionStatus } from "../storage/event-store.js";
+import { validateSink } from "./sink-url.js";
+
+/** Default order: the primary key, as the hosted service lists subscriptions. */
+const SUBSCRIPTION_LIST: ListSpec<SubscriptionRow> = {
+  allowedOrder: ["uid", "create_time", "update_time"],
+  defaultOrder: { field: "uid", desc: false },
+  sortValue: (row, field) => (field === "uid" ? row.uid : row.createTime),
+  uidOf: (row) => row.uid,
+};
+
+function subscriptionMessage(row: SubscriptionRow, status?: SubscriptionStatus): Subscription {
+  return create(SubscriptionSchema, {
+    uid: row.uid,
+    sink: row.sink,
+    createTime: toTimestamp(row.createTime),
+    status: status && {
+      pending: BigInt(status.pending),
+      failed: BigInt(status.failed),
+      retryTime: status.retryTime > 0 ? toTimestamp(status.retryTime) : undefined,
+    },
+  });
+}
+
+function deliveryMessage(row: DeliveryRow): Delivery {
+  return create(DeliverySchema, {
+    state: row.state,
+    attempts: BigInt(row.attempts),
+    lastAttemptTime: row.lastAttemptTime > 0 ? toTimestamp(row.lastAttemptTime) : undefined,
+    lastStatus: row.lastStatus,
+    lastError: row.lastError,
+    eventId: row.event.id,
+    eventType: row.event.type,
+    eventSubject: row.event.subject,
+    eventTime: toTimestamp(row.event.time),
+  });
+}
+
+/** A delivery page token: the last delivery id shown, as decimal text in base64url. */
+function afterIdOf(pageToken: string): number | undefined {
+  if (pageToken === "") return undefined;
+  const id = Number(Buffer.from(pageToken, "base64url").toString("utf8"));
+  if (!Number.isSafeInteger(id) || id < 0) throw invalidArgument("page_token", "malformed page token");
+  return id;
+}
+
+/**
+ * SubscriptionsService: webhook subscriptions of groups (`<group uid>/<16 hex>`), and their
+ * deliveries. Creating and deleting a subscription are themselves events (of the subscription's
+ * group). Plain-http sinks need `allowHttp` unless they are loopback URLs.
+ */
+export function createSubscriptionsService(deps: ServiceDeps): ServiceHandlers<typeof SubscriptionsService> {
+  const { store, events } = deps;
+  return {
+    async listSubscriptions(req, ctx) {
+      const within = await ctx.access.scopesWith([Capability.CAP_EVENTS_SUBSCRIPTION_LIST]);
+      const filter = { uidp: toUidpFilter(req.uidp) };
+      const page = await paginate(pageRequestOf(req), filter, SUBSCRIPTION_LIST, deps.pageTokens, (window) =>
+        store.subscriptions.list({ ...filter, within }, window),
+      );
+      return { subscriptions: page.items.map((row) => subscriptionMessage(row)), ...pageEnvelope(page) };
+    },
+
+    async getSubscription(req) {
+      const row = await store.subscriptions.get(req.uid);
+      if (!row) throw notFound("subscription", req.uid);
+      return subscriptionMessage(row, await store.subscriptions.status(row.uid));
+    },
+
+    async createSubscription(req, ctx) {
+      const sink = validateSink(req.subscription?.sink ?? "", deps.allowHttpSinks ?? false);
+      if (!(await store.groups.get(req.parent))) throw notFound("group", req.parent);
+      const row: SubscriptionRow = {
+        uid: newChildUid(req.parent),
+        groupUid: req.parent,
+        sink,
+        createTime: ctx.clock.now(),
+      };
+      const message = subscriptionMessage(row, { pending: 0, failed: 0, retryTime: 0 });
+      await store.transaction(async (tx) => {
+        await tx.subscriptions.insert(row);
+        await events.change(tx, ctx, {
+          resource: "subscription",
+          verb: "created",
+          subject: row.uid,
+          group: row.groupUid,
+          schema: SubscriptionSchema,
+          body: message,
+        });
+      });
+      return message;
+    },
+
+    async deleteSubscription(req, ctx) {
+      const row = await store.subscriptions.get(req.uid);
+      if (!row) throw notFound("subscription", req.uid);
+      await store.transaction(async (tx) => {
+        if (!(await tx.subscriptions.delete(req.uid))) throw notFound("subscription", req.uid);
+        await events.change(tx, ctx, {
+          resource: "subscription",
+          verb: "deleted",
+          subject: row.uid,
+          group: row.groupUid,
+          schema: DeleteSubscriptionRequestSchema,
+          body: { uid: req.uid },
+        });
+      });
+      return {};
+    },
+
+    async listDeliveries(req) {
+      if (req.subscriptionUid === "")
+        throw invalidArgument("subscription_uid", "subscription_uid is required");
+      if (req.state !== "" && req.state !== "pending" && req.state !== "failed") {
+        throw invalidArgument("state", `state must be "pending", "failed" or empty (got "${req.state}")`);
+      }
+      if (!(await store.subscriptions.get(req.subscriptionUid))) {
+        throw notFound("subscription", req.subscriptionUid);
+      }
+      const limit = Math.min(req.pageSize > 0 ? req.pageSize : DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+      const rows = await store.events.deliveries({
+        subscriptionUid: req.subscriptionUid,
+        state: req.state === "" ? undefined : req.state,
+        afterId: afterIdOf(req.pageToken),
+        limit: limit + 1,
+      });
+      const more = rows.length > limit;
+      const shown = rows.slice(0, limit);
+      const last = shown.at(-1);
+      return {
+        deliveries: shown.map(deliveryMessage),
+        nextPageToken: more && last ? Buffer.from(String(last.id)).toString("base64url") : "",
+      };
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import type { AccessScopes } from "../core/context.js";
+import type { ListSlice, ListWindow } from "../core/list.js";
+import type { UidpFilter } from "./store.js";
+
+/**
+ * The events outbox and webhook subscriptions (ADR 0012). An event is appended in the same
+ * transaction as the change it reports, together with one pending delivery per subscription of its
+ * group or an ancestor; delivery workers of any server process then lease a subscription's lane,
+ * send its deliveries in event order, and delete them once delivered. Times are ms since the epoch.
+ */
+
+/** One CloudEvent as the outbox keeps it. */
+export interface OutboxEvent {
+  /** `ce-id` (a UUID). */
+  id: string;
+  /** `ce-type`, e.g. `dev.wharf.api.registry.repo.created.v1`. */
+  type: string;
+  /** `ce-source`. */
+  source: string;
+  /** `ce-subject`: the uid of the affected resource (the repo for registry events). */
+  subject: string;
+  /** `ce-group`: the uidp the event belongs to; subscriptions at it or an ancestor receive it. */
+  groupUid: string;
+  /** `ce-time`. */
+  time: number;
+  /** Further CloudEvents extension attributes (lower-case names), e.g. `bodytype`, `digest`. */
+  extensions: Record<string, string>;
+  /** The JSON body `{actor, body}`, exactly the bytes that will be sent and signed. */
+  data: string;
+}
+
+/** An event to append; `data` may be built only once a subscriber is known to want it. */
+export type EventToAppend = Omit<OutboxEvent, "data"> & { data: string | (() => string) };
+
+/** A stored event: the outbox order `seq` is assigned on append. */
+export interface StoredEvent extends OutboxEvent {
+  seq: number;
+}
+
+export interface SubscriptionRow {
+  /** `<group uid>/<16 hex>`. */
+  uid: string;
+  groupUid: string;
+  sink: string;
+  createTime: number;
+}
+
+/** How a subscription's deliveries stand (for the API). */
+export interface SubscriptionStatus {
+  pending: number;
+  failed: number;
+  /** When the lane may next try (0: not backing off). */
+  retryTime: number;
+}
+
+export interface SubscriptionFilter {
+  uidp?: UidpFilter;
+  within?: AccessScopes;
+}
+
+export interface SubscriptionStore {
+  get(uid: string): Promise<SubscriptionRow | undefined>;
+  /** Orders by uid or create_time (update_time reads as create_time). */
+  list(filter: SubscriptionFilter, window: ListWindow): Promise<ListSlice<SubscriptionRow>>;
+  insert(row: SubscriptionRow): Promise<void>;
+  /** Deletes the subscription and every delivery still owed to it. */
+  delete(uid: string): Promise<boolean>;
+  status(uid: string): Promise<SubscriptionStatus>;
+  /** Subscriptions directly under `groupUid` (a group with subscriptions cannot be deleted). */
+  countByGroup(groupUid: string): Promise<number>;
+}
+
+/** A subscription whose deliveries one worker may send until `leaseUntil`. */
+export interface LeasedLane {
+  subscriptionUid: string;
+  groupUid: string;
+  sink: string;
+  leaseUntil: number;
+}
+
+/** A delivery still owed, with its event. */
+export interface PendingDelivery {
+  id: number;
+  /** Attempts made so far. */
+  attempts: number;
+  event: StoredEvent;
+}
+
+/** A delivery as the API lists it. */
+export interface DeliveryRow {
+  id: number;
+  subscriptionUid: string;
+  state: "pending" | "failed";
+  attempts: number;
+  lastAttemptTime: number;
+  /** HTTP status of the last attempt; 0 when it got no response. */
+  lastStatus: number;
+  lastError: string;
+  event: StoredEvent;
+}
+
+/** What a worker reports when a lane's batch ends. */
+export interface LaneOutcome {
+  subscriptionUid: string;
+  /** The worker's lease owner id; a lane leased to someone else since is left alone. */
+  owner: string;
+  /** Deliveries that succeeded (deleted, and their events when nothing else is owed). */
+  delivered: readonly { id: number; eventSeq: number }[];
+  /** The attempt that failed and ended the batch, if any. */
+  failure?: {
+    deliveryId: number;
+    attempts: number;
+    status: number;
+    error: string;
+    /** True: give up on this delivery (dead letter) and go on with the next one. */
+    dead: boolean;
+    /** When the lane may try again (ignored when `dead`). */
+    retryTime: number;
+  };
+  now: number;
+}
+
+export interface EventOutboxStore {
+  /**
+   * Appends `event` with one pending delivery per subscription at its group or an ancestor, and
+   * returns how many deliveries were created; when there are none nothing is stored (and a lazy
+   * `data` is never built).
+   */
+  append(event: EventToAppend): Promise<number>;
+  /**
+   * Leases up to `limit` lanes (subscriptions with a pending delivery, not backing off at `now`,
+   * whose lease is free) to `owner` until `now + leaseMs`. Two workers never hold one lane.
+   */
+  leaseLanes(args: { owner: string; now: number; leaseMs: number; limit: number }): Promise<LeasedLane[]>;
+  /** The lane's oldest pending deliveries, in event order, at most `limit`. */
+  pending(subscriptionUid: string, limit: number): Promise<PendingDelivery[]>;
+  /** Records a batch's outcome and frees the lane (one transaction). */
+  finish(outcome: LaneOutcome): Promise<void>;
+  /** A subscription's deliveries in `state`, by id ascending, after `afterId`, at most `limit`. */
+  deliveries(args: {
+    subscriptionUid: string;
+    state?: "pending" | "failed";
+    afterId?: number;
+    limit: number;
+  }): Promise<DeliveryRow[]>;
+}

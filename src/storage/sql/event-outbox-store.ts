@@ -1,0 +1,215 @@
+import { type SqlBool, sql } from "kysely";
+import { selfAndAncestors } from "../../core/uidp.js";
+import type { DeliveryRow, EventOutboxStore, LeasedLane, StoredEvent } from "../event-store.js";
+import { readInt } from "./dialect.js";
+import type { SqlContext } from "./sql-context.js";
+
+interface EventColumns {
+  seq: bigint;
+  id: string;
+  type: string;
+  source: string;
+  subject: string;
+  group_uid: string;
+  time: bigint;
+  extensions: string;
+  data: string;
+}
+
+function toStoredEvent(r: EventColumns): StoredEvent {
+  return {
+    seq: readInt(r.seq),
+    id: r.id,
+    type: r.type,
+    source: r.source,
+    subject: r.subject,
+    groupUid: r.group_uid,
+    time: readInt(r.time),
+    extensions: JSON.parse(r.extensions) as Record<string, string>,
+    data: r.data,
+  };
+}
+
+const EVENT_COLUMNS = [
+  "e.seq",
+  "e.id",
+  "e.type",
+  "e.source",
+  "e.subject",
+  "e.group_uid",
+  "e.time",
+  "e.extensions",
+  "e.data",
+] as const;
+
+/**
+ * EventOutboxStore over `events`, `event_deliveries` and the lease columns of `subscriptions`.
+ *
+ * Lanes are leased with a compare-and-set on `lease_until` inside a transaction; on PostgreSQL the
+ * candidate rows are also taken `FOR UPDATE SKIP LOCKED`, so concurrent workers pick different
+ * lanes instead of queueing on the same rows. A finished lane's `lease_until` becomes `now`, so the
+ * next lease round serves the lanes that waited longest first.
+ */
+export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
+  const { db } = ctx;
+  return {
+    append(event) {
+      return ctx.transaction(async (tx) => {
+        const subscribers = await tx.db
+          .selectFrom("subscriptions")
+          .select("uid")
+          .where("parent_uid", "in", selfAndAncestors(event.groupUid))
+          .execute();
+        if (subscribers.length === 0) return 0;
+        const inserted = await tx.db
+          .insertInto("events")
+          .values({
+            id: event.id,
+            type: event.type,
+            source: event.source,
+            subject: event.subject,
+            group_uid: event.groupUid,
+            time: event.time,
+            extensions: JSON.stringify(event.extensions),
+            data: typeof event.data === "string" ? event.data : event.data(),
+          })
+          .returning("seq")
+          .executeTakeFirstOrThrow();
+        await tx.db
+          .insertInto("event_deliveries")
+          .values(
+            subscribers.map((s) => ({ subscription_uid: s.uid, event_seq: inserted.seq, state: "pending" })),
+          )
+          .execute();
+        return subscribers.length;
+      });
+    },
+
+    leaseLanes({ owner, now, leaseMs, limit }) {
+      return ctx.transaction(async (tx) => {
+        let candidates = tx.db
+          .selectFrom("subscriptions as s")
+          .select(["s.uid", "s.parent_uid", "s.sink"])
+          .where(sql<SqlBool>`s.lease_until <= ${now}`)
+          .where(sql<SqlBool>`s.retry_time <= ${now}`)
+          .where(
+            sql<SqlBool>`exists (select 1 from event_deliveries d where d.subscription_uid = s.uid and d.state = 'pending')`,
+          )
+          .orderBy("s.lease_until")
+          .orderBy("s.uid")
+          .limit(limit);
+        if (tx.dialect.rowLocks) candidates = candidates.forUpdate().skipLocked();
+        const rows = await candidates.execute();
+        const leased: LeasedLane[] = [];
+        const leaseUntil = now + leaseMs;
+        for (const row of rows) {
+          const result = await tx.db
+            .updateTable("subscriptions")
+            .set({ lease_owner: owner, lease_until: leaseUntil })
+            .where("uid", "=", row.uid)
+            .where(sql<SqlBool>`lease_until <= ${now}`)
+            .executeTakeFirst();
+          if (result.numUpdatedRows === 1n) {
+            leased.push({ subscriptionUid: row.uid, groupUid: row.parent_uid, sink: row.sink, leaseUntil });
+          }
+        }
+        return leased;
+      });
+    },
+
+    async pending(subscriptionUid, limit) {
+      const rows = await db
+        .selectFrom("event_deliveries as d")
+        .innerJoin("events as e", "e.seq", "d.event_seq")
+        .select(["d.id as delivery_id", "d.attempts", ...EVENT_COLUMNS])
+        .where("d.subscription_uid", "=", subscriptionUid)
+        .where("d.state", "=", "pending")
+        .orderBy("d.event_seq")
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({
+        id: readInt(r.delivery_id),
+        attempts: readInt(r.attempts),
+        event: toStoredEvent(r),
+      }));
+    },
+
+    finish({ subscriptionUid, owner, delivered, failure, now }) {
+      return ctx.transaction(async (tx) => {
+        if (delivered.length > 0) {
+          await tx.db
+            .deleteFrom("event_deliveries")
+            .where(
+              "id",
+              "in",
+              delivered.map((d) => BigInt(d.id)),
+            )
+            .execute();
+          await tx.db
+            .deleteFrom("events")
+            .where(
+              "seq",
+              "in",
+              delivered.map((d) => BigInt(d.eventSeq)),
+            )
+            .where(sql<SqlBool>`not exists (select 1 from event_deliveries d where d.event_seq = events.seq)`)
+            .execute();
+        }
+        if (failure) {
+          await tx.db
+            .updateTable("event_deliveries")
+            .set({
+              state: failure.dead ? "failed" : "pending",
+              attempts: failure.attempts,
+              last_attempt_time: now,
+              last_status: failure.status,
+              last_error: failure.error,
+            })
+            .where("id", "=", BigInt(failure.deliveryId))
+            .execute();
+        }
+        const retryTime = failure && !failure.dead ? failure.retryTime : 0;
+        await tx.db
+          .updateTable("subscriptions")
+          .set({ lease_owner: "", lease_until: now, retry_time: retryTime })
+          .where("uid", "=", subscriptionUid)
+          .where("lease_owner", "=", owner)
+          .execute();
+      });
+    },
+
+    async deliveries({ subscriptionUid, state, afterId, limit }) {
+      let query = db
+        .selectFrom("event_deliveries as d")
+        .innerJoin("events as e", "e.seq", "d.event_seq")
+        .select([
+          "d.id as delivery_id",
+          "d.subscription_uid",
+          "d.state",
+          "d.attempts",
+          "d.last_attempt_time",
+          "d.last_status",
+          "d.last_error",
+          ...EVENT_COLUMNS,
+        ])
+        .where("d.subscription_uid", "=", subscriptionUid)
+        .orderBy("d.id")
+        .limit(limit);
+      if (state !== undefined) query = query.where("d.state", "=", state);
+      if (afterId !== undefined) query = query.where("d.id", ">", BigInt(afterId));
+      const rows = await query.execute();
+      return rows.map(
+        (r): DeliveryRow => ({
+          id: readInt(r.delivery_id),
+          subscriptionUid: r.subscription_uid,
+          state: r.state === "failed" ? "failed" : "pending",
+          attempts: readInt(r.attempts),
+          lastAttemptTime: readInt(r.last_attempt_time),
+          lastStatus: readInt(r.last_status),
+          lastError: r.last_error,
+          event: toStoredEvent(r),
+        }),
+      );
+    },
+  };
+}

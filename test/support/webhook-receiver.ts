@@ -1,0 +1,85 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One request the receiver got. */
+export interface ReceivedDelivery {
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** The status the receiver answered. */
+  status: number;
+}
+
+/** A real HTTP webhook receiver on loopback that records every delivery. */
+export interface WebhookReceiver {
+  /** `http://127.0.0.1:<port><path>`. */
+  url(path?: string): string;
+  /** Every request so far, in arrival order (including the ones answered with an error). */
+  received: ReceivedDelivery[];
+  /** The deliveries answered 2xx. */
+  accepted(): ReceivedDelivery[];
+  /** Answers the next requests with `status` (default 200) until changed. */
+  respondWith(status: number): void;
+  /** Resolves once `predicate` holds for the accepted deliveries, or rejects after `timeoutMs`. */
+  waitFor(
+    predicate: (accepted: ReceivedDelivery[]) => boolean,
+    timeoutMs?: number,
+  ): Promise<ReceivedDelivery[]>;
+  close(): Promise<void>;
+}
+
+/** Starts a receiver on 127.0.0.1 with a free port. */
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: ReceivedDelivery[] = [];
+  let status = 200;
+  const waiters = new Set<() => void>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const answered = status;
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), status: answered });
+      res.writeHead(answered, { "content-type": "text/plain" }).end(answered < 300 ? "ok" : "no");
+      for (const wake of waiters) wake();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const accepted = () => received.filter((r) => r.status >= 200 && r.status < 300);
+  return {
+    url: (path = "/hook") => `http://127.0.0.1:${port}${path}`,
+    received,
+    accepted,
+    respondWith(next) {
+      status = next;
+    },
+    waitFor(predicate, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (!predicate(accepted())) return;
+          cleanup();
+          resolve(accepted());
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(
+            new Error(
+              `webhook receiver: condition not met in ${timeoutMs} ms; accepted ${accepted().length} of ${received.length}: ${accepted()
+                .map((r) => r.headers["ce-type"])
+                .join(", ")}`,
+            ),
+          );
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
