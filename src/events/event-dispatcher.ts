@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import type { EventOutboxStore, LeasedLane, PendingDelivery } from "../storage/event-store.js";
-import { bodyDigest, cloudEventHeaders, WEBHOOK_AUDIENCE, webhookSubject } from "./webhook-request.js";
+import { bodyDigest, cloudEventHeaders, webhookSubject } from "./webhook-request.js";
 import type { WebhookSender } from "./webhook-sender.js";
 
 /** Delivery tunables; see EventsConfig for the user-facing ones. */
