@@ -14,6 +14,11 @@ import { type Clock, systemClock } from "./core/clock.js";
 import { PageTokenCodec } from "./core/list.js";
 import { type DispatcherOptions, startEventDispatcher } from "./events/event-dispatcher.js";
 import { createEventRecorder, type EventRecorder } from "./events/event-recorder.js";
+import {
+  type PullEventBuffer,
+  type PullEventOptions,
+  startPullEventBuffer,
+} from "./events/pull-event-buffer.js";
 import { WEBHOOK_AUDIENCE } from "./events/webhook-request.js";
 import { createWebhookSender } from "./events/webhook-sender.js";
 import { createFederation, type FederationOptions } from "./federation/federation.js";
@@ -55,6 +60,8 @@ export interface ServerOptions {
   federation?: FederationOptions;
   /** Event delivery tunables beyond the configuration (back-off, polling, batch sizes). */
   events?: Partial<DispatcherOptions>;
+  /** Pull event batching tunables. */
+  pullEvents?: Partial<PullEventOptions>;
 }
 
 const PAGE_TOKEN_SECRET_KEY = "page_token_secret";
@@ -140,6 +147,14 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       registryUrl: () => registryUrl,
       appended: () => dispatcher.poke(),
     });
+    const pullEvents = startPullEventBuffer({
+      store,
+      recorder: events,
+      clock,
+      logger,
+      options: options.pullEvents,
+    });
+    closers.push(() => pullEvents.close());
     const bindings = createServiceBindings({
       store,
       blobs,
@@ -181,7 +196,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       ],
     });
     const registry = await startRegistry(config, {
-      ...{ store, issuer, access, apiUrl, clock, logger, blobs },
+      ...{ store, issuer, access, apiUrl, clock, logger, blobs, events, pullEvents },
       pullTokens: federation.pullTokens,
     });
     federation.setRegistryUrl(registry.url);
@@ -193,8 +208,8 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       store,
       async close() {
         gc.stop();
-        await runClosers();
         await Promise.allSettled([api.close(), registry.server.close(), gc.idle()]);
+        await runClosers();
         await Promise.allSettled([store.close(), blobs.close()]);
       },
     };
@@ -220,9 +235,11 @@ async function startRegistry(
     clock: Clock;
     logger: (line: object) => void;
     pullTokens: PullTokenAuthenticator;
+    events: EventRecorder;
+    pullEvents: PullEventBuffer;
   },
 ): Promise<{ url: string; server: RegistryServer }> {
-  const { store, blobs, issuer, access, apiUrl, clock } = parts;
+  const { store, blobs, issuer, access, apiUrl, clock, events, pullEvents } = parts;
   let deps: RegistryDeps | undefined;
   const server = await startRegistryServer(config.registryAddr, () => deps as RegistryDeps, parts.logger);
   const url = publicUrlOf(config.registryUrl, server.address);
@@ -242,11 +259,13 @@ async function startRegistry(
     store,
     blobs,
     uploads: createBlobUploads({ store, blobs, clock }),
-    resolver: createRepoResolver({ store, clock }),
+    resolver: createRepoResolver({ store, clock, events }),
     auth,
     gate: createRegistryGate({ auth, publicNamespace: config.publicNamespace }),
     publicContent: createPublicContent(store),
     issuer,
+    events,
+    pullEvents,
     clock,
     registryUrl: url,
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { create, type DescMessage, type MessageInitShape, toJson } from "@bufbuild/protobuf";
-import type { RequestContext } from "../core/context.js";
+import type { Principal, RequestContext } from "../core/context.js";
 import type { Store } from "../storage/store.js";
 import { apiEventType, EVENT_RESOURCES, type EventResource, type EventVerb } from "./event-types.js";
 
@@ -45,15 +45,22 @@ export interface RegistryChange {
  * without its change). When no subscription wants the event, nothing is written.
  */
 export interface EventRecorder {
-  /** Records one API change by the caller of `ctx`. */
-  change<D extends DescMessage>(tx: Store, ctx: RequestContext, change: ApiChange<D>): Promise<void>;
+  /** Records one API change by the caller of `ctx` (a request's context, or the registry's caller and clock). */
+  change<D extends DescMessage>(tx: Store, ctx: ChangeContext, change: ApiChange<D>): Promise<void>;
   /** Records one registry push or pull. */
   registry(tx: Store, change: RegistryChange): Promise<void>;
 }
 
+/** Who made a change, and when: a RequestContext satisfies it. */
+export type ChangeContext = Pick<RequestContext, "principal" | "clock">;
+
 /** The `actor` of a request: its principal's identity and `act` claim. */
-export function actorOf(ctx: RequestContext): EventActor {
-  const principal = ctx.principal;
+export function actorOf(ctx: ChangeContext): EventActor {
+  return actorOfPrincipal(ctx.principal);
+}
+
+/** The `actor` of a verified caller ({subject: ""} for anonymous ones). */
+export function actorOfPrincipal(principal: Principal | undefined): EventActor {
   if (!principal) return { subject: "" };
   const act = principal.claims.act;
   return typeof act === "object" && act !== null && !Array.isArray(act)

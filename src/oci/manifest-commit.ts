@@ -20,6 +20,8 @@ export async function commitManifest(
     parsed: ParsedManifest;
     tag?: string;
     now: number;
+    /** Writes the push event in the same transaction; told what the tag named before (if anything). */
+    recordPush?: (tx: Store, tagPreviousDigest: string | undefined) => Promise<void>;
   },
 ): Promise<void> {
   const { repo, name, digest, content, parsed, now } = args;
@@ -54,8 +56,10 @@ export async function commitManifest(
       },
       parsed.references,
     );
+    let previous: string | undefined;
     if (args.tag !== undefined) {
       const current = await tx.tags.getByName(repo.uid, args.tag);
+      previous = current?.digest;
       await tx.tags.put({
         repoUid: repo.uid,
         name: args.tag,
@@ -65,5 +69,6 @@ export async function commitManifest(
         now,
       });
     }
+    await args.recordPush?.(tx, previous);
   });
 }

@@ -1,4 +1,6 @@
+import { pullEvent, pushEvent, type RegistryEventFacts } from "../events/registry-events.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import { DeleteTagRequestSchema } from "../gen/platform/registry/v2/tags_pb.js";
 import type { RepoRow } from "../storage/store.js";
 import { digestOf, isDigest, parseDigest } from "./digest.js";
 import { type CachedManifest, manifestCacheOf } from "./manifest-cache.js";
@@ -60,7 +62,7 @@ export async function getManifest(
   name: string,
   reference: string,
 ): Promise<void> {
-  const { resolved } = await authorize(deps, ex, name, "pull", {
+  const { caller, resolved } = await authorize(deps, ex, name, "pull", {
     publicFallback: publicManifest(deps, reference),
   });
   const repo = existingRepo(resolved);
@@ -72,6 +74,21 @@ export async function getManifest(
     etag: `"${manifest.digest}"`,
   });
   ex.res.end(ex.head ? undefined : manifest.content);
+  if (!ex.head) {
+    deps.pullEvents.add(repo.groupUid, () =>
+      pullEvent({
+        req: ex.req,
+        principal: caller.principal,
+        repository: name,
+        repoUid: repo.uid,
+        groupUid: repo.groupUid,
+        digest: manifest.digest,
+        mediaType: manifest.mediaType,
+        ...(isDigest(reference) ? {} : { tag: reference }),
+        time: deps.clock.now(),
+      }),
+    );
+  }
 }
 
 /**
@@ -87,7 +104,7 @@ export async function putManifest(
   name: string,
   reference: string,
 ): Promise<void> {
-  const { resolved } = await authorize(deps, ex, name, "push");
+  const { caller, resolved } = await authorize(deps, ex, name, "push");
   const ref = parseReference(reference);
   const content = await readBody(ex.req, MAX_MANIFEST_BYTES, () => {
     throw new OciError(
@@ -104,8 +121,20 @@ export async function putManifest(
     throw ociError("DIGEST_INVALID", `manifest digest is ${digest}, not ${ref.digest}`);
   }
   const parsed = parseManifest(content, ex.req.headers["content-type"]);
-  const repo = await deps.resolver.ensureRepo(resolved);
+  const repo = await deps.resolver.ensureRepo(resolved, caller.principal);
   manifestCacheOf(deps.store).forget(repo.uid, digest);
+  const now = deps.clock.now();
+  const facts: RegistryEventFacts = {
+    req: ex.req,
+    principal: caller.principal,
+    repository: name,
+    repoUid: repo.uid,
+    groupUid: repo.groupUid,
+    digest,
+    mediaType: parsed.mediaType,
+    ...("tag" in ref ? { tag: ref.tag } : {}),
+    time: now,
+  };
   await commitManifest(deps.store, {
     repo,
     name,
@@ -113,7 +142,8 @@ export async function putManifest(
     content,
     parsed,
     ...("tag" in ref ? { tag: ref.tag } : {}),
-    now: deps.clock.now(),
+    now,
+    recordPush: (tx, previous) => deps.events.registry(tx, pushEvent(facts, previous)),
   });
   ex.res.writeHead(201, {
     location: `/v2/${name}/manifests/${digest}`,
@@ -137,15 +167,26 @@ export async function deleteManifest(
 ): Promise<void> {
   const ref = parseReference(reference);
   const instead = "tag" in ref ? [Capability.CAP_TAG_DELETE] : undefined;
-  const { resolved } = await authorize(deps, ex, name, "delete", { instead });
+  const { caller, resolved } = await authorize(deps, ex, name, "delete", { instead });
   const repo = existingRepo(resolved);
   const now = deps.clock.now();
+  const ctx = { principal: caller.principal, clock: deps.clock };
   await deps.store.transaction(async (tx) => {
+    const tagDeleted = (uid: string) =>
+      deps.events.change(tx, ctx, {
+        resource: "tag",
+        verb: "deleted",
+        subject: uid,
+        group: repo.uid,
+        schema: DeleteTagRequestSchema,
+        body: { uid },
+      });
     if ("tag" in ref) {
       const tag = await tx.tags.getByName(repo.uid, ref.tag);
       if (!tag || !(await tx.tags.delete(tag.uid, now))) {
         throw ociError("MANIFEST_UNKNOWN", `tag ${ref.tag} is not in ${name}`);
       }
+      await tagDeleted(tag.uid);
       return;
     }
     if (!(await tx.manifests.delete(repo.uid, ref.digest))) {
@@ -155,7 +196,10 @@ export async function deleteManifest(
       { uidp: { childrenOf: repo.uid }, digest: ref.digest },
       { order: { field: "uid", desc: false }, limit: 10_000, skip: 0 },
     );
-    for (const tag of tags.rows) await tx.tags.delete(tag.uid, now);
+    for (const tag of tags.rows) {
+      await tx.tags.delete(tag.uid, now);
+      await tagDeleted(tag.uid);
+    }
   });
   if (!("tag" in ref)) manifestCacheOf(deps.store).forget(repo.uid, ref.digest);
   ex.res.writeHead(202, { "content-length": 0 });

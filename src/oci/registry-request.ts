@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Issuer } from "../auth/issuer.js";
 import type { Clock } from "../core/clock.js";
+import type { EventRecorder } from "../events/event-recorder.js";
+import type { PullEventBuffer } from "../events/pull-event-buffer.js";
 import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
@@ -22,6 +24,10 @@ export interface RegistryDeps {
   gate: RegistryGate;
   publicContent: PublicContent;
   issuer: Issuer;
+  /** Push events (and the tag and repo events of registry writes), in the writes' transactions. */
+  events: EventRecorder;
+  /** Pull events, batched off the pull path. */
+  pullEvents: PullEventBuffer;
   clock: Clock;
   /** Public URL of the registry (the audience of its tokens). */
   registryUrl: string;

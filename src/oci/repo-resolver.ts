@@ -1,8 +1,14 @@
 import { Code } from "@connectrpc/connect";
 import type { Clock } from "../core/clock.js";
+import type { Principal } from "../core/context.js";
 import { isDomainError } from "../core/errors.js";
 import { newChildUid } from "../core/uidp.js";
-import type { RepoRow, Store } from "../storage/store.js";
+import type { EventRecorder } from "../events/event-recorder.js";
+import { GroupSchema } from "../gen/platform/iam/v2/groups_pb.js";
+import { RepoSchema } from "../gen/platform/registry/v2/repos_pb.js";
+import { groupMessage } from "../iam/group-mapping.js";
+import { repoMessage } from "../registry/mapping.js";
+import type { GroupRow, RepoRow, Store } from "../storage/store.js";
 
 /**
  * An image path `<org>/<subgroups…>/<repo>` resolved against the group tree: how far it exists.
@@ -30,15 +36,21 @@ export interface RepoResolver {
   /**
    * The repo of `resolved`, creating the missing subgroups and the repo (one transaction) when it
    * does not exist. The organization must exist (callers check `scope` first). A concurrent push
-   * creating the same path is tolerated: the existing rows are used.
+   * creating the same path is tolerated: the existing rows are used. Each group and repo created
+   * is an event (`group.created`, `repo.created`) by `principal`, in the same transaction.
    */
-  ensureRepo(resolved: ResolvedName): Promise<RepoRow>;
+  ensureRepo(resolved: ResolvedName, principal: Principal | undefined): Promise<RepoRow>;
   /** Forgets cached resolutions (after a repo or group is deleted in this process). */
   forget(): void;
 }
 
 /** Creates the resolver; `ttlMs` (default 1000) bounds how long another process's delete goes unseen. */
-export function createRepoResolver(opts: { store: Store; clock: Clock; ttlMs?: number }): RepoResolver {
+export function createRepoResolver(opts: {
+  store: Store;
+  clock: Clock;
+  events: EventRecorder;
+  ttlMs?: number;
+}): RepoResolver {
   const { store, clock } = opts;
   const ttlMs = opts.ttlMs ?? 1000;
   const cache = new Map<string, { resolved: ResolvedName; expires: number }>();
@@ -80,8 +92,9 @@ export function createRepoResolver(opts: { store: Store; clock: Clock; ttlMs?: n
     return resolved;
   }
 
-  async function create(resolved: ResolvedName): Promise<RepoRow> {
+  async function create(resolved: ResolvedName, principal: Principal | undefined): Promise<RepoRow> {
     const now = clock.now();
+    const ctx = { principal, clock };
     return store.transaction(async (tx) => {
       let parent = resolved.groups.at(-1) as string;
       for (const name of resolved.missingGroups) {
@@ -90,16 +103,24 @@ export function createRepoResolver(opts: { store: Store; clock: Clock; ttlMs?: n
           parent = existing.uid;
           continue;
         }
-        const uid = newChildUid(parent);
-        await tx.groups.insert({
-          uid,
+        const group: GroupRow = {
+          uid: newChildUid(parent),
           name,
           description: "",
           verified: false,
           createTime: now,
           updateTime: now,
+        };
+        await tx.groups.insert(group);
+        await opts.events.change(tx, ctx, {
+          resource: "group",
+          verb: "created",
+          subject: group.uid,
+          group: group.uid,
+          schema: GroupSchema,
+          body: groupMessage(group),
         });
-        parent = uid;
+        parent = group.uid;
       }
       const existing = await tx.repos.getByName(parent, resolved.repoName);
       if (existing) return existing;
@@ -113,23 +134,31 @@ export function createRepoResolver(opts: { store: Store; clock: Clock; ttlMs?: n
         updateTime: now,
       };
       await tx.repos.insert(repo);
+      await opts.events.change(tx, ctx, {
+        resource: "repo",
+        verb: "created",
+        subject: repo.uid,
+        group: repo.groupUid,
+        schema: RepoSchema,
+        body: repoMessage(repo),
+      });
       return repo;
     });
   }
 
   return {
     resolve,
-    async ensureRepo(resolved) {
+    async ensureRepo(resolved, principal) {
       if (resolved.repo) return resolved.repo;
       if (resolved.groups.length === 0) throw new Error("ensureRepo: the organization does not exist");
       try {
-        return await create(resolved);
+        return await create(resolved, principal);
       } catch (err) {
         // Another process created a row of the path between our read and our insert: use theirs.
         if (!isDomainError(err) || err.code !== Code.AlreadyExists) throw err;
         const again = await resolveUncached(resolved.name);
         if (again.repo) return again.repo;
-        return create(again);
+        return create(again, principal);
       }
     },
     forget: () => cache.clear(),

@@ -47,7 +47,7 @@ function sendBlobCreated(ex: Exchange, name: string, digest: string): void {
  */
 export async function startUpload(deps: RegistryDeps, ex: Exchange, name: string): Promise<void> {
   const { caller, resolved } = await authorize(deps, ex, name, "push");
-  const repo = await deps.resolver.ensureRepo(resolved);
+  const repo = await deps.resolver.ensureRepo(resolved, caller.principal);
   const identityUid = caller.principal?.identityUid as string;
   const mount = ex.url.searchParams.get("mount");
   const from = ex.url.searchParams.get("from");

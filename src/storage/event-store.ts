@@ -68,6 +68,8 @@ export interface SubscriptionStore {
   status(uid: string): Promise<SubscriptionStatus>;
   /** Subscriptions directly under `groupUid` (a group with subscriptions cannot be deleted). */
   countByGroup(groupUid: string): Promise<number>;
+  /** The distinct groups that have at least one subscription. */
+  subscribedGroups(): Promise<string[]>;
 }
 
 /** A subscription whose deliveries one worker may send until `leaseUntil`. */

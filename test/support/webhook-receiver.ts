@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net";
 
 /** One request the receiver got. */
 export interface ReceivedDelivery {
+  /** The request path (subscriptions to one receiver can use different paths). */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   /** The status the receiver answered. */
@@ -17,8 +19,8 @@ export interface WebhookReceiver {
   received: ReceivedDelivery[];
   /** The deliveries answered 2xx. */
   accepted(): ReceivedDelivery[];
-  /** Answers the next requests with `status` (default 200) until changed. */
-  respondWith(status: number): void;
+  /** Answers the next requests with `status` (default 200) until changed; "hang" never answers. */
+  respondWith(status: number | "hang"): void;
   /** Resolves once `predicate` holds for the accepted deliveries, or rejects after `timeoutMs`. */
   waitFor(
     predicate: (accepted: ReceivedDelivery[]) => boolean,
@@ -30,15 +32,22 @@ export interface WebhookReceiver {
 /** Starts a receiver on 127.0.0.1 with a free port. */
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedDelivery[] = [];
-  let status = 200;
+  let status: number | "hang" = 200;
   const waiters = new Set<() => void>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const answered = status;
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), status: answered });
-      res.writeHead(answered, { "content-type": "text/plain" }).end(answered < 300 ? "ok" : "no");
+      received.push({
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        status: answered === "hang" ? 0 : answered,
+      });
+      if (answered !== "hang") {
+        res.writeHead(answered, { "content-type": "text/plain" }).end(answered < 300 ? "ok" : "no");
+      }
       for (const wake of waiters) wake();
     });
   });

@@ -7,7 +7,7 @@ import { type ConfigInput, loadConfig } from "../../src/config/config.js";
 import type { Clock } from "../../src/core/clock.js";
 import { systemClock } from "../../src/core/clock.js";
 import type { FederationOptions } from "../../src/federation/federation.js";
-import { type RunningServer, startServer } from "../../src/server.js";
+import { type RunningServer, type ServerOptions, startServer } from "../../src/server.js";
 import { expectJson } from "./api-assertions.js";
 
 /** A Wharf server booted for a test on free loopback ports with its own data folder. */
@@ -50,7 +50,15 @@ export interface TestServer extends RunningServer {
  * Call `close()` in `after`; it also removes the data folder.
  */
 export async function startTestServer(
-  opts: { databaseUrl?: string; clock?: Clock; config?: ConfigInput; federation?: FederationOptions } = {},
+  opts: {
+    databaseUrl?: string;
+    clock?: Clock;
+    config?: ConfigInput;
+    federation?: FederationOptions;
+    /** Event delivery and pull batching tunables. */
+    events?: ServerOptions["events"];
+    pullEvents?: ServerOptions["pullEvents"];
+  } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "wharf-test-"));
   const config = loadConfig(
@@ -68,6 +76,8 @@ export async function startTestServer(
     clock: opts.clock ?? systemClock,
     logger: (line) => logLines.push(line as Record<string, unknown>),
     ...(opts.federation ? { federation: opts.federation } : {}),
+    ...(opts.events ? { events: opts.events } : {}),
+    ...(opts.pullEvents ? { pullEvents: opts.pullEvents } : {}),
   });
   const issuer = createIssuer({
     store: server.store,

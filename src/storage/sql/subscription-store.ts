@@ -85,6 +85,11 @@ export function createSubscriptionStore(ctx: SqlContext): SubscriptionStore {
       return { pending: of("pending"), failed: of("failed"), retryTime: sub ? readInt(sub.retry_time) : 0 };
     },
 
+    async subscribedGroups() {
+      const rows = await db.selectFrom("subscriptions").select("parent_uid").distinct().execute();
+      return rows.map((r) => r.parent_uid);
+    },
+
     async countByGroup(groupUid) {
       const row = await db
         .selectFrom("subscriptions")
