@@ -31,8 +31,19 @@ export const EVENT_RESOURCES = {
 /** A resource kind of EVENT_RESOURCES. */
 export type EventResource = keyof typeof EVENT_RESOURCES;
 
-/** What happened to the resource (`accepted` for terms, `registered` for invite redemption). */
-export type EventVerb = "created" | "updated" | "deleted" | "accepted" | "registered";
+/**
+ * What happened to the resource (`accepted` for terms, `registered` for invite redemption);
+ * `created.batch` and `deleted.batch` report a whole batch RPC as one event (role bindings,
+ * external group role mappings), as the hosted service does.
+ */
+export type EventVerb =
+  | "created"
+  | "updated"
+  | "deleted"
+  | "accepted"
+  | "registered"
+  | "created.batch"
+  | "deleted.batch";
 
 /** `dev.wharf.api.<domain>.<resource>.<verb>.v1`. */
 export function apiEventType(resource: EventResource, verb: EventVerb): string {

@@ -18,6 +18,7 @@ import {
   AccountAssociation_InstallationsSchema,
   AccountAssociationSchema,
   type AccountAssociationsService,
+  DeleteAccountAssociationRequestSchema,
 } from "../gen/platform/iam/v2/account_associations_pb.js";
 import type { AccountAssociationFilter, AccountAssociationRow } from "../storage/store.js";
 
@@ -38,12 +39,13 @@ const MAX_ENTRIES = 100;
 
 /**
  * AccountAssociationsService: which cloud accounts belong to a group. One association per group,
- * whose uid is the group's uid; deletes are idempotent.
+ * whose uid is the group's uid; deletes are idempotent. Changes are events of that group (the
+ * association's uid is the group's, so the group, not its parent, is where it belongs).
  */
 export function createAccountAssociationsService(
   deps: ServiceDeps,
 ): ServiceHandlers<typeof AccountAssociationsService> {
-  const { store } = deps;
+  const { store, events } = deps;
   return {
     async listAccountAssociations(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_LIST]);
@@ -80,8 +82,19 @@ export function createAccountAssociationsService(
         createTime: now,
         updateTime: now,
       };
-      await store.accountAssociations.insert(row);
-      return accountAssociationMessage(row);
+      const message = accountAssociationMessage(row);
+      await store.transaction(async (tx) => {
+        await tx.accountAssociations.insert(row);
+        await events.change(tx, ctx, {
+          resource: "accountAssociation",
+          verb: "created",
+          subject: row.uid,
+          group: row.uid,
+          schema: AccountAssociationSchema,
+          body: message,
+        });
+      });
+      return message;
     },
 
     async updateAccountAssociation(req, ctx) {
@@ -109,12 +122,34 @@ export function createAccountAssociationsService(
       const blocks = providerBlocks(input, selected);
       for (const p of selected) delete next[p];
       Object.assign(next, blocks);
-      if (!(await store.accountAssociations.update(next))) throw notFound("account_association", input.uid);
-      return accountAssociationMessage(next);
+      const message = accountAssociationMessage(next);
+      await store.transaction(async (tx) => {
+        if (!(await tx.accountAssociations.update(next))) throw notFound("account_association", input.uid);
+        await events.change(tx, ctx, {
+          resource: "accountAssociation",
+          verb: "updated",
+          subject: next.uid,
+          group: next.uid,
+          schema: AccountAssociationSchema,
+          body: message,
+        });
+      });
+      return message;
     },
 
-    async deleteAccountAssociation(req) {
-      await store.accountAssociations.delete(req.uid);
+    async deleteAccountAssociation(req, ctx) {
+      // Idempotent: deleting a missing association succeeds and reports nothing.
+      await store.transaction(async (tx) => {
+        if (!(await tx.accountAssociations.delete(req.uid))) return;
+        await events.change(tx, ctx, {
+          resource: "accountAssociation",
+          verb: "deleted",
+          subject: req.uid,
+          group: req.uid,
+          schema: DeleteAccountAssociationRequestSchema,
+          body: { uid: req.uid },
+        });
+      });
       return {};
     },
   };

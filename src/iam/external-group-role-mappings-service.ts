@@ -9,6 +9,8 @@ import type { ServiceHandlers } from "../core/service.js";
 import { isUidp, newChildUid, parentOf, requireUidp, rootOf } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
+  BatchDeleteExternalGroupRoleMappingsResponseSchema,
+  DeleteExternalGroupRoleMappingRequestSchema,
   type ExternalGroupRoleMapping,
   ExternalGroupRoleMappingSchema,
   type ExternalGroupRoleMappingsService,
@@ -29,12 +31,13 @@ const MAPPING_LIST: ListSpec<ExternalGroupRoleMappingRow> = {
 /**
  * ExternalGroupRoleMappingsService: a group of an identity provider's groups claim → a role at the
  * provider's organization, for the sessions of people in that group. Immutable; the caller must
- * already hold every capability of the mapped role (no escalation through a mapping).
+ * already hold every capability of the mapped role (no escalation through a mapping). Changes are
+ * events of the provider (the mappings' parent); a batch delete is one `deleted.batch` event.
  */
 export function createExternalGroupRoleMappingsService(
   deps: ServiceDeps,
 ): ServiceHandlers<typeof ExternalGroupRoleMappingsService> {
-  const { store } = deps;
+  const { store, events } = deps;
   return {
     async listExternalGroupRoleMappings(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_IDENTITY_PROVIDERS_LIST]);
@@ -88,18 +91,39 @@ export function createExternalGroupRoleMappingsService(
         scope,
         createTime: ctx.clock.now(),
       };
-      await store.externalGroupRoleMappings.insert(row);
-      return mappingMessage(row);
+      const message = mappingMessage(row);
+      await store.transaction(async (tx) => {
+        await tx.externalGroupRoleMappings.insert(row);
+        await events.change(tx, ctx, {
+          resource: "externalGroupRoleMapping",
+          verb: "created",
+          subject: row.uid,
+          group: row.identityProviderUid,
+          schema: ExternalGroupRoleMappingSchema,
+          body: message,
+        });
+      });
+      return message;
     },
 
-    async deleteExternalGroupRoleMapping(req) {
-      if (!(await store.externalGroupRoleMappings.delete(req.uid))) {
-        throw notFound("external_group_role_mapping", req.uid);
-      }
+    async deleteExternalGroupRoleMapping(req, ctx) {
+      await store.transaction(async (tx) => {
+        if (!(await tx.externalGroupRoleMappings.delete(req.uid))) {
+          throw notFound("external_group_role_mapping", req.uid);
+        }
+        await events.change(tx, ctx, {
+          resource: "externalGroupRoleMapping",
+          verb: "deleted",
+          subject: req.uid,
+          group: parentOf(req.uid),
+          schema: DeleteExternalGroupRoleMappingRequestSchema,
+          body: { uid: req.uid },
+        });
+      });
       return {};
     },
 
-    async batchDeleteExternalGroupRoleMappings(req) {
+    async batchDeleteExternalGroupRoleMappings(req, ctx) {
       if (req.names.length === 0) throw invalidArgument("names", "at least one mapping uid is required");
       if (req.names.length > MAX_BATCH_DELETE) {
         throw invalidArgument("names", `at most ${MAX_BATCH_DELETE} per batch`);
@@ -112,15 +136,30 @@ export function createExternalGroupRoleMappingsService(
           );
         }
       }
-      const deleted = await store.transaction(async (tx) => {
+      return store.transaction(async (tx) => {
         const out: ExternalGroupRoleMappingRow[] = [];
         for (const name of new Set(req.names)) {
           const row = await tx.externalGroupRoleMappings.get(name);
           if (row && (await tx.externalGroupRoleMappings.delete(name))) out.push(row);
         }
-        return out;
+        const response = create(BatchDeleteExternalGroupRoleMappingsResponseSchema, {
+          parent: req.parent,
+          externalGroupRoleMappings: out.map(mappingMessage),
+        });
+        // The body is the response (what was actually deleted), not the request's names; a batch
+        // that found nothing to delete changed nothing and reports nothing.
+        if (out.length > 0) {
+          await events.change(tx, ctx, {
+            resource: "externalGroupRoleMapping",
+            verb: "deleted.batch",
+            subject: req.parent,
+            group: req.parent,
+            schema: BatchDeleteExternalGroupRoleMappingsResponseSchema,
+            body: response,
+          });
+        }
+        return response;
       });
-      return { parent: req.parent, externalGroupRoleMappings: deleted.map(mappingMessage) };
     },
   };
 }

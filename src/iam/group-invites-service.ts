@@ -7,9 +7,10 @@ import { pageEnvelope } from "../api/list-specs.js";
 import { invalidArgument, notFound } from "../core/errors.js";
 import { type ListSpec, paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { newChildUid } from "../core/uidp.js";
+import { newChildUid, parentOf } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
+  DeleteGroupInviteRequestSchema,
   type GroupInvite,
   GroupInvite_InvitedRoleSchema,
   GroupInviteSchema,
@@ -43,9 +44,11 @@ export function inviteCodeHash(code: string): string {
 /**
  * GroupInvitesService: invite codes that bind whoever redeems them (POST /auth/v1/register) to a
  * role at the invite's group. The code is returned once, by create; only its hash is stored.
+ * Creates and deletes are events of the invite's group; a create's body is only `{uid,
+ * expirationTime}` (as the hosted service redacts it), so the code never reaches a webhook.
  */
 export function createGroupInvitesService(deps: ServiceDeps): ServiceHandlers<typeof GroupInvitesService> {
-  const { store } = deps;
+  const { store, events } = deps;
 
   async function hydrate(rows: GroupInviteRow[]): Promise<GroupInvite[]> {
     const roles = new Map(
@@ -94,14 +97,35 @@ export function createGroupInvitesService(deps: ServiceDeps): ServiceHandlers<ty
         expirationTime: now + ttlMs,
         createTime: now,
       };
-      await store.groupInvites.insert(row);
+      await store.transaction(async (tx) => {
+        await tx.groupInvites.insert(row);
+        await events.change(tx, ctx, {
+          resource: "groupInvite",
+          verb: "created",
+          subject: row.uid,
+          group: row.groupUid,
+          schema: GroupInviteSchema,
+          body: { uid: row.uid, expirationTime: toTimestamp(row.expirationTime) },
+        });
+      });
       const msg = groupInviteMessage(row, role);
       msg.code = code; // the only time the code is ever shown
       return msg;
     },
 
-    async deleteGroupInvite(req) {
-      await store.groupInvites.delete(req.uid);
+    async deleteGroupInvite(req, ctx) {
+      // Idempotent: deleting a missing invite succeeds and reports nothing.
+      await store.transaction(async (tx) => {
+        if (!(await tx.groupInvites.delete(req.uid))) return;
+        await events.change(tx, ctx, {
+          resource: "groupInvite",
+          verb: "deleted",
+          subject: req.uid,
+          group: parentOf(req.uid),
+          schema: DeleteGroupInviteRequestSchema,
+          body: { uid: req.uid },
+        });
+      });
       return {};
     },
   };

@@ -7,10 +7,14 @@ import { failedPrecondition, invalidArgument, notFound, permissionDenied } from 
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { newChildUid, newRootUid, requireUidp } from "../core/uidp.js";
+import { newChildUid, newRootUid, parentOf, requireUidp } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import type { GroupsService } from "../gen/platform/iam/v2/groups_pb.js";
+import {
+  DeleteGroupRequestSchema,
+  GroupSchema,
+  type GroupsService,
+} from "../gen/platform/iam/v2/groups_pb.js";
 import type { GroupChildren, GroupRow } from "../storage/store.js";
 import { groupMessage } from "./group-mapping.js";
 
@@ -21,9 +25,12 @@ const GROUP_MASK = {
   updatable: ["name", "description"],
 } as const;
 
-/** GroupsService: organizations (root groups) and nested groups. */
+/**
+ * GroupsService: organizations (root groups) and nested groups. Creates and updates are events of
+ * the group itself, deletes events of its parent.
+ */
 export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof GroupsService> {
-  const { store } = deps;
+  const { store, events } = deps;
   return {
     async listGroups(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_GROUPS_LIST]);
@@ -67,6 +74,7 @@ export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof G
         createTime: now,
         updateTime: now,
       };
+      const message = groupMessage(row);
       await store.transaction(async (tx) => {
         await tx.groups.insert(row);
         // Whoever creates an organization owns it; the administrator needs no binding.
@@ -80,9 +88,17 @@ export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof G
             updateTime: now,
           });
         }
+        await events.change(tx, ctx, {
+          resource: "group",
+          verb: "created",
+          subject: row.uid,
+          group: row.uid,
+          schema: GroupSchema,
+          body: message,
+        });
       });
       if (parent === "") deps.bindingsChanged(principal.identityUid);
-      return groupMessage(row);
+      return message;
     },
 
     async updateGroup(req, ctx) {
@@ -102,18 +118,32 @@ export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof G
         validateDescription(input.description);
         next.description = input.description;
       }
-      if (!(await store.groups.update(next))) throw notFound("group", input.uid);
-      return groupMessage(next);
+      const message = groupMessage(next);
+      await store.transaction(async (tx) => {
+        if (!(await tx.groups.update(next))) throw notFound("group", input.uid);
+        await events.change(tx, ctx, {
+          resource: "group",
+          verb: "updated",
+          subject: next.uid,
+          group: next.uid,
+          schema: GroupSchema,
+          body: message,
+        });
+      });
+      return message;
     },
 
-    async deleteGroup(req) {
+    async deleteGroup(req, ctx) {
       const uid = req.uid;
       await store.transaction(async (tx) => {
         if (!(await tx.groups.get(uid))) throw notFound("group", uid);
         const idps = await tx.identityProviders.countByGroup(uid);
+        // Webhooks stop only when someone deletes their subscription, never as a side effect.
+        const subscriptions = await tx.subscriptions.countByGroup(uid);
         const blocking = [
           describeChildren(await tx.groups.children(uid)),
           idps > 0 ? `${idps} identity provider${idps === 1 ? "" : "s"}` : "",
+          subscriptions > 0 ? `${subscriptions} subscription${subscriptions === 1 ? "" : "s"}` : "",
         ]
           .filter(Boolean)
           .join(", ");
@@ -126,6 +156,14 @@ export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof G
         await tx.termsAcceptances.deleteByGroup(uid);
         await tx.roleBindings.deleteByGroup(uid);
         await tx.groups.delete(uid);
+        await events.change(tx, ctx, {
+          resource: "group",
+          verb: "deleted",
+          subject: uid,
+          group: parentOf(uid),
+          schema: DeleteGroupRequestSchema,
+          body: { uid },
+        });
       });
       return {};
     },

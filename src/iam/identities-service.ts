@@ -5,12 +5,14 @@ import { invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { newChildUid } from "../core/uidp.js";
+import { newChildUid, parentOf } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
+  DeleteIdentityRequestSchema,
   type IdentitiesService,
   type Identity,
+  IdentitySchema,
   RelationshipType,
 } from "../gen/platform/iam/v2/identities_pb.js";
 import type { IdentityFilter, IdentityRow } from "../storage/store.js";
@@ -34,9 +36,12 @@ const IDENTITY_MASK = {
   updatable: ["name", "description", "claim_match", "static_keys"],
 } as const;
 
-/** IdentitiesService: identities under groups (assumable by other issuers) and registered people. */
+/**
+ * IdentitiesService: identities under groups (assumable by other issuers) and registered people.
+ * Creates, updates and deletes are events of the identity's group.
+ */
 export function createIdentitiesService(deps: ServiceDeps): ServiceHandlers<typeof IdentitiesService> {
-  const { store } = deps;
+  const { store, events } = deps;
   return {
     async listIdentities(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_IDENTITY_LIST]);
@@ -75,8 +80,19 @@ export function createIdentitiesService(deps: ServiceDeps): ServiceHandlers<type
         updateTime: now,
         ...relationshipOf(input, now),
       };
-      await store.identities.insert(row);
-      return identityMessage(row);
+      const message = identityMessage(row);
+      await store.transaction(async (tx) => {
+        await tx.identities.insert(row);
+        await events.change(tx, ctx, {
+          resource: "identity",
+          verb: "created",
+          subject: row.uid,
+          group: req.parent,
+          schema: IdentitySchema,
+          body: message,
+        });
+      });
+      return message;
     },
 
     async updateIdentity(req, ctx) {
@@ -102,17 +118,36 @@ export function createIdentitiesService(deps: ServiceDeps): ServiceHandlers<type
         delete next.staticKeys;
         Object.assign(next, relationshipOf(input, now));
       }
-      if (!(await store.identities.update(next))) throw notFound("identity", input.uid);
-      return identityMessage(next);
+      const message = identityMessage(next);
+      await store.transaction(async (tx) => {
+        if (!(await tx.identities.update(next))) throw notFound("identity", input.uid);
+        await events.change(tx, ctx, {
+          resource: "identity",
+          verb: "updated",
+          subject: next.uid,
+          group: parentOf(next.uid),
+          schema: IdentitySchema,
+          body: message,
+        });
+      });
+      return message;
     },
 
-    async deleteIdentity(req) {
+    async deleteIdentity(req, ctx) {
       // Revoking a pull token or a CI identity is deleting it: its role bindings go in the same
       // transaction, and cached grants are dropped at once.
       await store.transaction(async (tx) => {
         if (!(await tx.identities.get(req.uid))) throw notFound("identity", req.uid);
         await tx.roleBindings.deleteByIdentity(req.uid);
         await tx.identities.delete(req.uid);
+        await events.change(tx, ctx, {
+          resource: "identity",
+          verb: "deleted",
+          subject: req.uid,
+          group: parentOf(req.uid),
+          schema: DeleteIdentityRequestSchema,
+          body: { uid: req.uid },
+        });
       });
       deps.bindingsChanged(req.uid);
       return {};

@@ -5,13 +5,15 @@ import { invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask, toSnake } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { newChildUid } from "../core/uidp.js";
+import { newChildUid, parentOf } from "../core/uidp.js";
 import { validateDescription } from "../core/validation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
   IdentityProvider_CorrelationRule as CorrelationRule,
+  DeleteIdentityProviderRequestSchema,
   type IdentityProvider,
   type IdentityProvider_OIDC,
+  IdentityProviderSchema,
   type IdentityProvidersService,
 } from "../gen/platform/iam/v2/identity_providers_pb.js";
 import type { IdentityProviderFilter, IdentityProviderRow, OidcProviderData } from "../storage/store.js";
@@ -43,12 +45,13 @@ const MAX_SCOPES = 32;
 
 /**
  * IdentityProvidersService: an organization's own OIDC providers. The client secret is write-only:
- * kept in the store for the login flow, never in a response (nor in errors or logs).
+ * kept in the store for the login flow, never in a response (nor in errors, logs or events: the
+ * events carry the same secret-free message as the response).
  */
 export function createIdentityProvidersService(
   deps: ServiceDeps,
 ): ServiceHandlers<typeof IdentityProvidersService> {
-  const { store } = deps;
+  const { store, events } = deps;
   return {
     async listIdentityProviders(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_IDENTITY_PROVIDERS_LIST]);
@@ -89,8 +92,19 @@ export function createIdentityProvidersService(
         createTime: now,
         updateTime: now,
       };
-      await store.identityProviders.insert(row);
-      return identityProviderMessage(row);
+      const message = identityProviderMessage(row);
+      await store.transaction(async (tx) => {
+        await tx.identityProviders.insert(row);
+        await events.change(tx, ctx, {
+          resource: "identityProvider",
+          verb: "created",
+          subject: row.uid,
+          group: row.groupUid,
+          schema: IdentityProviderSchema,
+          body: message,
+        });
+      });
+      return message;
     },
 
     async updateIdentityProvider(req, ctx) {
@@ -141,12 +155,33 @@ export function createIdentityProvidersService(
         }
         next.oidc = validateOidc(next.oidc);
       }
-      if (!(await store.identityProviders.update(next))) throw notFound("identity_provider", input.uid);
-      return identityProviderMessage(next);
+      const message = identityProviderMessage(next);
+      await store.transaction(async (tx) => {
+        if (!(await tx.identityProviders.update(next))) throw notFound("identity_provider", input.uid);
+        await events.change(tx, ctx, {
+          resource: "identityProvider",
+          verb: "updated",
+          subject: next.uid,
+          group: next.groupUid,
+          schema: IdentityProviderSchema,
+          body: message,
+        });
+      });
+      return message;
     },
 
-    async deleteIdentityProvider(req) {
-      if (!(await store.identityProviders.delete(req.uid))) throw notFound("identity_provider", req.uid);
+    async deleteIdentityProvider(req, ctx) {
+      await store.transaction(async (tx) => {
+        if (!(await tx.identityProviders.delete(req.uid))) throw notFound("identity_provider", req.uid);
+        await events.change(tx, ctx, {
+          resource: "identityProvider",
+          verb: "deleted",
+          subject: req.uid,
+          group: parentOf(req.uid),
+          schema: DeleteIdentityProviderRequestSchema,
+          body: { uid: req.uid },
+        });
+      });
       return {};
     },
   };

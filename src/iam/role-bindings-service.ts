@@ -1,3 +1,4 @@
+import { create } from "@bufbuild/protobuf";
 import { pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
 import { pageEnvelope } from "../api/list-specs.js";
@@ -7,7 +8,12 @@ import { type ListSpec, paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { isAncestorOrSelf, isRoot, isUidp, newChildUid, parentOf, requireUidp } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import type { RoleBindingsService } from "../gen/platform/iam/v2/role_bindings_pb.js";
+import {
+  BatchCreateRoleBindingsResponseSchema,
+  DeleteRoleBindingRequestSchema,
+  RoleBindingSchema,
+  type RoleBindingsService,
+} from "../gen/platform/iam/v2/role_bindings_pb.js";
 import type { RoleBindingFilter, RoleBindingRow, Store } from "../storage/store.js";
 import { loadBindingParts, roleBindingMessage } from "./role-binding-mapping.js";
 
@@ -27,12 +33,16 @@ const BINDING_MASK = {
   updatable: ["identity_uid", "role_uid"],
 } as const;
 
-/** RoleBindingsService: bind identities to roles at groups; responses are hydrated. */
+/**
+ * RoleBindingsService: bind identities to roles at groups; responses are hydrated. Every change is
+ * an event of the binding's group (a batch create is one `created.batch` event of the batch parent).
+ */
 export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<typeof RoleBindingsService> {
-  const { store } = deps;
+  const { store, events } = deps;
 
-  async function hydrate(rows: RoleBindingRow[]) {
-    const parts = await loadBindingParts(store, rows);
+  /** Hydrated messages, read through `from` (the transaction when called inside one). */
+  async function hydrate(rows: RoleBindingRow[], from: Store = store) {
+    const parts = await loadBindingParts(from, rows);
     return rows.map((row) => roleBindingMessage(row, parts));
   }
 
@@ -61,7 +71,7 @@ export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<ty
     async createRoleBinding(req, ctx) {
       const input = req.roleBinding;
       const now = ctx.clock.now();
-      const row = await store.transaction(async (tx) => {
+      const { row, message } = await store.transaction(async (tx) => {
         const row = await checkedBinding(tx, req.parent, input?.identityUid ?? "", input?.roleUid ?? "", "");
         const stored: RoleBindingRow = {
           ...row,
@@ -70,10 +80,19 @@ export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<ty
           updateTime: now,
         };
         await tx.roleBindings.insert(stored);
-        return stored;
+        const message = (await hydrate([stored], tx))[0]!;
+        await events.change(tx, ctx, {
+          resource: "roleBinding",
+          verb: "created",
+          subject: stored.uid,
+          group: stored.groupUid,
+          schema: RoleBindingSchema,
+          body: message,
+        });
+        return { row: stored, message };
       });
       deps.bindingsChanged(row.identityUid);
-      return (await hydrate([row]))[0]!;
+      return message;
     },
 
     async batchCreateRoleBindings(req, ctx) {
@@ -82,7 +101,7 @@ export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<ty
         throw invalidArgument("requests", `at most ${MAX_BATCH_BINDINGS} requests per batch`);
       }
       const now = ctx.clock.now();
-      const rows = await store.transaction(async (tx) => {
+      const { rows, response } = await store.transaction(async (tx) => {
         const out: RoleBindingRow[] = [];
         for (const [i, sub] of req.requests.entries()) {
           const field = `requests[${i}]`;
@@ -110,10 +129,21 @@ export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<ty
           await tx.roleBindings.insert(stored);
           out.push(stored);
         }
-        return out;
+        const response = create(BatchCreateRoleBindingsResponseSchema, {
+          roleBindings: await hydrate(out, tx),
+        });
+        await events.change(tx, ctx, {
+          resource: "roleBinding",
+          verb: "created.batch",
+          subject: req.parent,
+          group: req.parent,
+          schema: BatchCreateRoleBindingsResponseSchema,
+          body: response,
+        });
+        return { rows: out, response };
       });
       for (const row of rows) deps.bindingsChanged(row.identityUid);
-      return { roleBindings: await hydrate(rows) };
+      return response;
     },
 
     async updateRoleBinding(req, ctx) {
@@ -124,7 +154,7 @@ export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<ty
           Boolean,
         ),
       );
-      const { before, after } = await store.transaction(async (tx) => {
+      const { before, after, message } = await store.transaction(async (tx) => {
         const before = await tx.roleBindings.get(input.uid);
         if (!before) throw notFound("role_binding", input.uid);
         const identityUid = fields.includes("identity_uid") ? input.identityUid : before.identityUid;
@@ -132,16 +162,38 @@ export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<ty
         await checkedBinding(tx, before.groupUid, identityUid, roleUid, "");
         const after: RoleBindingRow = { ...before, identityUid, roleUid, updateTime: ctx.clock.now() };
         await tx.roleBindings.update(after);
-        return { before, after };
+        const message = (await hydrate([after], tx))[0]!;
+        await events.change(tx, ctx, {
+          resource: "roleBinding",
+          verb: "updated",
+          subject: after.uid,
+          group: after.groupUid,
+          schema: RoleBindingSchema,
+          body: message,
+        });
+        return { before, after, message };
       });
       deps.bindingsChanged(before.identityUid);
       deps.bindingsChanged(after.identityUid);
-      return (await hydrate([after]))[0]!;
+      return message;
     },
 
-    async deleteRoleBinding(req) {
-      const row = await store.roleBindings.get(req.uid);
-      if (row && (await store.roleBindings.delete(req.uid))) deps.bindingsChanged(row.identityUid);
+    async deleteRoleBinding(req, ctx) {
+      // Idempotent: deleting a binding that does not exist succeeds, changes nothing, reports nothing.
+      const deleted = await store.transaction(async (tx) => {
+        const row = await tx.roleBindings.get(req.uid);
+        if (!row || !(await tx.roleBindings.delete(req.uid))) return undefined;
+        await events.change(tx, ctx, {
+          resource: "roleBinding",
+          verb: "deleted",
+          subject: row.uid,
+          group: row.groupUid,
+          schema: DeleteRoleBindingRequestSchema,
+          body: { uid: req.uid },
+        });
+        return row;
+      });
+      if (deleted) deps.bindingsChanged(deleted.identityUid);
       return {};
     },
   };

@@ -7,10 +7,10 @@ import { failedPrecondition, invalidArgument, notFound, permissionDenied } from 
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { isRoot, newChildUid, requireUidp } from "../core/uidp.js";
+import { isRoot, newChildUid, parentOf, requireUidp } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import type { RolesService } from "../gen/platform/iam/v2/roles_pb.js";
+import { DeleteRoleRequestSchema, RoleSchema, type RolesService } from "../gen/platform/iam/v2/roles_pb.js";
 import type { RoleFilter, RoleRow } from "../storage/store.js";
 import { roleMessage } from "./role-mapping.js";
 
@@ -21,9 +21,12 @@ const ROLE_MASK = {
   updatable: ["name", "description", "capabilities"],
 } as const;
 
-/** RolesService: built-in roles (read-only, visible to every caller) and custom roles under groups. */
+/**
+ * RolesService: built-in roles (read-only, visible to every caller) and custom roles under groups.
+ * Creates, updates and deletes of custom roles are events of the role's group.
+ */
 export function createRolesService(deps: ServiceDeps): ServiceHandlers<typeof RolesService> {
-  const { store } = deps;
+  const { store, events } = deps;
   return {
     async listRoles(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_ROLES_LIST]);
@@ -63,8 +66,19 @@ export function createRolesService(deps: ServiceDeps): ServiceHandlers<typeof Ro
         createTime: now,
         updateTime: now,
       };
-      await store.roles.insert(row);
-      return roleMessage(row);
+      const message = roleMessage(row);
+      await store.transaction(async (tx) => {
+        await tx.roles.insert(row);
+        await events.change(tx, ctx, {
+          resource: "role",
+          verb: "created",
+          subject: row.uid,
+          group: req.parent,
+          schema: RoleSchema,
+          body: message,
+        });
+      });
+      return message;
     },
 
     async updateRole(req, ctx) {
@@ -93,12 +107,23 @@ export function createRolesService(deps: ServiceDeps): ServiceHandlers<typeof Ro
       if (fields.includes("capabilities")) {
         next.capabilities = validateCapabilities(input.capabilities, principalOf(ctx).isAdmin);
       }
-      if (!(await store.roles.update(next))) throw notFound("role", input.uid);
+      const message = roleMessage(next);
+      await store.transaction(async (tx) => {
+        if (!(await tx.roles.update(next))) throw notFound("role", input.uid);
+        await events.change(tx, ctx, {
+          resource: "role",
+          verb: "updated",
+          subject: next.uid,
+          group: parentOf(next.uid),
+          schema: RoleSchema,
+          body: message,
+        });
+      });
       if (fields.includes("capabilities")) deps.bindingsChanged();
-      return roleMessage(next);
+      return message;
     },
 
-    async deleteRole(req) {
+    async deleteRole(req, ctx) {
       await store.transaction(async (tx) => {
         const row = await tx.roles.get(req.uid);
         if (!row) throw notFound("role", req.uid);
@@ -122,6 +147,14 @@ export function createRolesService(deps: ServiceDeps): ServiceHandlers<typeof Ro
           );
         }
         await tx.roles.delete(req.uid);
+        await events.change(tx, ctx, {
+          resource: "role",
+          verb: "deleted",
+          subject: req.uid,
+          group: parentOf(req.uid),
+          schema: DeleteRoleRequestSchema,
+          body: { uid: req.uid },
+        });
       });
       return {};
     },

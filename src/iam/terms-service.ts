@@ -7,7 +7,11 @@ import { invalidArgument, notFound } from "../core/errors.js";
 import { type ListSpec, paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, selfAndAncestors } from "../core/uidp.js";
-import { TermsAcceptanceSchema, type TermsService } from "../gen/platform/iam/v2/terms_pb.js";
+import {
+  AcceptTermsResponseSchema,
+  TermsAcceptanceSchema,
+  type TermsService,
+} from "../gen/platform/iam/v2/terms_pb.js";
 import type { TermsAcceptanceRow } from "../storage/store.js";
 
 /** The documents offered when the server is not configured otherwise. */
@@ -28,10 +32,11 @@ const ACCEPTANCE_LIST: ListSpec<TermsAcceptanceRow> = {
 /**
  * TermsService: which of the server's legal documents (`--terms-documents`) a group accepted.
  * Accepting is idempotent per (group, document); a list shows the group's acceptances and those
- * of its ancestors (an organization's acceptance covers its groups).
+ * of its ancestors (an organization's acceptance covers its groups). Every accept is one
+ * `terms.accepted` event of the group (subject: the group), with the response as its body.
  */
 export function createTermsService(deps: ServiceDeps): ServiceHandlers<typeof TermsService> {
-  const { store } = deps;
+  const { store, events } = deps;
   const offered = new Set(deps.termsDocuments ?? DEFAULT_TERMS_DOCUMENTS);
   return {
     async acceptTerms(req, ctx) {
@@ -49,6 +54,7 @@ export function createTermsService(deps: ServiceDeps): ServiceHandlers<typeof Te
       if (!(await store.groups.get(req.group))) throw notFound("group", req.group);
       const acceptedBy = principalOf(ctx).identityUid;
       const now = ctx.clock.now();
+      const response = create(AcceptTermsResponseSchema, { group: req.group, documentIds: ids });
       await store.transaction(async (tx) => {
         for (const docId of ids) {
           await tx.termsAcceptances.accept({
@@ -59,8 +65,16 @@ export function createTermsService(deps: ServiceDeps): ServiceHandlers<typeof Te
             createTime: now,
           });
         }
+        await events.change(tx, ctx, {
+          resource: "terms",
+          verb: "accepted",
+          subject: req.group,
+          group: req.group,
+          schema: AcceptTermsResponseSchema,
+          body: response,
+        });
       });
-      return { group: req.group, documentIds: ids };
+      return response;
     },
 
     async listTermsAcceptances(req) {

@@ -1,14 +1,20 @@
 import { pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
 import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
+import type { RequestContext } from "../core/context.js";
 import { invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { newChildUid } from "../core/uidp.js";
+import { newChildUid, parentOf } from "../core/uidp.js";
 import { validateDescription } from "../core/validation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import type { ReposService } from "../gen/platform/registry/v2/repos_pb.js";
+import {
+  DeleteRepoRequestSchema,
+  type Repo,
+  RepoSchema,
+  type ReposService,
+} from "../gen/platform/registry/v2/repos_pb.js";
 import type { RepoFilter, RepoRow } from "../storage/store.js";
 import { repoMessage } from "./mapping.js";
 import { validateRepoName } from "./names.js";
@@ -21,9 +27,30 @@ const REPO_MASK = {
   updatable: ["name", "description"],
 } as const;
 
-/** ReposService: repositories under groups, and their readmes. */
+/**
+ * ReposService: repositories under groups, and their readmes. Changes are events of the repo's
+ * group; a readme update is a `repo.updated` event with the repo as its body.
+ */
 export function createReposService(deps: ServiceDeps): ServiceHandlers<typeof ReposService> {
-  const { store } = deps;
+  const { store, events } = deps;
+
+  /** Writes `next` over the stored repo and records it as updated, in one transaction. */
+  const updated = (next: RepoRow, ctx: RequestContext): Promise<Repo> => {
+    const message = repoMessage(next);
+    return store.transaction(async (tx) => {
+      if (!(await tx.repos.update(next))) throw notFound("repo", next.uid);
+      await events.change(tx, ctx, {
+        resource: "repo",
+        verb: "updated",
+        subject: next.uid,
+        group: next.groupUid,
+        schema: RepoSchema,
+        body: message,
+      });
+      return message;
+    });
+  };
+
   return {
     async listRepos(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_REPO_LIST]);
@@ -59,8 +86,19 @@ export function createReposService(deps: ServiceDeps): ServiceHandlers<typeof Re
         createTime: now,
         updateTime: now,
       };
-      await store.repos.insert(row);
-      return repoMessage(row);
+      const message = repoMessage(row);
+      await store.transaction(async (tx) => {
+        await tx.repos.insert(row);
+        await events.change(tx, ctx, {
+          resource: "repo",
+          verb: "created",
+          subject: row.uid,
+          group: row.groupUid,
+          schema: RepoSchema,
+          body: message,
+        });
+      });
+      return message;
     },
 
     async updateRepo(req, ctx) {
@@ -80,12 +118,21 @@ export function createReposService(deps: ServiceDeps): ServiceHandlers<typeof Re
         validateDescription(input.description);
         next.description = input.description;
       }
-      if (!(await store.repos.update(next))) throw notFound("repo", input.uid);
-      return repoMessage(next);
+      return updated(next, ctx);
     },
 
-    async deleteRepo(req) {
-      if (!(await store.repos.delete(req.uid))) throw notFound("repo", req.uid);
+    async deleteRepo(req, ctx) {
+      await store.transaction(async (tx) => {
+        if (!(await tx.repos.delete(req.uid))) throw notFound("repo", req.uid);
+        await events.change(tx, ctx, {
+          resource: "repo",
+          verb: "deleted",
+          subject: req.uid,
+          group: parentOf(req.uid),
+          schema: DeleteRepoRequestSchema,
+          body: { uid: req.uid },
+        });
+      });
       return {};
     },
 
@@ -108,7 +155,7 @@ export function createReposService(deps: ServiceDeps): ServiceHandlers<typeof Re
       if (!fields.includes("content")) return { uid: current.uid, content: current.readme };
       validateReadme(input.content);
       const next: RepoRow = { ...current, readme: input.content, updateTime: ctx.clock.now() };
-      if (!(await store.repos.update(next))) throw notFound("repo", input.uid);
+      await updated(next, ctx);
       return { uid: next.uid, content: next.readme };
     },
   };

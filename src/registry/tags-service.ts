@@ -4,18 +4,21 @@ import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
 import { failedPrecondition, notFound } from "../core/errors.js";
 import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { newChildUid } from "../core/uidp.js";
+import { newChildUid, parentOf } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import type { TagsService } from "../gen/platform/registry/v2/tags_pb.js";
+import { DeleteTagRequestSchema, TagSchema, type TagsService } from "../gen/platform/registry/v2/tags_pb.js";
 import type { TagFilter, TagRow } from "../storage/store.js";
 import { tagMessage } from "./mapping.js";
 import { validateDigest, validateTagName } from "./names.js";
 
 const TAG_LIST = namedResourceList<TagRow>();
 
-/** TagsService: list, read, create-or-move and delete tags; every digest change is recorded. */
+/**
+ * TagsService: list, read, create-or-move and delete tags; every digest change is recorded. Each
+ * CreateTag is a `tag.created` event of the repo, or `tag.updated` when the tag already existed.
+ */
 export function createTagsService(deps: ServiceDeps): ServiceHandlers<typeof TagsService> {
-  const { store } = deps;
+  const { store, events } = deps;
   return {
     async listTags(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_TAG_LIST]);
@@ -46,7 +49,7 @@ export function createTagsService(deps: ServiceDeps): ServiceHandlers<typeof Tag
       const input = req.tag;
       validateTagName(input?.name ?? "");
       validateDigest(input?.digest ?? "");
-      const row = await store.transaction(async (tx) => {
+      const message = await store.transaction(async (tx) => {
         await tx.garbage.lockRegistry("shared");
         if (!(await tx.repos.get(req.parent))) throw notFound("repo", req.parent);
         // A tag must resolve: pointing it at a manifest the registry does not hold would break pulls.
@@ -57,7 +60,8 @@ export function createTagsService(deps: ServiceDeps): ServiceHandlers<typeof Tag
             input?.digest,
           );
         }
-        return tx.tags.put({
+        const existed = await tx.tags.getByName(req.parent, input?.name ?? "");
+        const row = await tx.tags.put({
           repoUid: req.parent,
           name: input?.name ?? "",
           digest: input?.digest ?? "",
@@ -65,12 +69,32 @@ export function createTagsService(deps: ServiceDeps): ServiceHandlers<typeof Tag
           newUid: newChildUid(req.parent),
           now: ctx.clock.now(),
         });
+        const message = tagMessage(row);
+        await events.change(tx, ctx, {
+          resource: "tag",
+          verb: existed ? "updated" : "created",
+          subject: row.uid,
+          group: row.repoUid,
+          schema: TagSchema,
+          body: message,
+        });
+        return message;
       });
-      return tagMessage(row);
+      return message;
     },
 
     async deleteTag(req, ctx) {
-      if (!(await store.tags.delete(req.uid, ctx.clock.now()))) throw notFound("tag", req.uid);
+      await store.transaction(async (tx) => {
+        if (!(await tx.tags.delete(req.uid, ctx.clock.now()))) throw notFound("tag", req.uid);
+        await events.change(tx, ctx, {
+          resource: "tag",
+          verb: "deleted",
+          subject: req.uid,
+          group: parentOf(req.uid),
+          schema: DeleteTagRequestSchema,
+          body: { uid: req.uid },
+        });
+      });
       return {};
     },
   };
