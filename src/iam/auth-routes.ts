@@ -5,6 +5,8 @@ import type { Clock } from "../core/clock.js";
 import type { Principal } from "../core/context.js";
 import { failedPrecondition, invalidArgument, isDomainError, permissionDenied } from "../core/errors.js";
 import { isAncestorOrSelf, isRoot, newChildUid } from "../core/uidp.js";
+import type { EventRecorder } from "../events/event-recorder.js";
+import { RegistrationSchema } from "../gen/platform/auth/v1/registration_pb.js";
 import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import type { RoleBindingRow, Store } from "../storage/store.js";
 import type { ExtraRoute } from "../transport/create-api-handler.js";
@@ -21,6 +23,11 @@ export interface AuthRoutesDeps {
   clock: Clock;
   /** Drops cached grants of `identityUid` (after a redemption binds a role). */
   bindingsChanged(identityUid: string): void;
+  /**
+   * Records each redemption as a `dev.wharf.api.auth.registered.v1` event of the invite's group.
+   * Optional only until every composition root passes it: without it redemptions emit no event.
+   */
+  events?: EventRecorder;
 }
 
 /** The one answer for every code that cannot be redeemed by anyone (unknown, malformed, used up). */
@@ -51,7 +58,8 @@ export function createAuthRoutes(deps: AuthRoutesDeps): ExtraRoute[] {
  * (FAILED_PRECONDITION "invite expired"), and, when it names an email, match the caller's
  * (case-insensitive; PERMISSION_DENIED otherwise). A single-use invite is consumed in the same
  * transaction as the binding, by a delete only one redemption can win. The binding (caller,
- * invite role, invite group) is created unless it already exists.
+ * invite role, invite group) is created unless it already exists. Every redemption that commits
+ * records one `registered` event (subject: the caller, group: the invite's group) in its transaction.
  */
 async function redeemInvite(
   deps: AuthRoutesDeps,
@@ -82,27 +90,48 @@ async function redeemInvite(
         { order: { field: "uid", desc: false }, limit: 1, skip: 0 },
       )
     ).rows[0];
+  const registered = (tx: Store) =>
+    deps.events?.change(
+      tx,
+      { principal, clock: deps.clock },
+      {
+        resource: "registration",
+        verb: "registered",
+        subject: identityUid,
+        group: invite.groupUid,
+        schema: RegistrationSchema,
+        body: { identity: identityUid, group: invite.groupUid },
+      },
+    );
   let binding: RoleBindingRow;
   try {
     binding = await store.transaction(async (tx) => {
       if (invite.singleUse && !(await tx.groupInvites.delete(invite.uid))) throw INVALID_CODE();
       if (!(await tx.groups.get(invite.groupUid))) throw INVALID_CODE();
-      const found = await existing(tx);
-      if (found) return found;
-      const row: RoleBindingRow = {
-        uid: newChildUid(invite.groupUid),
-        groupUid: invite.groupUid,
-        identityUid,
-        roleUid: invite.roleUid,
-        createTime: now,
-        updateTime: now,
-      };
-      await tx.roleBindings.insert(row);
+      let row = await existing(tx);
+      if (!row) {
+        row = {
+          uid: newChildUid(invite.groupUid),
+          groupUid: invite.groupUid,
+          identityUid,
+          roleUid: invite.roleUid,
+          createTime: now,
+          updateTime: now,
+        };
+        await tx.roleBindings.insert(row);
+      }
+      await registered(tx);
       return row;
     });
   } catch (err) {
-    // A concurrent redemption of a reusable invite by the same person bound the role first.
-    const found = isDomainError(err) && err.code === Code.AlreadyExists ? await existing(store) : undefined;
+    // A concurrent redemption of a reusable invite by the same person bound the role first; this
+    // redemption still succeeds, so it still records its event (the failed transaction recorded none).
+    if (!isDomainError(err) || err.code !== Code.AlreadyExists) throw err;
+    const found = await store.transaction(async (tx) => {
+      const row = await existing(tx);
+      if (row) await registered(tx);
+      return row;
+    });
     if (!found) throw err;
     binding = found;
   }
