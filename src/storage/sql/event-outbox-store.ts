@@ -43,6 +43,30 @@ const EVENT_COLUMNS = [
 ] as const;
 
 /**
+ * Locks `events` rows FOR UPDATE (PostgreSQL only), in seq order so lockers never deadlock: those
+ * of `seqs`, or those a subscription is owed. Every transaction that drops deliveries (finish,
+ * subscription delete) takes these locks first, so the one dropping an event's last delivery runs
+ * after the others have committed, sees their deletions, and prunes the event.
+ */
+export async function lockEvents(
+  ctx: SqlContext,
+  which: { seqs: readonly bigint[] } | { ofSubscription: string },
+): Promise<void> {
+  const query = ctx.db.selectFrom("events").select("seq").orderBy("seq").forUpdate();
+  await ("seqs" in which
+    ? query.where("seq", "in", [...which.seqs])
+    : query.where(
+        "seq",
+        "in",
+        ctx.db
+          .selectFrom("event_deliveries")
+          .select("event_seq")
+          .where("subscription_uid", "=", which.ofSubscription),
+      )
+  ).execute();
+}
+
+/**
  * EventOutboxStore over `events`, `event_deliveries` and the lease columns of `subscriptions`.
  *
  * Lanes are leased with a compare-and-set on `lease_until` inside a transaction; on PostgreSQL the
@@ -137,6 +161,11 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
     finish({ subscriptionUid, owner, delivered, failure, now }) {
       return ctx.transaction(async (tx) => {
         if (delivered.length > 0) {
+          const seqs = [...new Set(delivered.map((d) => BigInt(d.eventSeq)))];
+          // Under READ COMMITTED, two lanes finishing one event at once would each still see the
+          // other's uncommitted delivery and neither prune the event. Locking the events first
+          // serializes them: the later one's statements see the earlier one's deletions.
+          if (tx.dialect.rowLocks) await lockEvents(tx, { seqs });
           await tx.db
             .deleteFrom("event_deliveries")
             .where(
@@ -147,11 +176,7 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
             .execute();
           await tx.db
             .deleteFrom("events")
-            .where(
-              "seq",
-              "in",
-              delivered.map((d) => BigInt(d.eventSeq)),
-            )
+            .where("seq", "in", seqs)
             .where(sql<SqlBool>`not exists (select 1 from event_deliveries d where d.event_seq = events.seq)`)
             .execute();
         }

@@ -1,4 +1,5 @@
 import { forEachEngine } from "../../../test/support/databases.js";
+import { eventCases } from "./conformance/events.cases.js";
 import { groupCases } from "./conformance/groups.cases.js";
 import { hierarchyCases } from "./conformance/hierarchy.cases.js";
 import { iamFederationCases } from "./conformance/iam-federation.cases.js";
@@ -31,4 +32,5 @@ forEachEngine("Store conformance", (db) => {
   iamFederationCases(db);
   loginSessionCases(db);
   refreshTokenCases(db);
+  eventCases(db);
 });

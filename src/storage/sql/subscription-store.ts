@@ -1,6 +1,7 @@
 import { type Selectable, type SqlBool, sql } from "kysely";
 import type { SubscriptionRow, SubscriptionStore } from "../event-store.js";
 import { readInt } from "./dialect.js";
+import { lockEvents } from "./event-outbox-store.js";
 import { listWindow, type SortColumns, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates } from "./predicates.js";
 import type { SubscriptionsTable } from "./schema.js";
@@ -60,6 +61,9 @@ export function createSubscriptionStore(ctx: SqlContext): SubscriptionStore {
 
     delete(uid) {
       return ctx.transaction(async (tx) => {
+        // Like finish: lock the events first so a lane finishing one of them at the same time
+        // cannot leave it unpruned.
+        if (tx.dialect.rowLocks) await lockEvents(tx, { ofSubscription: uid });
         const result = await tx.db.deleteFrom("subscriptions").where("uid", "=", uid).executeTakeFirst();
         if (result.numDeletedRows === 0n) return false;
         await tx.db
