@@ -172,7 +172,13 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       logger,
       extraRoutes: [
         ...createWellKnownRoutes(issuer),
-        ...createAuthRoutes({ store, verifier, clock, bindingsChanged: (uid) => access.invalidate(uid) }),
+        ...createAuthRoutes({
+          store,
+          verifier,
+          clock,
+          bindingsChanged: (uid) => access.invalidate(uid),
+          events,
+        }),
         ...federation.routes,
         ...createLoginRoutes(
           createLoginFlow({

@@ -125,13 +125,24 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     gcIntervalMs: parseInterval(pick("gcInterval")),
     termsDocuments: parseTermsDocuments(pick("termsDocuments")),
     defaultLogin: parseDefaultLogin(pick("loginIssuer"), pick("loginClientId"), pick("loginClientSecret")),
-    events: {
-      allowHttp: parseFlag(pick("eventsAllowHttp"), "events-allow-http"),
-      maxAttempts: parseCount(pick("eventsMaxAttempts") ?? "20", "events-max-attempts"),
-      timeoutMs: parseDurationMs(pick("eventsTimeout") ?? "10s", "events-timeout"),
-      leaseMs: parseDurationMs(pick("eventsLease") ?? "60s", "events-lease"),
-    },
+    events: parseEvents(pick),
   };
+}
+
+function parseEvents(pick: (key: keyof ConfigInput) => string | undefined): EventsConfig {
+  const events: EventsConfig = {
+    allowHttp: parseFlag(pick("eventsAllowHttp"), "events-allow-http"),
+    maxAttempts: parseCount(pick("eventsMaxAttempts") ?? "20", "events-max-attempts"),
+    timeoutMs: parseDurationMs(pick("eventsTimeout") ?? "10s", "events-timeout"),
+    leaseMs: parseDurationMs(pick("eventsLease") ?? "60s", "events-lease"),
+  };
+  // A lane must outlive at least one attempt, or a worker could never send within its lease.
+  if (events.leaseMs < 2 * events.timeoutMs) {
+    throw new ConfigError(
+      `--events-lease must be at least twice --events-timeout (got ${events.leaseMs / 1000}s and ${events.timeoutMs / 1000}s)`,
+    );
+  }
+  return events;
 }
 
 function parseFlag(value: string | undefined, name: string): boolean {

@@ -103,7 +103,8 @@ export function startEventDispatcher(deps: {
     return deps.send(lane.sink, headers, body, options.timeoutMs);
   }
 
-  async function runLane(lane: LeasedLane) {
+  /** Sends what the lane owes; true when it made progress (something was attempted). */
+  async function runLane(lane: LeasedLane): Promise<boolean> {
     const delivered: { id: number; eventSeq: number }[] = [];
     let failure: Parameters<EventOutboxStore["finish"]>[0]["failure"];
     try {
@@ -155,6 +156,7 @@ export function startEventDispatcher(deps: {
         error: String(err),
       });
     }
+    return delivered.length > 0 || failure !== undefined;
   }
 
   async function loop() {
@@ -177,11 +179,18 @@ export function startEventDispatcher(deps: {
       }
       for (const lane of leased) {
         inFlight++;
-        const task: Promise<void> = runLane(lane).finally(() => {
-          inFlight--;
-          lanes.delete(task);
-          poke();
-        });
+        const task: Promise<void> = runLane(lane).then(
+          (progressed) => {
+            inFlight--;
+            lanes.delete(task);
+            // Without progress (e.g. stopping) the next poll retries; poking would spin.
+            if (progressed) poke();
+          },
+          () => {
+            inFlight--;
+            lanes.delete(task);
+          },
+        );
         lanes.add(task);
       }
       if (!running) return;

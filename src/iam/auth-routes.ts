@@ -23,11 +23,8 @@ export interface AuthRoutesDeps {
   clock: Clock;
   /** Drops cached grants of `identityUid` (after a redemption binds a role). */
   bindingsChanged(identityUid: string): void;
-  /**
-   * Records each redemption as a `dev.wharf.api.auth.registered.v1` event of the invite's group.
-   * Optional only until every composition root passes it: without it redemptions emit no event.
-   */
-  events?: EventRecorder;
+  /** Records each redemption as a `dev.wharf.api.auth.registered.v1` event of the invite's group. */
+  events: EventRecorder;
 }
 
 /** The one answer for every code that cannot be redeemed by anyone (unknown, malformed, used up). */
@@ -91,7 +88,7 @@ async function redeemInvite(
       )
     ).rows[0];
   const registered = (tx: Store) =>
-    deps.events?.change(
+    deps.events.change(
       tx,
       { principal, clock: deps.clock },
       {

@@ -1,52 +1,20 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { serveProcess, WHARF, type WharfProcess } from "../support/wharf-process.js";
 
 const run = promisify(execFile);
-const WHARF = new URL("../../bin/wharf.js", import.meta.url).pathname;
-
-/** Starts `wharf serve` on free ports and resolves once it printed where it listens. */
-async function serve(
-  dataDir: string,
-): Promise<{ child: ChildProcess; apiUrl: string; registryUrl: string; output: () => string }> {
-  const child = spawn(
-    process.execPath,
-    [WHARF, "serve", "--api-addr", "127.0.0.1:0", "--registry-addr", "127.0.0.1:0"],
-    {
-      env: { ...process.env, WHARF_DATA_DIR: dataDir },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let stderr = "";
-  let stdout = "";
-  child.stdout?.on("data", (c: Buffer) => {
-    stdout += c.toString();
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wharf serve did not start: ${stderr}`)), 30_000);
-    child.stderr?.on("data", (c: Buffer) => {
-      stderr += c.toString();
-      const api = /platform API on (\S+)/.exec(stderr)?.[1];
-      const registry = /registry on (\S+)/.exec(stderr)?.[1];
-      if (api && registry) {
-        clearTimeout(timer);
-        resolve({ child, apiUrl: api, registryUrl: registry, output: () => stdout + stderr });
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`wharf serve exited ${code}: ${stderr}`)));
-  });
-}
 
 describe("the wharf command", () => {
   let dataDir: string;
-  let server: Awaited<ReturnType<typeof serve>>;
+  let server: WharfProcess;
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "wharf-cli-"));
-    server = await serve(dataDir);
+    server = await serveProcess(dataDir);
   });
   after(async () => {
     server.child.kill("SIGTERM");

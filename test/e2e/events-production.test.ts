@@ -576,9 +576,7 @@ forEachEngine("events of API changes", (db) => {
     }
   });
 
-  it("invite redemption is one auth.registered event {identity, group} by the person", {
-    todo: "needs src/server.ts to pass `events` to createAuthRoutes",
-  }, async () => {
+  it("invite redemption is one auth.registered event {identity, group} by the person", async () => {
     const uid = newRootUid();
     const now = Date.now();
     await server.store.identities.insert({

@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
+import { adminTokenOf, serveProcess, stopProcess, type WharfProcess } from "../support/wharf-process.js";
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function create(server: WharfProcess, token: string, path: string, body: unknown): Promise<string> {
+  const res = await fetch(`${server.apiUrl}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  assert.equal(res.status, 200, `POST ${path}: ${await res.clone().text()}`);
+  return ((await res.json()) as { uid: string }).uid;
+}
+
+describe("event delivery survives a killed server", () => {
+  let dataDir: string;
+  let receiver: WebhookReceiver;
+  const servers: WharfProcess[] = [];
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "wharf-events-restart-"));
+    receiver = await startWebhookReceiver();
+  });
+  after(async () => {
+    for (const server of servers) await stopProcess(server, "SIGKILL");
+    await receiver.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("a server killed (SIGKILL) mid-delivery leaves nothing behind: the restarted one delivers the rest", async () => {
+    // A short lease, so the restarted process may take over the killed one's lane quickly.
+    const env = { WHARF_EVENTS_LEASE: "2s", WHARF_EVENTS_TIMEOUT: "1s" };
+    const first = await serveProcess(dataDir, env);
+    servers.push(first);
+    const token = await adminTokenOf(dataDir, first.apiUrl);
+    const org = await create(first, token, "/iam/v2/groups", { name: "acme" });
+    receiver.respondWith("hang");
+    await create(first, token, `/events/v2/subscriptions/${org}`, { sink: receiver.url() });
+    const repos: string[] = [];
+    for (let i = 0; i < 5; i++)
+      repos.push(await create(first, token, `/registry/v2/repos/${org}`, { name: `r${i}` }));
+    const deadline = Date.now() + 10_000;
+    while (receiver.received.length === 0) {
+      assert.ok(Date.now() < deadline, "the first delivery started");
+      await pause(20);
+    }
+    await stopProcess(first, "SIGKILL");
+    assert.equal(receiver.accepted().length, 0, "nothing was acknowledged before the kill");
+
+    receiver.respondWith(200);
+    const second = await serveProcess(dataDir, env);
+    servers.push(second);
+    const got = await receiver.waitFor(
+      (a) => repos.every((uid) => a.some((d) => d.headers["ce-subject"] === uid)),
+      20_000,
+    );
+    const types = got.map((d) => d.headers["ce-type"]);
+    assert.ok(
+      types.includes("dev.wharf.api.events.subscription.created.v1"),
+      "the in-flight event is re-sent",
+    );
+    const repoSubjects = got
+      .filter((d) => d.headers["ce-type"] === "dev.wharf.api.registry.repo.created.v1")
+      .map((d) => d.headers["ce-subject"]);
+    assert.deepEqual(repoSubjects, repos, "every change is delivered once, in order, after the restart");
+  });
+});
