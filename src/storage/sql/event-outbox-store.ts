@@ -79,11 +79,14 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
   return {
     append(event) {
       return ctx.transaction(async (tx) => {
-        const subscribers = await tx.db
+        let subscribersQuery = tx.db
           .selectFrom("subscriptions")
           .select("uid")
-          .where("parent_uid", "in", selfAndAncestors(event.groupUid))
-          .execute();
+          .where("parent_uid", "in", selfAndAncestors(event.groupUid));
+        // A subscription deleted between this read and the delivery insert would fail the insert's
+        // foreign key, and with it the user's change: hold the rows (delete waits; leases do not).
+        if (tx.dialect.rowLocks) subscribersQuery = subscribersQuery.forKeyShare();
+        const subscribers = await subscribersQuery.execute();
         if (subscribers.length === 0) return 0;
         const inserted = await tx.db
           .insertInto("events")
@@ -122,7 +125,8 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
           .orderBy("s.lease_until")
           .orderBy("s.uid")
           .limit(limit);
-        if (tx.dialect.rowLocks) candidates = candidates.forUpdate().skipLocked();
+        // NO KEY UPDATE: lanes being appended to (KEY SHARE) stay leasable; other leasers skip them.
+        if (tx.dialect.rowLocks) candidates = candidates.forNoKeyUpdate().skipLocked();
         const rows = await candidates.execute();
         const leased: LeasedLane[] = [];
         const leaseUntil = now + leaseMs;
@@ -160,12 +164,21 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
 
     finish({ subscriptionUid, owner, delivered, failure, now }) {
       return ctx.transaction(async (tx) => {
+        const seqs = [...new Set(delivered.map((d) => BigInt(d.eventSeq)))];
+        // Lock order everywhere on PostgreSQL: events (by seq), then the subscription, then its
+        // deliveries — the order a subscription delete takes them in (its cascade comes last).
+        if (tx.dialect.rowLocks && seqs.length > 0) await lockEvents(tx, { seqs });
+        const retryTime = failure && !failure.dead ? failure.retryTime : 0;
+        await tx.db
+          .updateTable("subscriptions")
+          .set({ lease_owner: "", lease_until: now, retry_time: retryTime })
+          .where("uid", "=", subscriptionUid)
+          .where("lease_owner", "=", owner)
+          .execute();
         if (delivered.length > 0) {
-          const seqs = [...new Set(delivered.map((d) => BigInt(d.eventSeq)))];
           // Under READ COMMITTED, two lanes finishing one event at once would each still see the
-          // other's uncommitted delivery and neither prune the event. Locking the events first
-          // serializes them: the later one's statements see the earlier one's deletions.
-          if (tx.dialect.rowLocks) await lockEvents(tx, { seqs });
+          // other's uncommitted delivery and neither prune the event; the events lock above
+          // serializes them, so the later one's statements see the earlier one's deletions.
           await tx.db
             .deleteFrom("event_deliveries")
             .where(
@@ -193,13 +206,6 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
             .where("id", "=", BigInt(failure.deliveryId))
             .execute();
         }
-        const retryTime = failure && !failure.dead ? failure.retryTime : 0;
-        await tx.db
-          .updateTable("subscriptions")
-          .set({ lease_owner: "", lease_until: now, retry_time: retryTime })
-          .where("uid", "=", subscriptionUid)
-          .where("lease_owner", "=", owner)
-          .execute();
       });
     },
 

@@ -929,6 +929,71 @@ export function eventCases(db: TestDatabase): void {
       assert.deepEqual(await storedEventSubjects(options), [], "no event outlives its last delivery");
     });
 
+    it("appends racing a delete of one of their subscriptions never fail the change", async () => {
+      const { store, options } = await fresh();
+      const handles =
+        store.dialect === "postgres" ? [store, await db.open(options), await db.open(options)] : [store];
+      for (let round = 0; round < 6; round++) {
+        const groups = Array.from({ length: 6 }, () => newRootUid());
+        const doomed = groups.map((g) => subRow(g));
+        for (const [i, g] of groups.entries()) {
+          await store.subscriptions.insert(subRow(g));
+          await store.subscriptions.insert(doomed[i] as SubscriptionRow);
+        }
+        const results = await Promise.allSettled(
+          groups.flatMap((g, i) => [
+            (handles[i % handles.length] ?? store).events.append(eventOf(g, `a${round}`)),
+            (handles[(i + 1) % handles.length] ?? store).subscriptions.delete(
+              (doomed[i] as SubscriptionRow).uid,
+            ),
+          ]),
+        );
+        const failed = results.filter((r) => r.status === "rejected");
+        assert.deepEqual(failed, [], `round ${round}: neither appends nor deletes fail`);
+      }
+    });
+
+    it("a failure recorded while the subscription is deleted does not deadlock either", async () => {
+      const { store, options } = await fresh();
+      const handles =
+        store.dialect === "postgres" ? [store, await db.open(options), await db.open(options)] : [store];
+      for (let round = 0; round < 6; round++) {
+        const subs = Array.from({ length: 6 }, () => subRow(newRootUid()));
+        for (const sub of subs) {
+          await store.subscriptions.insert(sub);
+          await store.events.append(eventOf(sub.groupUid, `f${round}`));
+        }
+        const now = T0 + round * SECOND;
+        await lease(store, "w", now);
+        const owed = await Promise.all(subs.map((sub) => store.events.pending(sub.uid, 10)));
+        const results = await Promise.allSettled(
+          subs.flatMap((sub, i) => [
+            (handles[i % handles.length] ?? store).events.finish({
+              subscriptionUid: sub.uid,
+              owner: "w",
+              delivered: [],
+              failure: {
+                deliveryId: owed[i]?.[0]?.id ?? 0,
+                attempts: 1,
+                status: 503,
+                error: "sink answered HTTP 503",
+                dead: false,
+                retryTime: now + SECOND,
+              },
+              now: now + 1,
+            }),
+            (handles[(i + 1) % handles.length] ?? store).subscriptions.delete(sub.uid),
+          ]),
+        );
+        assert.deepEqual(
+          results.filter((r) => r.status === "rejected"),
+          [],
+          `round ${round}: no deadlock aborts either side`,
+        );
+      }
+      assert.equal(await storedDeliveryCount(options), 0, "the deleted subscriptions owe nothing");
+    });
+
     it("finish by an owner that no longer holds the lease does not release it", async () => {
       const { store } = await fresh();
       const org = newRootUid();
