@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { createWebhookVerifier, WebhookVerificationError } from "wharf/webhook-verifier";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { newRootUid } from "../../src/core/uidp.js";
-import { createWebhookVerifier, WebhookVerificationError } from "wharf/webhook-verifier";
 import { expectError, expectJson } from "../support/api-assertions.js";
 import { createTestDatabase, engineSkipReason } from "../support/databases.js";
 import { buildImage, pushImage } from "../support/registry-push.js";
