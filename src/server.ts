@@ -12,7 +12,11 @@ import { publicUrlOf, type WharfConfig } from "./config/config.js";
 import { openConfiguredStore } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { PageTokenCodec } from "./core/list.js";
-import { type DispatcherOptions, startEventDispatcher } from "./events/event-dispatcher.js";
+import {
+  createDeliverySigner,
+  type DispatcherOptions,
+  startEventDispatcher,
+} from "./events/event-dispatcher.js";
 import { createEventRecorder, type EventRecorder } from "./events/event-recorder.js";
 import {
   type PullEventBuffer,
@@ -121,13 +125,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const sender = createWebhookSender("Wharf/0.1.0");
     const dispatcher = startEventDispatcher({
       events: store.events,
-      sign: (subject, digest) =>
-        issuer.mint({
-          subject,
-          audience: WEBHOOK_AUDIENCE,
-          ttlSeconds: 300,
-          extraClaims: { webhook: { digest } },
-        }),
+      sign: createDeliverySigner({ issuer, audience: WEBHOOK_AUDIENCE, ttlSeconds: 300, clock }),
       send: sender.send,
       clock,
       logger,

