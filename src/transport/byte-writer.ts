@@ -73,9 +73,14 @@ export class ByteWriter {
 
   /** int64 and uint64 (bigint, or a decimal string for `jstype = JS_STRING` fields). */
   int64(value: bigint | string | number, unsigned: boolean): void {
-    if (typeof value === "bigint" && value >= 0n && value <= 0x1f_ffff_ffff_ffffn) {
-      this.varint(Number(value));
-      return;
+    if (typeof value === "bigint") {
+      // One conversion instead of two bigint comparisons (timestamps: two per list item). A value
+      // beyond 2^53 - 1 converts to at least 2^53, so the check below is exact.
+      const n = Number(value);
+      if (n >= 0 && n <= Number.MAX_SAFE_INTEGER) {
+        this.varint(n);
+        return;
+      }
     }
     const { lo, hi } = unsigned ? protoInt64.uEnc(value) : protoInt64.enc(value);
     this.varint64(lo, hi);
@@ -135,9 +140,29 @@ export class ByteWriter {
 
   /** A length-delimited UTF-8 string (lone surrogates become U+FFFD, as with TextEncoder). */
   string(value: string): void {
+    const length = value.length;
+    // ASCII up to 127 characters (uids, names, descriptions) is copied here: a byte per unit and a
+    // one-byte length, without the native call of `Buffer.write` (most of the cost of a short
+    // string). The first other unit hands the string to the UTF-8 path below.
+    if (length < 0x80) {
+      this.ensure(1 + length);
+      const buf = this.buf;
+      const start = this.pos + 1;
+      let i = 0;
+      for (; i < length; i++) {
+        const c = value.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[start + i] = c;
+      }
+      if (i === length) {
+        buf[this.pos] = length;
+        this.pos = start + length;
+        return;
+      }
+    }
     // At most three bytes per UTF-16 unit: a short string's length surely fits one byte.
-    if (value.length <= 42) {
-      this.ensure(1 + value.length * 3);
+    if (length <= 42) {
+      this.ensure(1 + length * 3);
       const n = this.buf.write(value, this.pos + 1, "utf8");
       this.buf[this.pos] = n;
       this.pos += 1 + n;

@@ -263,6 +263,7 @@ function randomScalar(type: ScalarType, random: () => number, longAsString: bool
         -(2n ** 63n),
         2n ** 53n,
         2n ** 53n - 1n,
+        2n ** 53n + 1n,
         -(2n ** 53n),
         1_700_000_000n,
       ]);
@@ -273,7 +274,19 @@ function randomScalar(type: ScalarType, random: () => number, longAsString: bool
       return random() < 0.5;
     case ScalarType.STRING:
       if (random() < 0.01) return HUGE;
-      return pick(random, ["", "a", "héllo wörld", "😀 ✓", LONG, "x".repeat(42), "é".repeat(43)]);
+      return pick(random, [
+        "",
+        "a",
+        "héllo wörld",
+        "😀 ✓",
+        LONG,
+        "x".repeat(42),
+        "é".repeat(43),
+        // The edges of the writer's ASCII path: its longest string, one more, ASCII then not.
+        "z".repeat(127),
+        "z".repeat(128),
+        `${"a".repeat(60)}é`,
+      ]);
     case ScalarType.BYTES:
       return Uint8Array.from({ length: pick(random, [0, 1, 3, 200]) }, () => randomInt(256));
   }
