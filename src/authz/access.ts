@@ -12,8 +12,9 @@ import { restrictionsOf, type TokenRestrictions } from "./token-restrictions.js"
 /** Turns a verified principal into its `Access`, evaluated against the current role bindings. */
 export interface AccessResolver {
   /**
-   * The access of `principal` (undefined = anonymous, who holds nothing anywhere). Cheap: make one
-   * per request. Every check reads the identity's grants through a cache at most `ttlMs` old.
+   * The access of `principal` (undefined = anonymous, who holds nothing anywhere). Cheap: call it
+   * per request (the same Principal object gets the same Access). Every check reads the identity's
+   * grants through a cache at most `ttlMs` old, so a shared Access still sees current bindings.
    */
   accessFor(principal: Principal | undefined): Access;
   /**
@@ -56,20 +57,32 @@ export function createAccessResolver(opts: {
   const session = opts.session;
   const sessionCache =
     session && createGrantsCache({ roleBindings: { grantsOf: session.grants }, clock: opts.clock, ttlMs });
+  // A principal's Access holds no state of its own (every check reads the grants cache), and a
+  // verified token yields the same Principal object until it expires: build it once per principal
+  // rather than a handful of closures per request.
+  const built = new WeakMap<Principal, Access>();
+  const build = (principal: Principal): Access => {
+    const restrictions = restrictionsOf(principal.claims);
+    if (principal.isAdmin) return createAccess(undefined, restrictions);
+    const key = session?.key(principal.claims) ?? "";
+    const grants =
+      key === "" || !sessionCache
+        ? () => cache.grantsOf(principal.identityUid)
+        : async () => [
+            ...(await cache.grantsOf(principal.identityUid)),
+            ...(await sessionCache.grantsOf(key)),
+          ];
+    return createAccess(grants, restrictions);
+  };
   return {
     accessFor(principal) {
       if (!principal) return noAccess;
-      const restrictions = restrictionsOf(principal.claims);
-      if (principal.isAdmin) return createAccess(undefined, restrictions);
-      const key = session?.key(principal.claims) ?? "";
-      const grants =
-        key === "" || !sessionCache
-          ? () => cache.grantsOf(principal.identityUid)
-          : async () => [
-              ...(await cache.grantsOf(principal.identityUid)),
-              ...(await sessionCache.grantsOf(key)),
-            ];
-      return createAccess(grants, restrictions);
+      let access = built.get(principal);
+      if (access === undefined) {
+        access = build(principal);
+        built.set(principal, access);
+      }
+      return access;
     },
     invalidate(identityUid) {
       cache.invalidate(identityUid);
