@@ -11,17 +11,21 @@
 // 2. Outbox write overhead. Tag-create req/s of BENCH_CONCURRENCY closed-loop clients (a separate
 //    process, like bench:api's load) in an organization WITHOUT subscriptions vs one WITH one
 //    subscription to the receiver (events written and delivered concurrently, as in production),
-//    interleaved BENCH_RUNS (3) times, BENCH_SECONDS each; the best run of each is compared (the
-//    median is printed next to it). After each run with a subscription the backlog is drained
-//    before the next run starts, so a run never pays for the previous one's deliveries.
+//    interleaved BENCH_RUNS (3) times after an unmeasured warm-up of both, BENCH_SECONDS each; the
+//    best run of each is compared (the median is printed next to it). After each run with a
+//    subscription the backlog is drained before the next run starts, so a run never pays for the
+//    previous one's deliveries; Wharf's CPU per create with its delivery (load + drain) is printed
+//    too, since 32 writers keep the one lane from delivering much while they run.
 //
 // Processes: Wharf (bench/registry/wharf-process.ts: startServer on defaults, a request log file
 // as `wharf serve` writes to stdout), the receiver (bench/events/receiver.ts: plain node:http
 // answering 200) and the write-load generator each run in their own process; this one produces the
 // steady and burst events and reads the receiver's counts. On a 2-core machine the receiver and the
 // producers take CPU from Wharf, as a sink and clients on the same host would: each figure below
-// also prints Wharf's own CPU time. BENCH_WHARF_NODE_FLAGS: extra node flags for the Wharf process
-// (e.g. "--cpu-prof --cpu-prof-dir=/tmp/wharf-prof"). Prints every figure and each target with
+// also prints Wharf's own CPU time, and the report ends with the CPU one event loop would need for
+// the steady target at this run's costs. BENCH_WHARF_NODE_FLAGS: extra node flags for the Wharf
+// process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/wharf-prof"); BENCH_PHASES: a comma-separated
+// subset of steady,burst,overhead to run (to profile one). Prints every figure and each target with
 // PASS/FAIL; exits 0 unless something errored (it is a report, not a test).
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
