@@ -28,6 +28,10 @@ export async function serveProcess(dataDir: string, env: Record<string, string> 
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  // A test runner that dies without its after-hooks must not leave servers running.
+  const reap = () => child.kill("SIGKILL");
+  process.once("exit", reap);
+  child.once("exit", () => process.removeListener("exit", reap));
   let stderr = "";
   let stdout = "";
   child.stdout?.on("data", (c: Buffer) => {
