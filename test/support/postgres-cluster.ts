@@ -68,7 +68,8 @@ async function startCluster(bin: string): Promise<PostgresServer> {
 
   await run(...command("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]));
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
+  // Suites keep many stores (each a pool) open until they end: 100 connections (the default) ran out.
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=400`;
   await run(...command("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", options, "-w", "start"]));
   const base = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return { adminUrl: base, urlOf: (name) => withDatabase(base, name) };
