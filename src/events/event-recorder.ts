@@ -85,9 +85,17 @@ export function createEventRecorder(opts: {
   /** Told when an event was written (e.g. to wake the dispatcher once the change commits). */
   appended?: () => void;
 }): EventRecorder {
+  // One pending wake-up at a time: a pull batch appends thousands of events in one transaction.
+  let wakeScheduled = false;
+  const wake = () => {
+    wakeScheduled = false;
+    opts.appended?.();
+  };
   const wrote = (deliveries: number) => {
+    if (deliveries === 0 || !opts.appended || wakeScheduled) return;
     // After a macrotask the change's transaction has usually committed; the dispatcher's poll catches the rest.
-    if (deliveries > 0 && opts.appended) setTimeout(opts.appended, 0);
+    wakeScheduled = true;
+    setTimeout(wake, 0);
   };
   return {
     async change(tx, ctx, change) {
