@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { startWebhookReceiver } from "../../test/support/webhook-receiver.js";
 import { ConfigError, loadConfig } from "../config/config.js";
 import { backoffDelay } from "./event-dispatcher.js";
 import { validateSink } from "./sink-url.js";
+import { createWebhookSender } from "./webhook-sender.js";
 
 describe("backoffDelay", () => {
   it("doubles per attempt within [half, full] of the ceiling and stops at the cap", () => {
@@ -52,5 +54,31 @@ describe("events configuration", () => {
     );
     assert.throws(() => loadConfig({ eventsMaxAttempts: "0" }), ConfigError, "zero attempts");
     assert.throws(() => loadConfig({ eventsAllowHttp: "maybe" }), ConfigError, "not a boolean");
+  });
+});
+
+describe("webhook sender", () => {
+  it("2xx is success, other statuses and a sink that never answers are failures within the time limit", async () => {
+    const receiver = await startWebhookReceiver();
+    const sender = createWebhookSender("wharf-test");
+    try {
+      const ok = await sender.send(receiver.url(), { "ce-id": "1" }, "{}", 2000);
+      assert.deepEqual(ok, { ok: true, status: 200, error: "" }, "2xx");
+      receiver.respondWith(503);
+      const refused = await sender.send(receiver.url(), { "ce-id": "2" }, "{}", 2000);
+      assert.deepEqual(refused, { ok: false, status: 503, error: "sink answered HTTP 503" }, "5xx");
+      receiver.respondWith("hang");
+      const started = Date.now();
+      const hung = await sender.send(receiver.url(), { "ce-id": "3" }, "{}", 300);
+      const took = Date.now() - started;
+      assert.equal(hung.ok, false, "a hung sink fails");
+      assert.equal(hung.status, 0, "without a status");
+      assert.match(hung.error, /timed out/, "saying it timed out");
+      assert.ok(took >= 250 && took < 5000, `after about the time limit (${took} ms)`);
+      assert.equal(receiver.received.at(-1)?.headers["user-agent"], "wharf-test", "user agent sent");
+    } finally {
+      sender.close();
+      await receiver.close();
+    }
   });
 });
