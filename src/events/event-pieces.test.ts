@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
 import { startWebhookReceiver } from "../../test/support/webhook-receiver.js";
 import { ConfigError, loadConfig } from "../config/config.js";
@@ -76,9 +78,28 @@ describe("webhook sender", () => {
       assert.match(hung.error, /timed out/, "saying it timed out");
       assert.ok(took >= 250 && took < 5000, `after about the time limit (${took} ms)`);
       assert.equal(receiver.received.at(-1)?.headers["user-agent"], "wharf-test", "user agent sent");
+      receiver.respondWith(301);
+      const moved = await sender.send(receiver.url(), { "ce-id": "4" }, "{}", 2000);
+      assert.deepEqual(moved, { ok: false, status: 301, error: "sink answered HTTP 301" }, "not followed");
     } finally {
       sender.close();
       await receiver.close();
+    }
+  });
+
+  it("a sink nobody listens on fails with the connection error", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const sender = createWebhookSender("wharf-test");
+    try {
+      const refused = await sender.send(`http://127.0.0.1:${port}/hook`, { "ce-id": "1" }, "{}", 2000);
+      assert.equal(refused.ok, false, "fails");
+      assert.equal(refused.status, 0, "without a status");
+      assert.match(refused.error, /ECONNREFUSED/, `names the refusal (${refused.error})`);
+    } finally {
+      sender.close();
     }
   });
 });
