@@ -3,7 +3,7 @@ import type { Issuer } from "../auth/issuer.js";
 import { SIGNING_ALG } from "../auth/signing-keys.js";
 import type { Clock } from "../core/clock.js";
 import type { EventOutboxStore, LeasedLane, PendingDelivery } from "../storage/event-store.js";
-import { bodyDigest, cloudEventHeaders, webhookSubject } from "./webhook-request.js";
+import { createDeliveryHeaders } from "./delivery-headers.js";
 import type { WebhookSender } from "./webhook-sender.js";
 
 /** Delivery tunables; see EventsConfig for the user-facing ones. */
@@ -165,11 +165,11 @@ export function startEventDispatcher(deps: {
       wake = done;
     });
 
+  const headersOf = createDeliveryHeaders({ sign: deps.sign, clock: deps.clock });
+
   async function deliver(lane: LeasedLane, delivery: PendingDelivery) {
-    const body = delivery.event.data;
-    const token = await deps.sign(webhookSubject(lane.groupUid), bodyDigest(body));
-    const headers = { ...cloudEventHeaders(delivery.event), authorization: `Bearer ${token}` };
-    return deps.send(lane.sink, headers, body, options.timeoutMs);
+    const headers = await headersOf(lane.groupUid, delivery.event);
+    return deps.send(lane.sink, headers, delivery.event.data, options.timeoutMs);
   }
 
   /** Sends what the lane owes; true when it made progress (something was attempted). */
