@@ -1,7 +1,8 @@
-import { type SqlBool, sql } from "kysely";
+import { type Kysely, type SqlBool, sql } from "kysely";
 import { selfAndAncestors } from "../../core/uidp.js";
 import type { DeliveryRow, EventOutboxStore, LeasedLane, StoredEvent } from "../event-store.js";
 import { readInt } from "./dialect.js";
+import type { Database } from "./schema.js";
 import type { SqlContext } from "./sql-context.js";
 
 interface EventColumns {
@@ -112,9 +113,9 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
       });
     },
 
-    leaseLanes({ owner, now, leaseMs, limit }) {
-      return ctx.transaction(async (tx) => {
-        let candidates = tx.db
+    async leaseLanes({ owner, now, leaseMs, limit }) {
+      const leasable = (from: Kysely<Database>) =>
+        from
           .selectFrom("subscriptions as s")
           .select(["s.uid", "s.parent_uid", "s.sink"])
           .where(sql<SqlBool>`s.lease_until <= ${now}`)
@@ -125,6 +126,11 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
           .orderBy("s.lease_until")
           .orderBy("s.uid")
           .limit(limit);
+      // Most rounds find every lane with work already leased: answer those without a write
+      // transaction, which on SQLite would take the database's write lock from the API's writes.
+      if ((await leasable(db).execute()).length === 0) return [];
+      return ctx.transaction(async (tx) => {
+        let candidates = leasable(tx.db);
         // NO KEY UPDATE: lanes being appended to (KEY SHARE) stay leasable; other leasers skip them.
         if (tx.dialect.rowLocks) candidates = candidates.forNoKeyUpdate().skipLocked();
         const rows = await candidates.execute();
