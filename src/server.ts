@@ -9,22 +9,18 @@ import { createAccessResolver } from "./authz/access.js";
 import { ensureAdminIdentity } from "./authz/admin-identity.js";
 import { seedBuiltInRoles } from "./authz/built-in-roles.js";
 import { publicUrlOf, type WharfConfig } from "./config/config.js";
-import { openConfiguredStore } from "./config/open-configured-store.js";
+import { databaseOf, openConfiguredStore } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { PageTokenCodec } from "./core/list.js";
-import {
-  createDeliverySigner,
-  type DispatcherOptions,
-  startEventDispatcher,
-} from "./events/event-dispatcher.js";
+import { startDispatcherThread } from "./events/dispatcher-thread.js";
+import type { DispatcherOptions } from "./events/event-dispatcher.js";
 import { createEventRecorder, type EventRecorder } from "./events/event-recorder.js";
 import {
   type PullEventBuffer,
   type PullEventOptions,
   startPullEventBuffer,
 } from "./events/pull-event-buffer.js";
-import { WEBHOOK_AUDIENCE } from "./events/webhook-request.js";
-import { createWebhookSender } from "./events/webhook-sender.js";
+import { startWebhookDelivery } from "./events/webhook-delivery.js";
 import { createFederation, type FederationOptions } from "./federation/federation.js";
 import type { PullTokenAuthenticator } from "./federation/pull-token-auth.js";
 import { issueRefreshToken } from "./federation/refresh-tokens.js";
@@ -64,6 +60,11 @@ export interface ServerOptions {
   federation?: FederationOptions;
   /** Event delivery tunables beyond the configuration (back-off, polling, batch sizes). */
   events?: Partial<DispatcherOptions>;
+  /**
+   * Deliver events from a worker thread (default true). Ignored, and delivery runs on the serving
+   * thread, when `clock` is not the system clock: a thread cannot share it.
+   */
+  eventsThread?: boolean;
   /** Pull event batching tunables. */
   pullEvents?: Partial<PullEventOptions>;
 }
@@ -122,24 +123,21 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       defaultLogin: config.defaultLogin,
     });
     const verifier = createTokenVerifier({ issuer, audience: apiUrl, clock });
-    const sender = createWebhookSender("Wharf/0.1.0");
-    const dispatcher = startEventDispatcher({
-      events: store.events,
-      sign: createDeliverySigner({ issuer, audience: WEBHOOK_AUDIENCE, ttlSeconds: 300, clock }),
-      send: sender.send,
-      clock,
-      logger,
-      options: {
-        maxAttempts: config.events.maxAttempts,
-        timeoutMs: config.events.timeoutMs,
-        leaseMs: config.events.leaseMs,
-        ...options.events,
-      },
-    });
-    closers.push(async () => {
-      await dispatcher.close();
-      sender.close();
-    });
+    const deliveryOptions: Partial<DispatcherOptions> = {
+      maxAttempts: config.events.maxAttempts,
+      timeoutMs: config.events.timeoutMs,
+      leaseMs: config.events.leaseMs,
+      ...options.events,
+    };
+    // A thread cannot share a test's clock: with one, delivery runs on this thread.
+    const dispatcher =
+      (options.eventsThread ?? true) && clock === systemClock
+        ? startDispatcherThread(
+            { database: databaseOf(config), issuerUrl: apiUrl, options: deliveryOptions },
+            logger,
+          )
+        : startWebhookDelivery({ events: store.events, issuer, clock, logger, options: deliveryOptions });
+    closers.push(() => dispatcher.close());
     const events: EventRecorder = createEventRecorder({
       apiUrl: () => apiUrl,
       registryUrl: () => registryUrl,

@@ -7,9 +7,12 @@ export function sqlitePathOf(config: WharfConfig): string {
   return `${config.dataDir}/wharf.db`;
 }
 
+/** The database the configuration names: its PostgreSQL URL, else the SQLite file in the data dir. */
+export function databaseOf(config: WharfConfig): { databaseUrl: string } | { sqlitePath: string } {
+  return config.databaseUrl ? { databaseUrl: config.databaseUrl } : { sqlitePath: sqlitePathOf(config) };
+}
+
 /** Opens (and migrates) the metadata store the configuration names: PostgreSQL URL, else SQLite. */
 export function openConfiguredStore(config: WharfConfig): Promise<Store> {
-  return openStore(
-    config.databaseUrl ? { databaseUrl: config.databaseUrl } : { sqlitePath: sqlitePathOf(config) },
-  );
+  return openStore(databaseOf(config));
 }

@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { startWebhookReceiver } from "../../test/support/webhook-receiver.js";
+import { startTestServer } from "../../test/support/wharf-server.js";
+import { startDispatcherThread } from "./dispatcher-thread.js";
+
+const waitUntil = async (what: string, holds: () => boolean, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!holds()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe("event dispatcher thread", () => {
+  it("a server's delivery thread delivers and its log lines reach the server's logger", async () => {
+    const server = await startTestServer({ events: { maxAttempts: 1, pollMs: 50 } });
+    const receiver = await startWebhookReceiver();
+    try {
+      const org = await server.create("/iam/v2/groups", { name: "threaded" });
+      await server.create(`/events/v2/subscriptions/${org}`, { sink: receiver.url() });
+      await receiver.waitFor((a) => a.length === 1);
+      receiver.respondWith(500);
+      await server.create(`/iam/v2/groups/${org}`, { name: "child" });
+      await waitUntil("the failure is logged", () =>
+        server.logLines.some((l) => l.msg === "event delivery failed for good"),
+      );
+      const line = server.logLines.find((l) => l.msg === "event delivery failed for good");
+      assert.equal(line?.status, 500, "the thread's log line reached the server's logger, with the status");
+      assert.equal(line?.type, "dev.wharf.api.iam.group.created.v1", "and the event type");
+    } finally {
+      await server.close();
+      await receiver.close();
+    }
+  });
+
+  it("a thread that dies is logged and started again until closed", async () => {
+    const logged: Record<string, unknown>[] = [];
+    // A "database" that cannot be opened: the thread fails while starting, every time.
+    const dir = await import("node:fs/promises").then((fs) =>
+      fs.mkdtemp(join(process.cwd(), ".tmp-thread-")),
+    );
+    after(() => import("node:fs/promises").then((fs) => fs.rm(dir, { recursive: true, force: true })));
+    const notADirectory = join(dir, "file");
+    await writeFile(notADirectory, "x");
+    const thread = startDispatcherThread(
+      {
+        database: { sqlitePath: join(notADirectory, "wharf.db") },
+        issuerUrl: "http://127.0.0.1:1",
+        options: {},
+      },
+      (line) => logged.push(line as Record<string, unknown>),
+    );
+    const restarts = () =>
+      logged.filter((l) => l.msg === "event dispatcher thread stopped; starting it again");
+    await waitUntil("it was started again twice", () => restarts().length >= 2, 15_000);
+    assert.ok(
+      logged.some(
+        (l) => l.msg === "event dispatcher thread failed" && /EEXIST|ENOTDIR/.test(String(l.error)),
+      ),
+      `the cause is logged: ${JSON.stringify(logged[0])}`,
+    );
+    const started = Date.now();
+    await thread.close();
+    const count = restarts().length;
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(restarts().length, count, "no restart after close");
+    assert.ok(Date.now() - started < 5000, "close returns promptly");
+  });
+});

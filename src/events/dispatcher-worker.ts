@@ -1,0 +1,37 @@
+// The event dispatcher thread's entry (started by dispatcher-thread.ts): opens its own store and
+// issuer over the shared database, delivers with startEventDispatcher, and answers the serving
+// thread's pokes and close.
+import { parentPort, workerData } from "node:worker_threads";
+import { createIssuer } from "../auth/issuer.js";
+import { systemClock } from "../core/clock.js";
+import { openStore } from "../storage/sql/open-store.js";
+import { workerDataOf } from "../workers/typescript-worker.js";
+import type { DispatcherThreadData, FromDispatcherThread, ToDispatcherThread } from "./dispatcher-thread.js";
+import { startWebhookDelivery } from "./webhook-delivery.js";
+
+const port = parentPort;
+if (!port) throw new Error("dispatcher-worker.ts runs as a worker thread (see dispatcher-thread.ts)");
+const data = workerDataOf<DispatcherThreadData>(workerData);
+const post = (message: FromDispatcherThread) => port.postMessage(message);
+
+const store = await openStore(data.database);
+const issuer = createIssuer({ store, issuerUrl: data.issuerUrl, clock: systemClock });
+const delivery = startWebhookDelivery({
+  events: store.events,
+  issuer,
+  clock: systemClock,
+  logger: (line) => post({ log: line }),
+  options: data.options,
+});
+
+port.on("message", async (message: ToDispatcherThread) => {
+  if (message === "poke") {
+    delivery.poke();
+    return;
+  }
+  await delivery.close();
+  await store.close();
+  post({ closed: true });
+  port.close();
+});
+post({ ready: true });
