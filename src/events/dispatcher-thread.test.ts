@@ -40,10 +40,8 @@ describe("event dispatcher thread", () => {
   it("a thread that dies is logged and started again until closed", async () => {
     const logged: Record<string, unknown>[] = [];
     // A "database" that cannot be opened: the thread fails while starting, every time.
-    const dir = await import("node:fs/promises").then((fs) =>
-      fs.mkdtemp(join(process.cwd(), ".tmp-thread-")),
-    );
-    after(() => import("node:fs/promises").then((fs) => fs.rm(dir, { recursive: true, force: true })));
+    const dir = await mkdtemp(join(tmpdir(), "wharf-thread-"));
+    after(() => rm(dir, { recursive: true, force: true }));
     const notADirectory = join(dir, "file");
     await writeFile(notADirectory, "x");
     const thread = startDispatcherThread(
