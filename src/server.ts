@@ -60,11 +60,6 @@ export interface ServerOptions {
   federation?: FederationOptions;
   /** Event delivery tunables beyond the configuration (back-off, polling, batch sizes). */
   events?: Partial<DispatcherOptions>;
-  /**
-   * Deliver events from a worker thread (default true). Ignored, and delivery runs on the serving
-   * thread, when `clock` is not the system clock: a thread cannot share it.
-   */
-  eventsThread?: boolean;
   /** Pull event batching tunables. */
   pullEvents?: Partial<PullEventOptions>;
 }
@@ -129,9 +124,9 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       leaseMs: config.events.leaseMs,
       ...options.events,
     };
-    // A thread cannot share a test's clock: with one, delivery runs on this thread.
+    // Delivery runs on its own thread, except with a test's clock, which a thread cannot share.
     const dispatcher =
-      (options.eventsThread ?? true) && clock === systemClock
+      clock === systemClock
         ? startDispatcherThread(
             { database: databaseOf(config), issuerUrl: apiUrl, options: deliveryOptions },
             logger,

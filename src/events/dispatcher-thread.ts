@@ -9,13 +9,11 @@ export interface DispatcherThreadData {
   options: Partial<DispatcherOptions>;
 }
 
-/** Messages from the thread. */
-export type FromDispatcherThread = { ready: true } | { log: object } | { closed: true };
+/** Messages from the thread: its log lines. */
+export type FromDispatcherThread = { log: object };
 /** Messages to the thread. */
 export type ToDispatcherThread = "poke" | "close";
 
-/** Pokes forwarded to the thread at most once per this many ms (the dispatcher throttles too). */
-const POKE_FORWARD_MS = 5;
 /** Wait before starting a thread again after it stopped unexpectedly. */
 const RESTART_DELAY_MS = 1000;
 
@@ -26,15 +24,13 @@ const RESTART_DELAY_MS = 1000;
  * under a write load, deliveries on the serving thread each waited several turns of a loop full of
  * requests (a few dozen deliveries/s while answering ~300 writes/s on the 2-core bench machine).
  *
- * `poke` forwards (throttled) to the thread; log lines come back to `logger`. A thread that dies is
+ * `poke` forwards to the thread (whose dispatcher throttles lease rounds); log lines come back to `logger`. A thread that dies is
  * logged and started again after a second (its lanes wait out their lease, as after a crash).
  * `close` stops leasing, waits for the batches in flight and the thread's exit.
  */
 export function startDispatcherThread(data: DispatcherThreadData, logger: DispatcherLogger): EventDispatcher {
   let closing = false;
   let worker: Worker | undefined;
-  let lastPoke = Number.NEGATIVE_INFINITY;
-  let pokeTimer: NodeJS.Timeout | undefined;
   let restartTimer: NodeJS.Timeout | undefined;
   let stopped: Promise<void> = Promise.resolve();
 
@@ -43,9 +39,7 @@ export function startDispatcherThread(data: DispatcherThreadData, logger: Dispat
     worker = thread;
     // The serving process's listeners keep it alive; the thread alone must not.
     thread.unref();
-    thread.on("message", (message: FromDispatcherThread) => {
-      if ("log" in message) logger(message.log);
-    });
+    thread.on("message", (message: FromDispatcherThread) => logger(message.log));
     thread.on("error", (err) => logger({ msg: "event dispatcher thread failed", error: String(err) }));
     stopped = new Promise((resolve) =>
       thread.once("exit", (code) => {
@@ -63,22 +57,10 @@ export function startDispatcherThread(data: DispatcherThreadData, logger: Dispat
   const send = (message: ToDispatcherThread) => worker?.postMessage(message);
   return {
     poke() {
-      if (closing) return;
-      const wait = lastPoke + POKE_FORWARD_MS - performance.now();
-      if (wait <= 0) {
-        lastPoke = performance.now();
-        send("poke");
-      } else {
-        pokeTimer ??= setTimeout(() => {
-          pokeTimer = undefined;
-          lastPoke = performance.now();
-          send("poke");
-        }, wait);
-      }
+      if (!closing) send("poke");
     },
     async close() {
       closing = true;
-      clearTimeout(pokeTimer);
       clearTimeout(restartTimer);
       // Held while closing, or a process with nothing else left would exit before the thread.
       worker?.ref();

@@ -31,7 +31,5 @@ port.on("message", async (message: ToDispatcherThread) => {
   }
   await delivery.close();
   await store.close();
-  post({ closed: true });
   port.close();
 });
-post({ ready: true });
