@@ -46,7 +46,7 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
 };
 
 /** How a lane's run ended (see runLane). */
-type LaneOutcome = "more" | "progress" | "idle";
+type LaneRunEnd = "more" | "progress" | "idle";
 
 /** Signs a delivery: the bearer token for `subject` (`webhook:<group>`) with the body's digest. */
 export type DeliverySigner = (subject: string, digest: string) => Promise<string>;
@@ -181,7 +181,7 @@ export function startEventDispatcher(deps: {
    * cut short by the lease, or a dead letter it moved past); "progress": it attempted something
    * and now owes nothing or backs off; "idle": nothing was attempted.
    */
-  async function runLane(lane: LeasedLane): Promise<LaneOutcome> {
+  async function runLane(lane: LeasedLane): Promise<LaneRunEnd> {
     let fetched = 0;
     const delivered: { id: number; eventSeq: number }[] = [];
     let failure: Parameters<EventOutboxStore["finish"]>[0]["failure"];
