@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { create, type DescMessage, type MessageInitShape, toJson } from "@bufbuild/protobuf";
+import { create, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import type { Principal, RequestContext } from "../core/context.js";
 import type { Store } from "../storage/store.js";
+import { createJsonEncoders } from "../transport/json-encoder.js";
 import { apiEventType, EVENT_RESOURCES, type EventResource, type EventVerb } from "./event-types.js";
 
 /** Who caused an event: `actor` of the CloudEvent body. */
@@ -68,6 +69,10 @@ export function actorOfPrincipal(principal: Principal | undefined): EventActor {
     : { subject: principal.identityUid };
 }
 
+// What `toJson` writes with default options, from encoders compiled once per message type (no
+// registry: event bodies are API resources and requests, which hold no google.protobuf.Any).
+const jsonEncoderOf = createJsonEncoders(undefined);
+
 /** `{actor, body}`, with `act` omitted when empty (as the hosted service's Occurrence does). */
 function occurrence(actor: EventActor, body: unknown): string {
   const a: EventActor = actor.act && Object.keys(actor.act).length > 0 ? actor : { subject: actor.subject };
@@ -107,7 +112,8 @@ export function createEventRecorder(opts: {
         groupUid: change.group,
         time: ctx.clock.now(),
         extensions: { bodytype: change.schema.typeName },
-        data: () => occurrence(actorOf(ctx), toJson(change.schema, create(change.schema, change.body))),
+        data: () =>
+          occurrence(actorOf(ctx), jsonEncoderOf(change.schema)(create(change.schema, change.body))),
       });
       wrote(deliveries);
     },

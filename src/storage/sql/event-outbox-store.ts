@@ -3,7 +3,7 @@ import { selfAndAncestors } from "../../core/uidp.js";
 import type { DeliveryRow, EventOutboxStore, LeasedLane, StoredEvent } from "../event-store.js";
 import { readInt } from "./dialect.js";
 import type { Database } from "./schema.js";
-import type { SqlContext } from "./sql-context.js";
+import { precompiled, precompiledBySize, type SqlContext } from "./sql-context.js";
 
 interface EventColumns {
   seq: bigint;
@@ -67,6 +67,42 @@ export async function lockEvents(
   ).execute();
 }
 
+// The statements of every append, compiled once (per number of groups or subscribers): an API
+// write that has subscribers pays for these on the request's own thread.
+const subscribersOf = (db: Kysely<Database>, groups: number) =>
+  db
+    .selectFrom("subscriptions")
+    .select("uid")
+    .where(
+      "parent_uid",
+      "in",
+      Array.from({ length: groups }, () => ""),
+    );
+const selectSubscribers = precompiledBySize(subscribersOf);
+const selectSubscribersForKeyShare = precompiledBySize((db, groups) =>
+  subscribersOf(db, groups).forKeyShare(),
+);
+const insertEvent = precompiled((db) =>
+  db
+    .insertInto("events")
+    .values({
+      id: "",
+      type: "",
+      source: "",
+      subject: "",
+      group_uid: "",
+      time: 0,
+      extensions: "",
+      data: "",
+    })
+    .returning("seq"),
+);
+const insertDeliveries = precompiledBySize((db, rows) =>
+  db
+    .insertInto("event_deliveries")
+    .values(Array.from({ length: rows }, () => ({ subscription_uid: "", event_seq: 0, state: "pending" }))),
+);
+
 /**
  * EventOutboxStore over `events`, `event_deliveries` and the lease columns of `subscriptions`.
  *
@@ -80,35 +116,31 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
   return {
     append(event) {
       return ctx.transaction(async (tx) => {
-        let subscribersQuery = tx.db
-          .selectFrom("subscriptions")
-          .select("uid")
-          .where("parent_uid", "in", selfAndAncestors(event.groupUid));
+        const groups = selfAndAncestors(event.groupUid);
         // A subscription deleted between this read and the delivery insert would fail the insert's
         // foreign key, and with it the user's change: hold the rows (delete waits; leases do not).
-        if (tx.dialect.rowLocks) subscribersQuery = subscribersQuery.forKeyShare();
-        const subscribers = await subscribersQuery.execute();
+        const subscribers = await (tx.dialect.rowLocks ? selectSubscribersForKeyShare : selectSubscribers)(
+          tx,
+          groups.length,
+          groups,
+        );
         if (subscribers.length === 0) return 0;
-        const inserted = await tx.db
-          .insertInto("events")
-          .values({
-            id: event.id,
-            type: event.type,
-            source: event.source,
-            subject: event.subject,
-            group_uid: event.groupUid,
-            time: event.time,
-            extensions: JSON.stringify(event.extensions),
-            data: typeof event.data === "string" ? event.data : event.data(),
-          })
-          .returning("seq")
-          .executeTakeFirstOrThrow();
-        await tx.db
-          .insertInto("event_deliveries")
-          .values(
-            subscribers.map((s) => ({ subscription_uid: s.uid, event_seq: inserted.seq, state: "pending" })),
-          )
-          .execute();
+        const [inserted] = await insertEvent(tx, [
+          event.id,
+          event.type,
+          event.source,
+          event.subject,
+          event.groupUid,
+          event.time,
+          JSON.stringify(event.extensions),
+          typeof event.data === "string" ? event.data : event.data(),
+        ]);
+        if (inserted === undefined) throw new Error("events: the insert returned no seq");
+        await insertDeliveries(
+          tx,
+          subscribers.length,
+          subscribers.flatMap((s) => [s.uid, inserted.seq, "pending"]),
+        );
         return subscribers.length;
       });
     },

@@ -2,7 +2,7 @@ import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import type { DomainError } from "../../core/errors.js";
 import { parentOf } from "../../core/uidp.js";
 import type { CountCache, TableName } from "./count-cache.js";
-import type { DialectName, SqlDialect } from "./dialect.js";
+import type { SqlDialect } from "./dialect.js";
 import type { Database } from "./schema.js";
 
 /**
@@ -107,17 +107,32 @@ export function parentColumn(uid: string, claimedParent?: string): string {
 export function precompiled<Row>(
   build: (db: Kysely<Database>) => Compilable<Row>,
 ): (ctx: SqlContext, parameters: readonly unknown[]) => Promise<Row[]> {
-  const byEngine = new Map<DialectName, CompiledQuery<Row>>();
-  return async (ctx, parameters) => {
-    let compiled = byEngine.get(ctx.dialect.name);
+  const run = precompiledBySize((db) => build(db));
+  return (ctx, parameters) => run(ctx, 0, parameters);
+}
+
+/**
+ * `precompiled` for a query whose shape depends on a count, such as the rows of a multi-row insert
+ * or the values of an IN list: compiled once per engine and size up to `maxCachedSize`, and on
+ * every call beyond it. `build(db, size)` must bind exactly the parameters later passed with that
+ * size, in the same order.
+ */
+export function precompiledBySize<Row>(
+  build: (db: Kysely<Database>, size: number) => Compilable<Row>,
+  maxCachedSize = 32,
+): (ctx: SqlContext, size: number, parameters: readonly unknown[]) => Promise<Row[]> {
+  const cache = new Map<string, CompiledQuery<Row>>();
+  return async (ctx, size, parameters) => {
+    const key = `${ctx.dialect.name}:${size}`;
+    let compiled = cache.get(key);
     if (compiled === undefined) {
-      compiled = build(ctx.db).compile();
+      compiled = build(ctx.db, size).compile();
       if (compiled.parameters.length !== parameters.length) {
         throw new Error(
           `precompiled: query binds ${compiled.parameters.length} parameters, not ${parameters.length}`,
         );
       }
-      byEngine.set(ctx.dialect.name, compiled);
+      if (size <= maxCachedSize) cache.set(key, compiled);
     }
     return (await ctx.db.executeQuery<Row>({ ...compiled, parameters })).rows;
   };
