@@ -9,7 +9,7 @@ import { createAccessResolver } from "./authz/access.js";
 import { ensureAdminIdentity } from "./authz/admin-identity.js";
 import { seedBuiltInRoles } from "./authz/built-in-roles.js";
 import { publicUrlOf, type WharfConfig } from "./config/config.js";
-import { databaseOf, openConfiguredStore } from "./config/open-configured-store.js";
+import { servingStoreOptions } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { PageTokenCodec } from "./core/list.js";
 import { startDispatcherThread } from "./events/dispatcher-thread.js";
@@ -40,6 +40,7 @@ import { startRegistryServer } from "./oci/registry-server.js";
 import { createRepoResolver } from "./oci/repo-resolver.js";
 import type { BlobDriver } from "./storage/blobs/blob-driver.js";
 import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
+import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
 import { createApiHandler, startApiServer } from "./transport/create-api-handler.js";
 
@@ -74,7 +75,7 @@ const PAGE_TOKEN_SECRET_KEY = "page_token_secret";
 export async function startServer(config: WharfConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? ((line: object) => process.stdout.write(`${JSON.stringify(line)}\n`));
-  const store = await openConfiguredStore(config);
+  const store = await openStore(servingStoreOptions(config, "main"));
   const blobs = openBlobDriver(config.blobStore, config.dataDir);
   // Stopped first on close (before the listeners and the store), in reverse order of start.
   const closers: (() => Promise<void>)[] = [];
@@ -128,7 +129,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const dispatcher =
       clock === systemClock
         ? startDispatcherThread(
-            { database: databaseOf(config), issuerUrl: apiUrl, options: deliveryOptions },
+            { database: servingStoreOptions(config, "worker"), issuerUrl: apiUrl, options: deliveryOptions },
             logger,
           )
         : startWebhookDelivery({ events: store.events, issuer, clock, logger, options: deliveryOptions });

@@ -1,4 +1,4 @@
-import { openStore } from "../storage/sql/open-store.js";
+import { type OpenStoreOptions, openStore } from "../storage/sql/open-store.js";
 import type { Store } from "../storage/store.js";
 import type { WharfConfig } from "./config.js";
 
@@ -10,6 +10,14 @@ export function sqlitePathOf(config: WharfConfig): string {
 /** The database the configuration names: its PostgreSQL URL, else the SQLite file in the data dir. */
 export function databaseOf(config: WharfConfig): { databaseUrl: string } | { sqlitePath: string } {
   return config.databaseUrl ? { databaseUrl: config.databaseUrl } : { sqlitePath: sqlitePathOf(config) };
+}
+
+/**
+ * The store options of a serving process's threads: `main` (the serving thread) runs the SQLite
+ * WAL checkpoint thread; `worker` (another thread of the same process) leaves checkpoints to it.
+ */
+export function servingStoreOptions(config: WharfConfig, thread: "main" | "worker"): OpenStoreOptions {
+  return { ...databaseOf(config), walCheckpoints: thread === "main" ? "own-thread" : "other-thread" };
 }
 
 /** Opens (and migrates) the metadata store the configuration names: PostgreSQL URL, else SQLite. */

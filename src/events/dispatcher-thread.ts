@@ -1,10 +1,11 @@
 import type { Worker } from "node:worker_threads";
+import type { OpenStoreOptions } from "../storage/sql/open-store.js";
 import { startTypeScriptWorker } from "../workers/typescript-worker.js";
 import type { DispatcherLogger, DispatcherOptions, EventDispatcher } from "./event-dispatcher.js";
 
 /** What the dispatcher thread needs to deliver on its own: the same database, issuer and options. */
 export interface DispatcherThreadData {
-  database: { databaseUrl: string } | { sqlitePath: string };
+  database: OpenStoreOptions;
   issuerUrl: string;
   options: Partial<DispatcherOptions>;
 }

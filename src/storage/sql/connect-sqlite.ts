@@ -20,8 +20,13 @@ const STATEMENT_CACHE_SIZE = 500;
  * Opens the SQLite file at `path` (creating its directory; `:memory:` for a private in-memory
  * database) with WAL, synchronous=NORMAL, foreign keys and a 5 s busy timeout, integers read as
  * bigint, and returns a Kysely instance over it. Kysely serializes all queries on the one connection.
+ * `walAutocheckpointPages` sets the WAL size at which a commit checkpoints (SQLite's default: 1000),
+ * `walSizeLimitBytes` the size a larger WAL file is cut back to when it starts over (default: kept).
  */
-export function connectSqlite(path: string): Kysely<Database> {
+export function connectSqlite(
+  path: string,
+  options: { walAutocheckpointPages?: number; walSizeLimitBytes?: number } = {},
+): Kysely<Database> {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new BetterSqlite3(path);
   try {
@@ -29,6 +34,12 @@ export function connectSqlite(path: string): Kysely<Database> {
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
     sqlite.pragma("foreign_keys = ON");
+    if (options.walAutocheckpointPages !== undefined) {
+      sqlite.pragma(`wal_autocheckpoint = ${Math.trunc(options.walAutocheckpointPages)}`);
+    }
+    if (options.walSizeLimitBytes !== undefined) {
+      sqlite.pragma(`journal_size_limit = ${Math.trunc(options.walSizeLimitBytes)}`);
+    }
     sqlite.defaultSafeIntegers(true);
   } catch (err) {
     sqlite.close();

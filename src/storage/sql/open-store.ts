@@ -8,6 +8,11 @@ import { migrateToLatest } from "./migrate.js";
 import type { Database } from "./schema.js";
 import { rootContext } from "./sql-context.js";
 import { createSqlStore } from "./sql-store.js";
+import {
+  BACKSTOP_AUTOCHECKPOINT_PAGES,
+  startWalCheckpointer,
+  WAL_SIZE_LIMIT_BYTES,
+} from "./wal-checkpointer.js";
 
 /** Where the metadata lives. */
 export interface OpenStoreOptions {
@@ -21,6 +26,14 @@ export interface OpenStoreOptions {
    * other processes show in totals within this time.
    */
   listCountTtlMs?: number;
+  /**
+   * SQLite file only: where WAL checkpoints run. `in-commits` (default): SQLite's autocheckpoint,
+   * every ~1,000 pages, in the commit that crosses it. `own-thread`: a worker thread started with
+   * this store (startWalCheckpointer), this connection's commits only at the backstop, which a
+   * serving process wants. `other-thread`: another store of this process has that thread; commits
+   * here only checkpoint at the backstop.
+   */
+  walCheckpoints?: "in-commits" | "own-thread" | "other-thread";
 }
 
 /** Default of `OpenStoreOptions.listCountTtlMs`. */
@@ -48,13 +61,25 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     await db.destroy();
     throw err;
   }
+  const checkpointer =
+    sqliteFile(options) && options.walCheckpoints === "own-thread"
+      ? startWalCheckpointer(options.sqlitePath as string)
+      : undefined;
   let closing: Promise<void> | undefined;
   const close = () => {
-    closing ??= db.destroy();
+    closing ??= (async () => {
+      await checkpointer?.close();
+      await db.destroy();
+    })();
     return closing;
   };
   const counts = createCountCache(options.listCountTtlMs ?? DEFAULT_LIST_COUNT_TTL_MS);
   return createSqlStore(rootContext(db, dialect, counts), close);
+}
+
+/** True when `options` open a SQLite file (not PostgreSQL, not an in-memory database). */
+function sqliteFile(options: OpenStoreOptions): boolean {
+  return !options.databaseUrl && !!options.sqlitePath && options.sqlitePath !== ":memory:";
 }
 
 function connect(options: OpenStoreOptions): { db: Kysely<Database>; dialect: SqlDialect } {
@@ -70,5 +95,13 @@ function connect(options: OpenStoreOptions): { db: Kysely<Database>; dialect: Sq
   if (options.sqlitePath === undefined || options.sqlitePath === "") {
     throw new Error("openStore: set databaseUrl (postgres://…) or sqlitePath");
   }
-  return { db: connectSqlite(options.sqlitePath), dialect: sqliteDialect };
+  const checkpointsElsewhere =
+    sqliteFile(options) && (options.walCheckpoints ?? "in-commits") !== "in-commits";
+  const db = connectSqlite(
+    options.sqlitePath,
+    checkpointsElsewhere
+      ? { walAutocheckpointPages: BACKSTOP_AUTOCHECKPOINT_PAGES, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES }
+      : {},
+  );
+  return { db, dialect: sqliteDialect };
 }
