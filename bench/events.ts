@@ -38,6 +38,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect, pushSmallBlob, type Registry, registry } from "./registry/client.js";
 import { cpuSecondsOf, firstJsonLine, onExit, spawnTracked, stop } from "./registry/processes.js";
+import type { WharfInfo } from "./registry/wharf-process.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = Number(process.env.BENCH_EVENT_RATE ?? 500);
@@ -66,14 +67,6 @@ const OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const run = promisify(execFile);
-
-interface WharfInfo {
-  pid: number;
-  apiUrl: string;
-  registryUrl: string;
-  apiToken: string;
-  registryToken: string;
-}
 
 interface PhaseStats {
   deliveries: number;

@@ -47,6 +47,7 @@ import {
   spawnTracked,
   stop,
 } from "./registry/processes.js";
+import type { WharfInfo } from "./registry/wharf-process.js";
 import { type WrkResult, wrk } from "./registry/wrk.js";
 
 const MiB = 1024 * 1024;
@@ -98,14 +99,6 @@ interface Transfer {
 interface Load extends WrkResult {
   /** CPU microseconds the server process used per request. */
   cpuPerRequestUs: number;
-}
-
-interface WharfInfo {
-  pid: number;
-  apiUrl: string;
-  registryUrl: string;
-  apiToken: string;
-  registryToken: string;
 }
 
 function spawnNode(script: string, args: string[], what: string, nodeFlags: string[] = []): ChildProcess {

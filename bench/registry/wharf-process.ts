@@ -11,6 +11,16 @@ import { loadConfig } from "../../src/config/config.js";
 import { systemClock } from "../../src/core/clock.js";
 import { startServer } from "../../src/server.js";
 
+/** The JSON line this process prints once the server listens. */
+export interface WharfInfo {
+  pid: number;
+  apiUrl: string;
+  registryUrl: string;
+  /** Admin tokens (2 h) for the API's and the registry's audience. */
+  apiToken: string;
+  registryToken: string;
+}
+
 const [dataDir, logFile] = process.argv.slice(2);
 if (!dataDir || !logFile) throw new Error("usage: wharf-process <data-dir> <log-file>");
 
@@ -33,12 +43,11 @@ process.on("SIGINT", stop);
 process.stdin.on("end", stop);
 process.stdin.resume();
 
-process.stdout.write(
-  `${JSON.stringify({
-    pid: process.pid,
-    apiUrl: server.apiUrl,
-    registryUrl: server.registryUrl,
-    apiToken: await mint(server.apiUrl),
-    registryToken: await mint(server.registryUrl),
-  })}\n`,
-);
+const info: WharfInfo = {
+  pid: process.pid,
+  apiUrl: server.apiUrl,
+  registryUrl: server.registryUrl,
+  apiToken: await mint(server.apiUrl),
+  registryToken: await mint(server.registryUrl),
+};
+process.stdout.write(`${JSON.stringify(info)}\n`);
