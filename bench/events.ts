@@ -28,7 +28,6 @@
 // subset of steady,burst,overhead to run (to profile one). Prints every figure and each target with
 // PASS/FAIL; exits 0 unless something errored (it is a report, not a test).
 import { execFile } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { Agent, request } from "node:http";
@@ -36,7 +35,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { expect, pushSmallBlob, type Registry, registry } from "./registry/client.js";
+import { pushSmallImage, type Registry, registry } from "./registry/client.js";
 import { cpuSecondsOf, firstJsonLine, onExit, spawnTracked, stop } from "./registry/processes.js";
 import type { WharfInfo } from "./registry/wharf-process.js";
 
@@ -62,7 +61,6 @@ const MAX_IN_FLIGHT = 1000;
 const API_SOCKETS = 64;
 /** How long to wait for a backlog to drain before giving up. */
 const DRAIN_TIMEOUT_MS = 180_000;
-const OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
@@ -172,46 +170,14 @@ async function imageRepo(
   orgUid: string,
 ): Promise<{ repo: string; digest: string }> {
   const repoPath = `${orgName}/app`;
-  const sha = (b: Buffer) => `sha256:${createHash("sha256").update(b).digest("hex")}`;
-  const layer = randomBytes(512);
-  const config = Buffer.from(
-    JSON.stringify({
-      architecture: "amd64",
-      os: "linux",
-      rootfs: { type: "layers", diff_ids: [sha(layer)] },
-    }),
-  );
-  await pushSmallBlob(reg, repoPath, config, sha(config));
-  await pushSmallBlob(reg, repoPath, layer, sha(layer));
-  const manifest = Buffer.from(
-    JSON.stringify({
-      schemaVersion: 2,
-      mediaType: OCI_MANIFEST,
-      config: {
-        mediaType: "application/vnd.oci.image.config.v1+json",
-        digest: sha(config),
-        size: config.length,
-      },
-      layers: [
-        { mediaType: "application/vnd.oci.image.layer.v1.tar", digest: sha(layer), size: layer.length },
-      ],
-    }),
-  );
-  await expect(
-    reg,
-    201,
-    "PUT",
-    `/v2/${repoPath}/manifests/latest`,
-    { "content-type": OCI_MANIFEST },
-    manifest,
-  );
+  const { digest } = await pushSmallImage(reg, repoPath, 512);
   const repos = await api.ok<{ repos: { uid: string }[] }>(
     "GET",
     `/registry/v2/repos?uidp.descendants_of=${orgUid}&name=app`,
   );
   const repo = repos.repos[0]?.uid;
   if (!repo) throw new Error(`repo ${repoPath} not found after the push`);
-  return { repo, digest: sha(manifest) };
+  return { repo, digest };
 }
 
 async function statsOf(receiver: JsonClient, phase: string): Promise<PhaseStats> {

@@ -20,7 +20,6 @@
 // goes to a fresh repository after the previous push's blob bytes were removed from disk, so every
 // push really writes and moves its blob.
 import type { ChildProcess } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -28,11 +27,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   expect,
+  OCI_MANIFEST,
   pullBlob,
   pullBlobCurl,
   pushChunked,
   pushMonolithic,
-  pushSmallBlob,
+  pushSmallImage,
   type Registry,
   registry,
 } from "./registry/client.js";
@@ -57,7 +57,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WARMUP_SECONDS = 2;
 const WRK = { threads: 2, connections: 32 };
-const OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
 /** RSS growth during a transfer below which memory counts as flat. */
 const FLAT_RSS_BYTES = 100 * MiB;
 
@@ -140,36 +139,9 @@ async function timedTransfer(subject: Subject, op: () => Promise<void>): Promise
   return { seconds, mbps: mbps(size, seconds), rss: sampler.stop(), cpuPerGiB };
 }
 
-/** Pushes a config, a 1 KiB layer and an OCI manifest tagged `latest`, and checks a GET returns it. */
+/** Pushes a one-layer image tagged `latest` (1 KiB layer), and checks a GET returns its manifest. */
 async function pushManifest(reg: Registry, repo: string): Promise<void> {
-  const layer = randomBytes(1024);
-  const layerDigest = `sha256:${createHash("sha256").update(layer).digest("hex")}`;
-  const config = Buffer.from(
-    JSON.stringify({
-      architecture: "amd64",
-      os: "linux",
-      rootfs: { type: "layers", diff_ids: [layerDigest] },
-      config: {},
-    }),
-  );
-  const configDigest = `sha256:${createHash("sha256").update(config).digest("hex")}`;
-  await pushSmallBlob(reg, repo, config, configDigest);
-  await pushSmallBlob(reg, repo, layer, layerDigest);
-  const manifest = Buffer.from(
-    JSON.stringify({
-      schemaVersion: 2,
-      mediaType: OCI_MANIFEST,
-      config: {
-        mediaType: "application/vnd.oci.image.config.v1+json",
-        digest: configDigest,
-        size: config.length,
-      },
-      layers: [
-        { mediaType: "application/vnd.oci.image.layer.v1.tar", digest: layerDigest, size: layer.length },
-      ],
-    }),
-  );
-  await expect(reg, 201, "PUT", `/v2/${repo}/manifests/latest`, { "content-type": OCI_MANIFEST }, manifest);
+  const { manifest } = await pushSmallImage(reg, repo, 1024);
   const got = await expect(reg, 200, "GET", `/v2/${repo}/manifests/latest`, { accept: OCI_MANIFEST });
   if (!got.body.equals(manifest)) throw new Error(`${reg.name}: manifest GET returned other bytes`);
 }

@@ -1,6 +1,7 @@
 // The streaming registry client of `bench:registry`: node:http (not fetch), the blob read from disk
 // with a large highWaterMark, the same request flow for every registry.
 import { execFile } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { Agent, type IncomingHttpHeaders, request } from "node:http";
 import { Readable } from "node:stream";
@@ -160,6 +161,49 @@ export async function pushSmallBlob(reg: Registry, repo: string, bytes: Buffer, 
     { "content-type": "application/octet-stream" },
     bytes,
   );
+}
+
+/** The media type of an OCI image manifest. */
+export const OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
+
+const sha256Of = (bytes: Buffer) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+
+/**
+ * Pushes a one-layer linux/amd64 OCI image (a random layer of `layerBytes`) to `repo`, tagged
+ * `latest`; returns the manifest's bytes and digest.
+ */
+export async function pushSmallImage(
+  reg: Registry,
+  repo: string,
+  layerBytes: number,
+): Promise<{ manifest: Buffer; digest: string }> {
+  const layer = randomBytes(layerBytes);
+  const config = Buffer.from(
+    JSON.stringify({
+      architecture: "amd64",
+      os: "linux",
+      rootfs: { type: "layers", diff_ids: [sha256Of(layer)] },
+      config: {},
+    }),
+  );
+  await pushSmallBlob(reg, repo, config, sha256Of(config));
+  await pushSmallBlob(reg, repo, layer, sha256Of(layer));
+  const manifest = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      config: {
+        mediaType: "application/vnd.oci.image.config.v1+json",
+        digest: sha256Of(config),
+        size: config.length,
+      },
+      layers: [
+        { mediaType: "application/vnd.oci.image.layer.v1.tar", digest: sha256Of(layer), size: layer.length },
+      ],
+    }),
+  );
+  await expect(reg, 201, "PUT", `/v2/${repo}/manifests/latest`, { "content-type": OCI_MANIFEST }, manifest);
+  return { manifest, digest: sha256Of(manifest) };
 }
 
 /**
