@@ -10,6 +10,7 @@
 // lastCompleteAt}}; `GET /times?phase=<phase>` answers {<n>: <ms since the epoch it completed>}.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { stopWhenAsked } from "../registry/stop-when-asked.js";
 
 interface Phase {
   deliveries: number;
@@ -113,10 +114,7 @@ const stop = () => {
   server.close();
   process.exit(0);
 };
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
-process.stdin.on("end", stop);
-process.stdin.resume();
+stopWhenAsked(stop);
 
 const { port } = server.address() as AddressInfo;
 process.stdout.write(`${JSON.stringify({ pid: process.pid, url: `http://127.0.0.1:${port}` })}\n`);

@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { stopWhenAsked } from "./stop-when-asked.js";
 
 const [dir] = process.argv.slice(2);
 if (!dir) throw new Error("usage: bare-http <dir>");
@@ -131,7 +132,4 @@ const stop = () => {
   server.closeAllConnections();
   server.close(() => process.exit(0));
 };
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
-process.stdin.on("end", stop);
-process.stdin.resume();
+stopWhenAsked(stop);

@@ -10,6 +10,7 @@ import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { loadConfig } from "../../src/config/config.js";
 import { systemClock } from "../../src/core/clock.js";
 import { startServer } from "../../src/server.js";
+import { stopWhenAsked } from "./stop-when-asked.js";
 
 /** The JSON line this process prints once the server listens. */
 export interface WharfInfo {
@@ -38,10 +39,7 @@ async function stop(): Promise<void> {
   log.end();
   process.exit(0);
 }
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
-process.stdin.on("end", stop);
-process.stdin.resume();
+stopWhenAsked(stop);
 
 const info: WharfInfo = {
   pid: process.pid,
