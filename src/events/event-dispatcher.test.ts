@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import BetterSqlite3 from "better-sqlite3";
 import { startWebhookReceiver, type WebhookReceiver } from "../../test/support/webhook-receiver.js";
 import { systemClock } from "../core/clock.js";
 import { newChildUid, newRootUid } from "../core/uidp.js";
@@ -62,27 +63,46 @@ describe("event dispatcher lease rounds", () => {
     return { path, append };
   }
 
-  /** A dispatcher over the store whose lease rounds are counted. */
-  function dispatcher(batchSize: number): { rounds: () => number; dispatcher: EventDispatcher } {
+  /** A dispatcher over the store whose lease rounds and prunes are counted. */
+  function dispatcher(
+    batchSize: number,
+    pruneIntervalMs?: number,
+  ): { rounds: () => number; prunes: () => number; dispatcher: EventDispatcher } {
     let rounds = 0;
+    let prunes = 0;
     const events: EventOutboxStore = {
       ...store.events,
       leaseLanes(args) {
         rounds++;
         return store.events.leaseLanes(args);
       },
+      prune() {
+        prunes++;
+        return store.events.prune();
+      },
     };
     return {
       rounds: () => rounds,
+      prunes: () => prunes,
       dispatcher: startEventDispatcher({
         events,
         sign: async () => "token",
         send: sender.send,
         clock: systemClock,
         logger: () => {},
-        options: { batchSize, pokeIntervalMs: POKE_INTERVAL_MS, pollMs: 60_000 },
+        options: { batchSize, pokeIntervalMs: POKE_INTERVAL_MS, pollMs: 60_000, pruneIntervalMs },
       }),
     };
+  }
+
+  /** Rows left in the outbox's events table. */
+  function storedEvents(): number {
+    const sqlite = new BetterSqlite3(join(dir, "wharf.db"), { readonly: true });
+    try {
+      return Number((sqlite.prepare("select count(*) as n from events").get() as { n: number }).n);
+    } finally {
+      sqlite.close();
+    }
   }
 
   const deliveredTo = (path: string) => receiver.accepted().filter((r) => r.path === path).length;
@@ -101,6 +121,23 @@ describe("event dispatcher lease rounds", () => {
       d.poke();
       await receiver.waitFor(() => deliveredTo(path) === 3, 10_000);
       assert.equal(deliveredTo(path), 3, "the next events still go out after the interval");
+    } finally {
+      await d.close();
+    }
+  });
+
+  it("delivered events are pruned by one prune per interval, not one per lane", async () => {
+    const lanes = await Promise.all([subscribed(), subscribed(), subscribed()]);
+    for (const lane of lanes) await lane.append(3);
+    assert.ok(storedEvents() >= 9, "the events wait in the outbox");
+    const { prunes, dispatcher: d } = dispatcher(2, 400);
+    try {
+      await receiver.waitFor(() => lanes.every((lane) => deliveredTo(lane.path) === 3), 10_000);
+      const deadline = performance.now() + 5_000;
+      while (storedEvents() > 0 && performance.now() < deadline) await sleep(50);
+      assert.equal(storedEvents(), 0, "every delivered event is pruned");
+      // Six lane runs moved a cursor within ~one interval: at most a prune per interval started.
+      assert.ok(prunes() >= 1 && prunes() <= 3, `prunes: ${prunes()}`);
     } finally {
       await d.close();
     }

@@ -31,6 +31,11 @@ export interface DispatcherOptions {
    * of database time per cycle, more than the deliveries it served).
    */
   pokeIntervalMs: number;
+  /**
+   * Delivered events are deleted by a prune at most this often (ms), after a lane moved its
+   * cursor: one sweep instead of a delete in every lane's bookkeeping transaction.
+   */
+  pruneIntervalMs: number;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
@@ -43,6 +48,7 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   backoffMaxMs: 10 * 60_000,
   pollMs: 500,
   pokeIntervalMs: 50,
+  pruneIntervalMs: 1_000,
 };
 
 /** How a lane's run ended (see runLane). */
@@ -142,6 +148,24 @@ export function startEventDispatcher(deps: {
   let lastRound = Number.NEGATIVE_INFINITY;
   let deferredPoke: NodeJS.Timeout | undefined;
   const lanes = new Set<Promise<void>>();
+  /** The pending prune's timer, when the last one started, and the one running. */
+  let pruneTimer: NodeJS.Timeout | undefined;
+  let lastPrune = Number.NEGATIVE_INFINITY;
+  let pruning: Promise<void> = Promise.resolve();
+
+  /** Prunes delivered events within `pruneIntervalMs` (one prune for every lane that moved meanwhile). */
+  const schedulePrune = () => {
+    if (pruneTimer || !running) return;
+    const wait = Math.max(0, lastPrune + options.pruneIntervalMs - performance.now());
+    pruneTimer = setTimeout(() => {
+      pruneTimer = undefined;
+      lastPrune = performance.now();
+      pruning = deps.events.prune().then(
+        () => {},
+        (err) => deps.logger({ msg: "event prune failed", error: String(err) }),
+      );
+    }, wait);
+  };
 
   /** Starts a lease round as soon as the loop is free. */
   const wakeNow = () => {
@@ -183,7 +207,7 @@ export function startEventDispatcher(deps: {
    */
   async function runLane(lane: LeasedLane): Promise<LaneRunEnd> {
     let fetched = 0;
-    const delivered: { id: number; eventSeq: number }[] = [];
+    const delivered: number[] = [];
     let failure: Parameters<EventOutboxStore["finish"]>[0]["failure"];
     try {
       const batch = await deps.events.pending(lane.subscriptionUid, options.batchSize);
@@ -192,7 +216,7 @@ export function startEventDispatcher(deps: {
         if (!running || deps.clock.now() + options.timeoutMs > lane.leaseUntil) break;
         const result = await deliver(lane, delivery);
         if (result.ok) {
-          delivered.push({ id: delivery.id, eventSeq: delivery.event.seq });
+          delivered.push(delivery.id);
           continue;
         }
         const attempts = delivery.attempts + 1;
@@ -266,6 +290,7 @@ export function startEventDispatcher(deps: {
             inFlight--;
             lanes.delete(task);
             // Idle (e.g. stopping): the next poll retries; poking would spin.
+            if (outcome !== "idle") schedulePrune();
             if (outcome === "more") wakeNow();
             else if (outcome === "progress") poke();
           },
@@ -292,6 +317,8 @@ export function startEventDispatcher(deps: {
       wake?.();
       await looping;
       await Promise.allSettled([...lanes]);
+      clearTimeout(pruneTimer);
+      await pruning;
     },
   };
 }

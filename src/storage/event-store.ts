@@ -4,9 +4,11 @@ import type { UidpFilter } from "./store.js";
 
 /**
  * The events outbox and webhook subscriptions (ADR 0012). An event is appended in the same
- * transaction as the change it reports, together with one pending delivery per subscription of its
- * group or an ancestor; delivery workers of any server process then lease a subscription's lane,
- * send its deliveries in event order, and delete them once delivered. Times are ms since the epoch.
+ * transaction as the change it reports, once, when some subscription at its group or an ancestor
+ * exists. Each subscription keeps a cursor: the events of its subtree after the cursor are its
+ * pending deliveries. Delivery workers of any server process lease a subscription's lane, send
+ * those events in order, and move the cursor past them; events no cursor still owes are pruned.
+ * A delivery's id is its event's `seq`. Times are ms since the epoch.
  */
 
 /** One CloudEvent as the outbox keeps it. */
@@ -63,7 +65,7 @@ export interface SubscriptionStore {
   /** Orders by uid or create_time (update_time reads as create_time). */
   list(filter: SubscriptionFilter, window: ListWindow): Promise<ListSlice<SubscriptionRow>>;
   insert(row: SubscriptionRow): Promise<void>;
-  /** Deletes the subscription and every delivery still owed to it. */
+  /** Deletes the subscription, its dead letters and the events only it still owed. */
   delete(uid: string): Promise<boolean>;
   status(uid: string): Promise<SubscriptionStatus>;
   /** Subscriptions directly under `groupUid` (a group with subscriptions cannot be deleted). */
@@ -82,14 +84,16 @@ export interface LeasedLane {
 
 /** A delivery still owed, with its event. */
 export interface PendingDelivery {
+  /** The event's seq. */
   id: number;
-  /** Attempts made so far. */
+  /** Attempts made so far (only the lane's first pending delivery has any). */
   attempts: number;
   event: StoredEvent;
 }
 
 /** A delivery as the API lists it. */
 export interface DeliveryRow {
+  /** The event's seq. */
   id: number;
   subscriptionUid: string;
   state: "pending" | "failed";
@@ -106,15 +110,18 @@ export interface LaneOutcome {
   subscriptionUid: string;
   /** The worker's lease owner id; a lane leased to someone else since is left alone. */
   owner: string;
-  /** Deliveries that succeeded (deleted, and their events when nothing else is owed). */
-  delivered: readonly { id: number; eventSeq: number }[];
+  /**
+   * Ids of the deliveries that succeeded: the lane's first pending ones, in order. The cursor
+   * moves past the last of them.
+   */
+  delivered: readonly number[];
   /** The attempt that failed and ended the batch, if any. */
   failure?: {
     deliveryId: number;
     attempts: number;
     status: number;
     error: string;
-    /** True: give up on this delivery (dead letter) and go on with the next one. */
+    /** True: give up on this delivery (kept as a dead letter) and go on with the next one. */
     dead: boolean;
     /** When the lane may try again (ignored when `dead`). */
     retryTime: number;
@@ -124,9 +131,11 @@ export interface LaneOutcome {
 
 export interface EventOutboxStore {
   /**
-   * Appends `event` with one pending delivery per subscription at its group or an ancestor, and
-   * returns how many deliveries were created; when there are none nothing is stored (and a lazy
-   * `data` is never built).
+   * Appends `event` when subscriptions at its group or an ancestor exist, and returns how many
+   * there are; when there are none nothing is stored (and a lazy `data` is never built). The row
+   * is written right before the transaction commits, so it is not visible inside it; on
+   * PostgreSQL appends of one organization are serialized there, so every subscription sees its
+   * events commit in `seq` order (a cursor never passes an event that commits later).
    */
   append(event: EventToAppend): Promise<number>;
   /**
@@ -136,8 +145,17 @@ export interface EventOutboxStore {
   leaseLanes(args: { owner: string; now: number; leaseMs: number; limit: number }): Promise<LeasedLane[]>;
   /** The lane's oldest pending deliveries, in event order, at most `limit`. */
   pending(subscriptionUid: string, limit: number): Promise<PendingDelivery[]>;
-  /** Records a batch's outcome and frees the lane (one transaction). */
+  /**
+   * Records a batch's outcome and frees the lane (one transaction): the cursor moves past the
+   * delivered events (and past a dead letter); a failure's attempts stay on the subscription.
+   * A lane leased to another owner since is left as it is.
+   */
   finish(outcome: LaneOutcome): Promise<void>;
+  /**
+   * Deletes events that no subscription's cursor still owes and no dead letter names; returns how
+   * many. Delivery workers call it now and then, not per batch.
+   */
+  prune(): Promise<number>;
   /** A subscription's deliveries in `state`, by id ascending, after `afterId`, at most `limit`. */
   deliveries(args: {
     subscriptionUid: string;

@@ -1,6 +1,13 @@
-import { type Kysely, type SqlBool, sql } from "kysely";
-import { selfAndAncestors } from "../../core/uidp.js";
-import type { DeliveryRow, EventOutboxStore, LeasedLane, StoredEvent } from "../event-store.js";
+import { type Kysely, type RawBuilder, type SqlBool, sql } from "kysely";
+import { rootOf, selfAndAncestors } from "../../core/uidp.js";
+import type {
+  DeliveryRow,
+  EventOutboxStore,
+  EventToAppend,
+  LeasedLane,
+  PendingDelivery,
+  StoredEvent,
+} from "../event-store.js";
 import { readInt } from "./dialect.js";
 import type { Database } from "./schema.js";
 import { precompiled, precompiledBySize, type SqlContext } from "./sql-context.js";
@@ -44,32 +51,51 @@ const EVENT_COLUMNS = [
 ] as const;
 
 /**
- * Locks `events` rows FOR UPDATE (PostgreSQL only), in seq order so lockers never deadlock: those
- * of `seqs`, or those a subscription is owed. Every transaction that drops deliveries (finish,
- * subscription delete) takes these locks first, so the one dropping an event's last delivery runs
- * after the others have committed, sees their deletions, and prunes the event.
+ * A subscription at `subscriptionGroup` receives an event of `eventGroup`: the same group, or a
+ * descendant. Written with equality and `substr`, so it holds under any collation.
  */
-export async function lockEvents(
-  ctx: SqlContext,
-  which: { seqs: readonly bigint[] } | { ofSubscription: string },
-): Promise<void> {
-  const query = ctx.db.selectFrom("events").select("seq").orderBy("seq").forUpdate();
-  await ("seqs" in which
-    ? query.where("seq", "in", [...which.seqs])
-    : query.where(
-        "seq",
-        "in",
-        ctx.db
-          .selectFrom("event_deliveries")
-          .select("event_seq")
-          .where("subscription_uid", "=", which.ofSubscription),
-      )
-  ).execute();
+function receives(
+  subscriptionGroup: RawBuilder<string>,
+  eventGroup: RawBuilder<string>,
+): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${eventGroup} = ${subscriptionGroup} or substr(${eventGroup}, 1, length(${subscriptionGroup}) + 1) = ${subscriptionGroup} || '/')`;
 }
 
-// The statements of every append, compiled once (per number of groups or subscribers): an API
-// write that has subscribers pays for these on the request's own thread.
-const subscribersOf = (db: Kysely<Database>, groups: number) =>
+/** `e` (an event) is owed to `s` (a subscription): in its subtree and after its cursor. */
+export const OWED = sql<SqlBool>`e.seq > s.cursor_seq and ${receives(sql.ref("s.parent_uid"), sql.ref("e.group_uid"))}`;
+
+/**
+ * Deletes the events no subscription still owes and no dead letter names, and returns how many.
+ * The candidates are read first without a write lock (on SQLite the scan would otherwise hold the
+ * database's write lock); the delete checks them again, in one statement, so a cursor moved back
+ * by nobody and a dead letter written since are both seen.
+ */
+export async function pruneEvents(ctx: SqlContext): Promise<number> {
+  const unowed = sql<SqlBool>`not exists (select 1 from subscriptions s where ${OWED})
+    and not exists (select 1 from event_dead_letters d where d.event_seq = e.seq)`;
+  const candidates = await ctx.db.selectFrom("events as e").select("e.seq").where(unowed).execute();
+  let pruned = 0;
+  for (let i = 0; i < candidates.length; i += PRUNE_CHUNK) {
+    const seqs = candidates.slice(i, i + PRUNE_CHUNK).map((c) => c.seq);
+    const result = await ctx.db
+      .deleteFrom("events")
+      .where("seq", "in", seqs)
+      .where(
+        sql<SqlBool>`not exists (select 1 from subscriptions s where s.cursor_seq < events.seq and ${receives(sql.ref("s.parent_uid"), sql.ref("events.group_uid"))})`,
+      )
+      .where(sql<SqlBool>`not exists (select 1 from event_dead_letters d where d.event_seq = events.seq)`)
+      .executeTakeFirst();
+    pruned += Number(result.numDeletedRows);
+  }
+  return pruned;
+}
+
+/** Events deleted per statement by pruneEvents (bounded bind parameters and lock time). */
+const PRUNE_CHUNK = 500;
+
+// The statements of every append, compiled once (per number of groups): an API write pays for
+// these on the request's own thread.
+const selectSubscribers = precompiledBySize((db: Kysely<Database>, groups: number) =>
   db
     .selectFrom("subscriptions")
     .select("uid")
@@ -77,34 +103,60 @@ const subscribersOf = (db: Kysely<Database>, groups: number) =>
       "parent_uid",
       "in",
       Array.from({ length: groups }, () => ""),
-    );
-const selectSubscribers = precompiledBySize(subscribersOf);
-const selectSubscribersForKeyShare = precompiledBySize((db, groups) =>
-  subscribersOf(db, groups).forKeyShare(),
+    ),
 );
 const insertEvent = precompiled((db) =>
-  db
-    .insertInto("events")
-    .values({
-      id: "",
-      type: "",
-      source: "",
-      subject: "",
-      group_uid: "",
-      time: 0,
-      extensions: "",
-      data: "",
-    })
-    .returning("seq"),
-);
-const insertDeliveries = precompiledBySize((db, rows) =>
-  db
-    .insertInto("event_deliveries")
-    .values(Array.from({ length: rows }, () => ({ subscription_uid: "", event_seq: 0, state: "pending" }))),
+  db.insertInto("events").values({
+    id: "",
+    type: "",
+    source: "",
+    subject: "",
+    group_uid: "",
+    time: 0,
+    extensions: "",
+    data: "",
+  }),
 );
 
+/** Advisory-lock class of outbox appends (PostgreSQL), the second key is the organization's hash. */
+const APPEND_LOCK_CLASS = 0x77686172; // "whar"
+
+/** The events a transaction appended, written right before it commits. */
+interface PendingAppends {
+  roots: Set<string>;
+  rows: unknown[][];
+}
+const appendsOf = new WeakMap<SqlContext, PendingAppends>();
+
 /**
- * EventOutboxStore over `events`, `event_deliveries` and the lease columns of `subscriptions`.
+ * Writes a transaction's appended events. On PostgreSQL, `seq` comes from a sequence when the row
+ * is inserted, while other transactions may commit in another order; a cursor that moved past a
+ * seq would then never see an event that commits later with a lower one. So each organization's
+ * appends take an advisory lock until their commit, and draw their seqs only once they hold it:
+ * within an organization (a subscription only receives events of its own), seq order is commit
+ * order. Writing the events last keeps the lock short and means a transaction holding it waits for
+ * nothing else, so it cannot deadlock with row locks; roots are locked in sorted order. SQLite
+ * allows one writer at a time, so its order is commit order already.
+ */
+async function writeAppends(tx: SqlContext, appends: PendingAppends): Promise<void> {
+  await lockAppends(tx, appends.roots);
+  for (const row of appends.rows) await insertEvent(tx, row);
+}
+
+/**
+ * On PostgreSQL, waits until no other transaction is appending events of these organizations and
+ * keeps them from starting until this transaction ends (see writeAppends); nothing on SQLite.
+ */
+export async function lockAppends(tx: SqlContext, roots: Iterable<string>): Promise<void> {
+  if (tx.dialect.name !== "postgres") return;
+  for (const root of [...roots].sort()) {
+    await sql`select pg_advisory_xact_lock(${APPEND_LOCK_CLASS}, hashtext(${root}))`.execute(tx.db);
+  }
+}
+
+/**
+ * EventOutboxStore over `events`, the delivery columns of `subscriptions` (lease, cursor, failed
+ * attempts) and `event_dead_letters`.
  *
  * Lanes are leased with a compare-and-set on `lease_until` inside a transaction; on PostgreSQL the
  * candidate rows are also taken `FOR UPDATE SKIP LOCKED`, so concurrent workers pick different
@@ -113,34 +165,53 @@ const insertDeliveries = precompiledBySize((db, rows) =>
  */
 export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
   const { db } = ctx;
+
+  /** Pending deliveries of one subscription after `afterSeq` (the first one carries the lane's attempts when included). */
+  async function owed(subscriptionUid: string, afterSeq: number | undefined, limit: number) {
+    let query = db
+      .selectFrom("subscriptions as s")
+      .innerJoin("events as e", (join) => join.on(OWED))
+      .select([
+        "s.cursor_seq",
+        "s.attempts",
+        "s.last_attempt_time",
+        "s.last_status",
+        "s.last_error",
+        ...EVENT_COLUMNS,
+      ])
+      .where("s.uid", "=", subscriptionUid)
+      .orderBy("e.seq")
+      .limit(limit);
+    if (afterSeq !== undefined) query = query.where("e.seq", ">", BigInt(afterSeq));
+    const rows = await query.execute();
+    return rows.map((r, i) => {
+      // The lane's first pending event: the first row, unless the page starts past the cursor.
+      const first = i === 0 && (afterSeq === undefined || BigInt(afterSeq) <= r.cursor_seq);
+      return {
+        event: toStoredEvent(r),
+        attempts: first ? readInt(r.attempts) : 0,
+        lastAttemptTime: first ? readInt(r.last_attempt_time) : 0,
+        lastStatus: first ? readInt(r.last_status) : 0,
+        lastError: first ? r.last_error : "",
+      };
+    });
+  }
+
   return {
     append(event) {
       return ctx.transaction(async (tx) => {
         const groups = selfAndAncestors(event.groupUid);
-        // A subscription deleted between this read and the delivery insert would fail the insert's
-        // foreign key, and with it the user's change: hold the rows (delete waits; leases do not).
-        const subscribers = await (tx.dialect.rowLocks ? selectSubscribersForKeyShare : selectSubscribers)(
-          tx,
-          groups.length,
-          groups,
-        );
+        const subscribers = await selectSubscribers(tx, groups.length, groups);
         if (subscribers.length === 0) return 0;
-        const [inserted] = await insertEvent(tx, [
-          event.id,
-          event.type,
-          event.source,
-          event.subject,
-          event.groupUid,
-          event.time,
-          JSON.stringify(event.extensions),
-          typeof event.data === "string" ? event.data : event.data(),
-        ]);
-        if (inserted === undefined) throw new Error("events: the insert returned no seq");
-        await insertDeliveries(
-          tx,
-          subscribers.length,
-          subscribers.flatMap((s) => [s.uid, inserted.seq, "pending"]),
-        );
+        let appends = appendsOf.get(tx);
+        if (!appends) {
+          const created: PendingAppends = { roots: new Set(), rows: [] };
+          appendsOf.set(tx, created);
+          tx.beforeCommit(() => writeAppends(tx, created));
+          appends = created;
+        }
+        appends.roots.add(rootOf(event.groupUid));
+        appends.rows.push(eventValues(event));
         return subscribers.length;
       });
     },
@@ -152,9 +223,7 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
           .select(["s.uid", "s.parent_uid", "s.sink"])
           .where(sql<SqlBool>`s.lease_until <= ${now}`)
           .where(sql<SqlBool>`s.retry_time <= ${now}`)
-          .where(
-            sql<SqlBool>`exists (select 1 from event_deliveries d where d.subscription_uid = s.uid and d.state = 'pending')`,
-          )
+          .where(sql<SqlBool>`exists (select 1 from events e where ${OWED})`)
           .orderBy("s.lease_until")
           .orderBy("s.uid")
           .limit(limit);
@@ -163,7 +232,6 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
       if ((await leasable(db).execute()).length === 0) return [];
       return ctx.transaction(async (tx) => {
         let candidates = leasable(tx.db);
-        // NO KEY UPDATE: lanes being appended to (KEY SHARE) stay leasable; other leasers skip them.
         if (tx.dialect.rowLocks) candidates = candidates.forNoKeyUpdate().skipLocked();
         const rows = await candidates.execute();
         const leased: LeasedLane[] = [];
@@ -184,101 +252,107 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
     },
 
     async pending(subscriptionUid, limit) {
-      const rows = await db
-        .selectFrom("event_deliveries as d")
-        .innerJoin("events as e", "e.seq", "d.event_seq")
-        .select(["d.id as delivery_id", "d.attempts", ...EVENT_COLUMNS])
-        .where("d.subscription_uid", "=", subscriptionUid)
-        .where("d.state", "=", "pending")
-        .orderBy("d.event_seq")
-        .limit(limit)
-        .execute();
-      return rows.map((r) => ({
-        id: readInt(r.delivery_id),
-        attempts: readInt(r.attempts),
-        event: toStoredEvent(r),
-      }));
+      return (await owed(subscriptionUid, undefined, limit)).map(
+        (o): PendingDelivery => ({ id: o.event.seq, attempts: o.attempts, event: o.event }),
+      );
     },
 
     finish({ subscriptionUid, owner, delivered, failure, now }) {
       return ctx.transaction(async (tx) => {
-        const seqs = [...new Set(delivered.map((d) => BigInt(d.eventSeq)))];
-        // Lock order everywhere on PostgreSQL: events (by seq), then the subscription, then its
-        // deliveries — the order a subscription delete takes them in (its cascade comes last).
-        if (tx.dialect.rowLocks && seqs.length > 0) await lockEvents(tx, { seqs });
-        const retryTime = failure && !failure.dead ? failure.retryTime : 0;
-        await tx.db
+        const last = delivered.at(-1);
+        let cursor = last === undefined ? undefined : BigInt(last);
+        // The failed attempts stay on the subscription until its first pending event is done with.
+        let attempts = { attempts: 0, last_attempt_time: 0, last_status: 0, last_error: "" };
+        let retryTime = 0;
+        if (failure?.dead) cursor = BigInt(failure.deliveryId);
+        else if (failure) {
+          attempts = {
+            attempts: failure.attempts,
+            last_attempt_time: now,
+            last_status: failure.status,
+            last_error: failure.error,
+          };
+          retryTime = failure.retryTime;
+        }
+        const moved = cursor !== undefined || failure !== undefined;
+        let update = tx.db
           .updateTable("subscriptions")
           .set({ lease_owner: "", lease_until: now, retry_time: retryTime })
           .where("uid", "=", subscriptionUid)
-          .where("lease_owner", "=", owner)
+          .where("lease_owner", "=", owner);
+        if (moved) update = update.set(attempts);
+        // Never backwards: a late finish of an expired lease must not re-open what others sent since.
+        if (cursor !== undefined) {
+          update = update.set({
+            cursor_seq: sql`case when cursor_seq < ${cursor} then ${cursor} else cursor_seq end`,
+          });
+        }
+        const result = await update.executeTakeFirst();
+        if (result.numUpdatedRows === 0n || !failure?.dead) return;
+        await tx.db
+          .insertInto("event_dead_letters")
+          .values({
+            subscription_uid: subscriptionUid,
+            event_seq: failure.deliveryId,
+            attempts: failure.attempts,
+            last_attempt_time: now,
+            last_status: failure.status,
+            last_error: failure.error,
+          })
           .execute();
-        if (delivered.length > 0) {
-          // Under READ COMMITTED, two lanes finishing one event at once would each still see the
-          // other's uncommitted delivery and neither prune the event; the events lock above
-          // serializes them, so the later one's statements see the earlier one's deletions.
-          await tx.db
-            .deleteFrom("event_deliveries")
-            .where(
-              "id",
-              "in",
-              delivered.map((d) => BigInt(d.id)),
-            )
-            .execute();
-          await tx.db
-            .deleteFrom("events")
-            .where("seq", "in", seqs)
-            .where(sql<SqlBool>`not exists (select 1 from event_deliveries d where d.event_seq = events.seq)`)
-            .execute();
-        }
-        if (failure) {
-          await tx.db
-            .updateTable("event_deliveries")
-            .set({
-              state: failure.dead ? "failed" : "pending",
-              attempts: failure.attempts,
-              last_attempt_time: now,
-              last_status: failure.status,
-              last_error: failure.error,
-            })
-            .where("id", "=", BigInt(failure.deliveryId))
-            .execute();
-        }
       });
     },
 
+    prune() {
+      return pruneEvents(ctx);
+    },
+
     async deliveries({ subscriptionUid, state, afterId, limit }) {
-      let query = db
-        .selectFrom("event_deliveries as d")
-        .innerJoin("events as e", "e.seq", "d.event_seq")
-        .select([
-          "d.id as delivery_id",
-          "d.subscription_uid",
-          "d.state",
-          "d.attempts",
-          "d.last_attempt_time",
-          "d.last_status",
-          "d.last_error",
-          ...EVENT_COLUMNS,
-        ])
-        .where("d.subscription_uid", "=", subscriptionUid)
-        .orderBy("d.id")
-        .limit(limit);
-      if (state !== undefined) query = query.where("d.state", "=", state);
-      if (afterId !== undefined) query = query.where("d.id", ">", BigInt(afterId));
-      const rows = await query.execute();
-      return rows.map(
-        (r): DeliveryRow => ({
-          id: readInt(r.delivery_id),
-          subscriptionUid: r.subscription_uid,
-          state: r.state === "failed" ? "failed" : "pending",
-          attempts: readInt(r.attempts),
-          lastAttemptTime: readInt(r.last_attempt_time),
-          lastStatus: readInt(r.last_status),
-          lastError: r.last_error,
-          event: toStoredEvent(r),
-        }),
-      );
+      // Dead letters all come before the cursor and pending deliveries after it: in id (seq)
+      // order, the dead letters first.
+      const rows: DeliveryRow[] = [];
+      if (state !== "pending") {
+        let query = db
+          .selectFrom("event_dead_letters as d")
+          .innerJoin("events as e", "e.seq", "d.event_seq")
+          .select(["d.attempts", "d.last_attempt_time", "d.last_status", "d.last_error", ...EVENT_COLUMNS])
+          .where("d.subscription_uid", "=", subscriptionUid)
+          .orderBy("d.event_seq")
+          .limit(limit);
+        if (afterId !== undefined) query = query.where("d.event_seq", ">", BigInt(afterId));
+        for (const r of await query.execute()) {
+          rows.push({
+            id: readInt(r.seq),
+            subscriptionUid,
+            state: "failed",
+            attempts: readInt(r.attempts),
+            lastAttemptTime: readInt(r.last_attempt_time),
+            lastStatus: readInt(r.last_status),
+            lastError: r.last_error,
+            event: toStoredEvent(r),
+          });
+        }
+      }
+      if (state !== "failed" && rows.length < limit) {
+        for (const o of await owed(subscriptionUid, afterId, limit - rows.length)) {
+          rows.push({ id: o.event.seq, subscriptionUid, state: "pending", ...o });
+        }
+      }
+      return rows;
     },
   };
+}
+
+/** The insert's bind values, in the order of `insertEvent`'s columns. */
+function eventValues(event: EventToAppend): unknown[] {
+  return [
+    event.id,
+    event.type,
+    event.source,
+    event.subject,
+    event.groupUid,
+    event.time,
+    JSON.stringify(event.extensions),
+    typeof event.data === "string" ? event.data : event.data(),
+  ];
 }

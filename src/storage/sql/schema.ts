@@ -240,7 +240,10 @@ export interface TermsAcceptancesTable {
   create_time: Int8Column;
 }
 
-/** `subscriptions`: webhook sinks; parent_uid is the group; lease and retry columns belong to delivery. */
+/**
+ * `subscriptions`: webhook sinks; parent_uid is the group. The other columns belong to delivery:
+ * the lease, the cursor (last event seq done with), and the failed attempts at the event after it.
+ */
 export interface SubscriptionsTable {
   uid: string;
   parent_uid: string;
@@ -248,6 +251,11 @@ export interface SubscriptionsTable {
   lease_owner: ColumnType<string, string | undefined, string>;
   lease_until: ColumnType<bigint, number | bigint | undefined, number | bigint>;
   retry_time: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  cursor_seq: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  attempts: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  last_attempt_time: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  last_status: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  last_error: ColumnType<string, string | undefined, string>;
   create_time: Int8Column;
   update_time: Int8Column;
 }
@@ -265,16 +273,14 @@ export interface EventsTable {
   data: string;
 }
 
-/** `event_deliveries`: state 'pending' or 'failed'; delivered rows are deleted. */
-export interface EventDeliveriesTable {
-  id: ColumnType<bigint, never, never>;
+/** `event_dead_letters`: deliveries given up on, one per (subscription, event). */
+export interface EventDeadLettersTable {
   subscription_uid: string;
   event_seq: Int8Column;
-  state: string;
-  attempts: ColumnType<bigint, number | bigint | undefined, number | bigint>;
-  last_attempt_time: ColumnType<bigint, number | bigint | undefined, number | bigint>;
-  last_status: ColumnType<bigint, number | bigint | undefined, number | bigint>;
-  last_error: ColumnType<string, string | undefined, string>;
+  attempts: Int8Column;
+  last_attempt_time: Int8Column;
+  last_status: Int8Column;
+  last_error: string;
 }
 
 /** Every table of the metadata database, as Kysely sees it. */
@@ -302,5 +308,5 @@ export interface Database {
   login_sessions: LoginSessionsTable;
   subscriptions: SubscriptionsTable;
   events: EventsTable;
-  event_deliveries: EventDeliveriesTable;
+  event_dead_letters: EventDeadLettersTable;
 }

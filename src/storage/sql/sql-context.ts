@@ -19,6 +19,12 @@ export interface SqlContext {
   changed(...tables: TableName[]): void;
   /** Runs `fn` in a transaction; inside one already, joins it (no savepoint). */
   transaction<T>(fn: (ctx: SqlContext) => Promise<T>): Promise<T>;
+  /**
+   * Inside a transaction: runs `hook` in it after the outermost `transaction` callback resolved and
+   * right before the commit, in registration order (a throw rolls back like one from the
+   * callback). Outside a transaction there is nothing to run it before: throws.
+   */
+  beforeCommit(hook: () => Promise<void>): void;
 }
 
 /** A context on the whole database; `transaction` opens a Kysely transaction. */
@@ -29,10 +35,19 @@ export function rootContext(db: Kysely<Database>, dialect: SqlDialect, counts: C
     inTransaction: false,
     counts,
     changed: (...tables) => counts.invalidate(tables),
+    beforeCommit() {
+      throw new Error("beforeCommit outside a transaction");
+    },
     async transaction(fn) {
       const written = new Set<TableName>();
       try {
-        return await db.transaction().execute((trx) => fn(transactionContext(trx, dialect, counts, written)));
+        return await db.transaction().execute(async (trx) => {
+          const hooks: Array<() => Promise<void>> = [];
+          const result = await fn(transactionContext(trx, dialect, counts, written, hooks));
+          // A hook may register more hooks: run until none is left.
+          for (let i = 0; i < hooks.length; i++) await hooks[i]?.();
+          return result;
+        });
       } finally {
         // Others may have counted the pre-commit rows after our writes bumped the generation.
         counts.invalidate([...written]);
@@ -46,6 +61,7 @@ function transactionContext(
   dialect: SqlDialect,
   counts: CountCache,
   written: Set<TableName>,
+  hooks: Array<() => Promise<void>>,
 ): SqlContext {
   const ctx: SqlContext = {
     db: trx,
@@ -57,6 +73,9 @@ function transactionContext(
       for (const t of tables) written.add(t);
     },
     transaction: (fn) => fn(ctx),
+    beforeCommit: (hook) => {
+      hooks.push(hook);
+    },
   };
   return ctx;
 }

@@ -1,7 +1,8 @@
-import { type Selectable, type SqlBool, sql } from "kysely";
+import { type Selectable, sql } from "kysely";
+import { rootOf } from "../../core/uidp.js";
 import type { SubscriptionRow, SubscriptionStore } from "../event-store.js";
 import { readInt } from "./dialect.js";
-import { lockEvents } from "./event-outbox-store.js";
+import { lockAppends, OWED, pruneEvents } from "./event-outbox-store.js";
 import { listWindow, type SortColumns, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates } from "./predicates.js";
 import type { SubscriptionsTable } from "./schema.js";
@@ -19,8 +20,9 @@ function toSubscriptionRow(r: Selectable<SubscriptionsTable>): SubscriptionRow {
 }
 
 /**
- * SubscriptionStore over `subscriptions`; deleting one cascades to its deliveries (foreign key) and
- * then removes the events nobody is owed any more.
+ * SubscriptionStore over `subscriptions`. A new subscription's cursor starts at the newest event, so
+ * it receives the events that commit after it; deleting one cascades to its dead letters (foreign
+ * key) and then prunes the events nobody is owed any more.
  */
 export function createSubscriptionStore(ctx: SqlContext): SubscriptionStore {
   const { db } = ctx;
@@ -45,48 +47,55 @@ export function createSubscriptionStore(ctx: SqlContext): SubscriptionStore {
       );
     },
 
-    async insert(row) {
-      await db
-        .insertInto("subscriptions")
-        .values({
-          uid: row.uid,
-          parent_uid: parentColumn(row.uid, row.groupUid),
-          sink: row.sink,
-          create_time: row.createTime,
-          update_time: row.createTime,
-        })
-        .execute();
-      ctx.changed("subscriptions");
+    insert(row) {
+      return ctx.transaction(async (tx) => {
+        // On PostgreSQL, appends of the organization in flight commit first and count as before it.
+        await lockAppends(tx, [rootOf(row.groupUid)]);
+        await tx.db
+          .insertInto("subscriptions")
+          .values({
+            uid: row.uid,
+            parent_uid: parentColumn(row.uid, row.groupUid),
+            sink: row.sink,
+            cursor_seq: sql`(select coalesce(max(seq), 0) from events)`,
+            create_time: row.createTime,
+            update_time: row.createTime,
+          })
+          .execute();
+        tx.changed("subscriptions");
+      });
     },
 
     delete(uid) {
       return ctx.transaction(async (tx) => {
-        // Like finish: lock the events first so a lane finishing one of them at the same time
-        // cannot leave it unpruned.
-        if (tx.dialect.rowLocks) await lockEvents(tx, { ofSubscription: uid });
         const result = await tx.db.deleteFrom("subscriptions").where("uid", "=", uid).executeTakeFirst();
         if (result.numDeletedRows === 0n) return false;
-        await tx.db
-          .deleteFrom("events")
-          .where(sql<SqlBool>`not exists (select 1 from event_deliveries d where d.event_seq = events.seq)`)
-          .execute();
-        tx.changed("subscriptions", "event_deliveries", "events");
+        await pruneEvents(tx);
+        tx.changed("subscriptions", "event_dead_letters", "events");
         return true;
       });
     },
 
     async status(uid) {
-      const [counts, sub] = await Promise.all([
+      const [pending, failed, sub] = await Promise.all([
         db
-          .selectFrom("event_deliveries")
-          .select(["state", sql<bigint>`count(*)`.as("n")])
+          .selectFrom("subscriptions as s")
+          .innerJoin("events as e", (join) => join.on(OWED))
+          .select(sql<bigint>`count(*)`.as("n"))
+          .where("s.uid", "=", uid)
+          .executeTakeFirst(),
+        db
+          .selectFrom("event_dead_letters")
+          .select(sql<bigint>`count(*)`.as("n"))
           .where("subscription_uid", "=", uid)
-          .groupBy("state")
-          .execute(),
+          .executeTakeFirst(),
         db.selectFrom("subscriptions").select("retry_time").where("uid", "=", uid).executeTakeFirst(),
       ]);
-      const of = (state: string) => readInt(counts.find((c) => c.state === state)?.n ?? 0n);
-      return { pending: of("pending"), failed: of("failed"), retryTime: sub ? readInt(sub.retry_time) : 0 };
+      return {
+        pending: readInt(pending?.n ?? 0n),
+        failed: readInt(failed?.n ?? 0n),
+        retryTime: sub ? readInt(sub.retry_time) : 0,
+      };
     },
 
     async subscribedGroups() {

@@ -67,11 +67,11 @@ async function storedEventSubjects(options: OpenStoreOptions): Promise<string[]>
   );
 }
 
-/** Number of rows of the `event_deliveries` table. */
-async function storedDeliveryCount(options: OpenStoreOptions): Promise<number> {
+/** Number of rows of the `event_dead_letters` table. */
+async function storedDeadLetterCount(options: OpenStoreOptions): Promise<number> {
   const rows = await rawRows<{ n: number | string | bigint }>(
     options,
-    "select count(*) as n from event_deliveries",
+    "select count(*) as n from event_dead_letters",
   );
   return Number(rows[0]?.n ?? -1);
 }
@@ -329,7 +329,6 @@ export function eventCases(db: TestDatabase): void {
         );
       }
       assert.deepEqual(await storedEventSubjects(options), [], "the events table stays empty");
-      assert.equal(await storedDeliveryCount(options), 0, "the deliveries table stays empty");
       assert.deepEqual(await lease(store, "w", T0), [], "no lane has work");
     });
 
@@ -397,8 +396,11 @@ export function eventCases(db: TestDatabase): void {
       for (const s of bystanders) {
         assert.deepEqual(await store.events.pending(s.uid, 10), [], `nothing for bystander ${s.uid}`);
       }
-      assert.deepEqual(await storedEventSubjects(options), [event.subject], "one event row");
-      assert.equal(await storedDeliveryCount(options), 4, "four delivery rows");
+      assert.deepEqual(
+        await storedEventSubjects(options),
+        [event.subject],
+        "one event row, whatever the number of subscriptions",
+      );
 
       assert.equal(
         await store.events.append(eventOf(org, "org-level")),
@@ -434,7 +436,11 @@ export function eventCases(db: TestDatabase): void {
             1,
             "appended in the transaction",
           );
-          assert.equal((await tx.events.pending(s.uid, 10)).length, 1, "visible inside the transaction");
+          assert.equal(
+            (await tx.events.pending(s.uid, 10)).length,
+            0,
+            "written right before the commit: not visible inside the transaction",
+          );
           throw boom;
         }),
         (err) => err === boom,
@@ -714,7 +720,7 @@ export function eventCases(db: TestDatabase): void {
       await store.events.finish({
         subscriptionUid: flaky.uid,
         owner: "w2",
-        delivered: [{ id: first.id, eventSeq: first.event.seq }],
+        delivered: [first.id],
         now: T0 + 61 * SECOND,
       });
       assert.deepEqual(
@@ -779,19 +785,17 @@ export function eventCases(db: TestDatabase): void {
         "status",
       );
       assert.deepEqual(await lease(store, "w2", T0 + 5), [s.uid], "not backing off: leasable at once");
-      assert.deepEqual(
-        await storedEventSubjects(options),
-        [`${org}#e1`, `${org}#e2`],
-        "a dead letter keeps its event",
-      );
 
-      await store.events.finish({
-        subscriptionUid: s.uid,
-        owner: "w2",
-        delivered: [{ id: second.id, eventSeq: second.event.seq }],
-        now: T0 + 6,
-      });
+      await store.events.finish({ subscriptionUid: s.uid, owner: "w2", delivered: [second.id], now: T0 + 6 });
       assert.deepEqual(await lease(store, "w3", T0 + 7), [], "only a dead letter left: no work");
+      assert.equal(await store.events.prune(), 1, "the delivered event is pruned");
+      assert.deepEqual(await storedEventSubjects(options), [`${org}#e1`], "a dead letter keeps its event");
+      assert.equal(
+        (await store.events.deliveries({ subscriptionUid: s.uid, state: "failed", limit: 10 }))[0]?.event
+          .subject,
+        `${org}#e1`,
+        "and is still listed with it",
+      );
       assert.deepEqual(
         await store.subscriptions.status(s.uid),
         { pending: 0, failed: 1, retryTime: 0 },
@@ -799,7 +803,7 @@ export function eventCases(db: TestDatabase): void {
       );
     });
 
-    it("finish deletes delivered rows, and an event once no delivery references it", async () => {
+    it("finish moves the cursor past delivered events; prune deletes the events no cursor owes", async () => {
       const { store, options } = await fresh();
       const org = newRootUid();
       const team = newChildUid(org);
@@ -812,79 +816,138 @@ export function eventCases(db: TestDatabase): void {
       await store.events.append(eventOf(org, "only1"));
       assert.deepEqual((await lease(store, "w", T0)).sort(), [s1.uid, s2.uid].sort(), "both lanes leased");
 
-      const p1 = await store.events.pending(s1.uid, 10);
-      const [b1, b2, o1] = p1;
-      assert.ok(b1 && b2 && o1, "s1 owes three");
-      await store.events.finish({
-        subscriptionUid: s1.uid,
-        owner: "w",
-        delivered: [b1, o1].map((p) => ({ id: p.id, eventSeq: p.event.seq })),
-        now: T0 + 1,
-      });
-      assert.deepEqual(await pendingSubjects(store, s1.uid), [`${team}#both2`], "delivered rows are gone");
+      const [b1] = await store.events.pending(s1.uid, 10);
+      assert.ok(b1 !== undefined, "s1 owes three");
+      await finish(store, { subscriptionUid: s1.uid, owner: "w", delivered: [b1.id], now: T0 + 1 });
       assert.deepEqual(
-        await storedEventSubjects(options),
-        [`${team}#both1`, `${team}#both2`],
-        "only1 is pruned; both1 is kept while s2 still owes it",
+        await pendingSubjects(store, s1.uid),
+        [`${team}#both2`, `${org}#only1`],
+        "s1 goes on after both1",
       );
       assert.deepEqual(
         await pendingSubjects(store, s2.uid),
         [`${team}#both1`, `${team}#both2`],
         "s2 is untouched",
       );
-
-      const p2 = await store.events.pending(s2.uid, 10);
-      await store.events.finish({
-        subscriptionUid: s2.uid,
-        owner: "w",
-        delivered: p2.map((p) => ({ id: p.id, eventSeq: p.event.seq })),
-        now: T0 + 2,
-      });
+      assert.equal(await store.events.prune(), 0, "every event is still owed to someone");
       assert.deepEqual(
         await storedEventSubjects(options),
-        [`${team}#both2`],
-        "both1 is pruned; s1 still owes both2",
+        [`${team}#both1`, `${team}#both2`, `${org}#only1`],
+        "nothing pruned",
       );
+
+      const p2 = await store.events.pending(s2.uid, 10);
+      await finish(store, {
+        subscriptionUid: s2.uid,
+        owner: "w",
+        delivered: p2.map((p) => p.id),
+        now: T0 + 2,
+      });
       assert.deepEqual(
         await store.subscriptions.status(s2.uid),
         { pending: 0, failed: 0, retryTime: 0 },
         "s2 done",
       );
-      await store.events.finish({
+      assert.equal(await store.events.prune(), 1, "both1 is pruned");
+      assert.deepEqual(
+        await storedEventSubjects(options),
+        [`${team}#both2`, `${org}#only1`],
+        "s1 still owes both2 and only1",
+      );
+      const p1 = await store.events.pending(s1.uid, 10);
+      assert.deepEqual(await lease(store, "w", T0 + 3), [s1.uid], "s1 leased again; s2 owes nothing");
+      await finish(store, {
         subscriptionUid: s1.uid,
         owner: "w",
-        delivered: [{ id: b2.id, eventSeq: b2.event.seq }],
+        delivered: p1.map((p) => p.id),
         now: T0 + 3,
       });
+      assert.equal(await store.events.prune(), 2, "the rest is pruned");
       assert.deepEqual(await storedEventSubjects(options), [], "every event is pruned");
-      assert.equal(await storedDeliveryCount(options), 0, "and every delivery");
+      assert.equal(await store.events.prune(), 0, "pruning again finds nothing");
     });
 
-    it("concurrent finishes of lanes owing the same events still prune every event", async () => {
+    it("a new subscription receives only the events appended after it", async () => {
+      const { store } = await fresh();
+      const org = newRootUid();
+      const early = subRow(org);
+      await store.subscriptions.insert(early);
+      await store.events.append(eventOf(org, "before"));
+      const late = subRow(org);
+      await store.subscriptions.insert(late);
+      await store.events.append(eventOf(org, "after"));
+      assert.deepEqual(await pendingSubjects(store, early.uid), [`${org}#before`, `${org}#after`], "early");
+      assert.deepEqual(
+        await pendingSubjects(store, late.uid),
+        [`${org}#after`],
+        "late: only what came after",
+      );
+
+      // With the table pruned empty, a new subscription still starts before the next event.
+      const p = await store.events.pending(early.uid, 10);
+      await lease(store, "w", T0);
+      for (const sub of [early, late]) {
+        const owed = await store.events.pending(sub.uid, 10);
+        await finish(store, {
+          subscriptionUid: sub.uid,
+          owner: "w",
+          delivered: owed.map((o) => o.id),
+          now: T0,
+        });
+      }
+      assert.equal(await store.events.prune(), p.length, "all pruned");
+      const newest = subRow(org);
+      await store.subscriptions.insert(newest);
+      await store.events.append(eventOf(org, "next"));
+      assert.deepEqual(await pendingSubjects(store, newest.uid), [`${org}#next`], "after an empty table");
+    });
+
+    it("pruning while lanes finish never deletes an event a cursor still owes", async () => {
       const { store, options } = await fresh();
       const handles =
         store.dialect === "postgres" ? [store, await db.open(options), await db.open(options)] : [store];
       const org = newRootUid();
       const subs = [subRow(org), subRow(org), subRow(org)];
       for (const s of subs) await store.subscriptions.insert(s);
-      const ROUNDS = 15;
+      const ROUNDS = 10;
       for (let round = 0; round < ROUNDS; round++) {
         await store.events.append(eventOf(org, `r${round}`));
         const now = T0 + round * SECOND;
         assert.equal((await lease(store, "w", now)).length, subs.length, `round ${round}: all lanes leased`);
         const owed = await Promise.all(subs.map((s) => store.events.pending(s.uid, 10)));
-        await Promise.all(
-          subs.map((s, i) =>
-            (handles[i % handles.length] ?? store).events.finish({
+        // The first lane finishes while two prunes run; the others still owe the event.
+        const [first, ...rest] = subs;
+        assert.ok(first, "three subscriptions");
+        await Promise.all([
+          (handles[0] ?? store).events.finish({
+            subscriptionUid: first.uid,
+            owner: "w",
+            delivered: (owed[0] ?? []).map((p) => p.id),
+            now: now + 1,
+          }),
+          (handles[1 % handles.length] ?? store).events.prune(),
+          (handles[2 % handles.length] ?? store).events.prune(),
+        ]);
+        for (const s of rest) {
+          assert.deepEqual(
+            await pendingSubjects(store, s.uid),
+            [`${org}#r${round}`],
+            `round ${round}: still owed`,
+          );
+        }
+        await Promise.all([
+          ...rest.map((s, i) =>
+            (handles[(i + 1) % handles.length] ?? store).events.finish({
               subscriptionUid: s.uid,
               owner: "w",
-              delivered: (owed[i] ?? []).map((p) => ({ id: p.id, eventSeq: p.event.seq })),
-              now: now + 1,
+              delivered: (owed[i + 1] ?? []).map((p) => p.id),
+              now: now + 2,
             }),
           ),
-        );
+          (handles[0] ?? store).events.prune(),
+        ]);
       }
-      assert.equal(await storedDeliveryCount(options), 0, "every delivery is gone");
+      await store.events.prune();
       assert.deepEqual(await storedEventSubjects(options), [], "no event outlives its last delivery");
     });
 
@@ -913,7 +976,7 @@ export function eventCases(db: TestDatabase): void {
             (handles[i % handles.length] ?? store).events.finish({
               subscriptionUid: stays.uid,
               owner: "w",
-              delivered: (owed[i] ?? []).map((p) => ({ id: p.id, eventSeq: p.event.seq })),
+              delivered: (owed[i] ?? []).map((p) => p.id),
               now: now + 1,
             }),
             (handles[(i + 1) % handles.length] ?? store).subscriptions.delete(goes.uid),
@@ -925,7 +988,7 @@ export function eventCases(db: TestDatabase): void {
           `round ${round}: every delete succeeded`,
         );
       }
-      assert.equal(await storedDeliveryCount(options), 0, "every delivery is gone");
+      await store.events.prune();
       assert.deepEqual(await storedEventSubjects(options), [], "no event outlives its last delivery");
     });
 
@@ -991,7 +1054,8 @@ export function eventCases(db: TestDatabase): void {
           `round ${round}: no deadlock aborts either side`,
         );
       }
-      assert.equal(await storedDeliveryCount(options), 0, "the deleted subscriptions owe nothing");
+      await store.events.prune();
+      assert.deepEqual(await storedEventSubjects(options), [], "the deleted subscriptions owe nothing");
     });
 
     it("finish by an owner that no longer holds the lease does not release it", async () => {
@@ -1042,6 +1106,17 @@ export function eventCases(db: TestDatabase): void {
         0,
         "a stale owner does not back the lane off",
       );
+      await finish(store, {
+        subscriptionUid: s.uid,
+        owner: "w1",
+        delivered: [p.id],
+        now: T0 + 2 * SECOND + 35,
+      });
+      assert.deepEqual(
+        (await store.events.pending(s.uid, 1)).map((x) => x.id),
+        [p.id],
+        "nor moves its cursor (the holder sends the event again)",
+      );
       assert.deepEqual(await lease(store, "w3", T0 + 2 * SECOND + 40, 10, SECOND), [], "nor free it");
 
       await finish(store, { subscriptionUid: s.uid, owner: "w2", now: T0 + 2 * SECOND + 50 });
@@ -1052,7 +1127,7 @@ export function eventCases(db: TestDatabase): void {
       );
     });
 
-    it("deleting a subscription drops its deliveries and the events nobody else is owed", async () => {
+    it("deleting a subscription drops its dead letters and the events nobody else is owed", async () => {
       const { store, options } = await fresh();
       const org = newRootUid();
       const team = newChildUid(org);
@@ -1063,33 +1138,31 @@ export function eventCases(db: TestDatabase): void {
       await store.events.append(eventOf(team, "shared"));
       await store.events.append(eventOf(team, "dead"));
       await store.events.append(eventOf(org, "org-only"));
-      await store.events.append(eventOf(team, "mine")); // owed to both; keep delivers it below
+      await store.events.append(eventOf(team, "mine")); // owed to both; drop never sends it
       assert.deepEqual((await lease(store, "w", T0)).sort(), [drop.uid, keep.uid].sort(), "both leased");
-      const [, dead] = await store.events.pending(drop.uid, 10);
-      assert.ok(dead !== undefined, "drop owes 'dead'");
+      const [shared, dead] = await store.events.pending(drop.uid, 10);
+      assert.ok(shared !== undefined && dead !== undefined, "drop owes 'shared' and 'dead'");
       await store.events.finish({
         subscriptionUid: drop.uid,
         owner: "w",
-        delivered: [],
+        delivered: [shared.id],
         failure: { deliveryId: dead.id, attempts: 3, status: 0, error: "refused", dead: true, retryTime: 0 },
         now: T0 + 1,
       });
-      const keepOwed = await store.events.pending(keep.uid, 10);
-      const deliveredByKeep = keepOwed.filter(
-        (p) => p.event.subject.endsWith("#dead") || p.event.subject.endsWith("#mine"),
-      );
-      await store.events.finish({
+      await finish(store, {
         subscriptionUid: keep.uid,
         owner: "w",
-        delivered: deliveredByKeep.map((p) => ({ id: p.id, eventSeq: p.event.seq })),
+        delivered: [shared.id, dead.id],
         now: T0 + 1,
       });
+      assert.equal(await store.events.prune(), 1, "'shared' is pruned");
       const keepBefore = await store.events.deliveries({ subscriptionUid: keep.uid, limit: 10 });
       assert.deepEqual(
         keepBefore.map((r) => r.event.subject),
-        [`${team}#shared`, `${org}#org-only`],
+        [`${org}#org-only`, `${team}#mine`],
         "keep still owes two",
       );
+      assert.equal(await storedDeadLetterCount(options), 1, "drop's dead letter");
 
       assert.equal(await store.subscriptions.delete(drop.uid), true, "deleted");
       assert.deepEqual(
@@ -1103,6 +1176,7 @@ export function eventCases(db: TestDatabase): void {
         { pending: 0, failed: 0, retryTime: 0 },
         "status",
       );
+      assert.equal(await storedDeadLetterCount(options), 0, "its dead letter is gone");
       assert.deepEqual(
         await store.events.deliveries({ subscriptionUid: keep.uid, limit: 10 }),
         keepBefore,
@@ -1110,14 +1184,12 @@ export function eventCases(db: TestDatabase): void {
       );
       assert.deepEqual(
         await storedEventSubjects(options),
-        [`${team}#shared`, `${org}#org-only`],
-        "events only drop owed ('dead' dead letter, 'mine') are pruned; shared ones kept",
+        [`${org}#org-only`, `${team}#mine`],
+        "'dead' (only its dead letter held it) is pruned; what keep owes stays",
       );
-      assert.equal(await storedDeliveryCount(options), 2, "only keep's deliveries remain");
 
       assert.equal(await store.subscriptions.delete(keep.uid), true, "the last subscription deleted");
       assert.deepEqual(await storedEventSubjects(options), [], "no event left");
-      assert.equal(await storedDeliveryCount(options), 0, "no delivery left");
     });
 
     it("deliveries filters by state and pages by id with afterId and limit", async () => {
@@ -1133,39 +1205,43 @@ export function eventCases(db: TestDatabase): void {
       assert.deepEqual(
         ids,
         [...ids].sort((a, b) => a - b),
-        "ids ascend with event order here",
+        "ids ascend with event order",
       );
       const [d0, d1, d2, d3, d4] = ids;
-      assert.equal((await lease(store, "w", T0)).length, 2, "both lanes leased");
-      for (const id of [d0, d2]) {
-        await store.events.finish({
-          subscriptionUid: s.uid,
-          owner: "w",
-          delivered: [],
-          failure: {
-            deliveryId: id ?? -1,
-            attempts: 2,
-            status: 400,
-            error: "bad request",
-            dead: true,
-            retryTime: 0,
-          },
-          now: T0,
-        });
-        if (id === d0) assert.deepEqual(await lease(store, "w", T0), [s.uid], "s leased again at once");
+      assert.ok(d0 && d1 && d2 && d3 && d4, "five ids");
+      const failure = (deliveryId: number, dead: boolean) => ({
+        deliveryId,
+        attempts: 2,
+        status: 400,
+        error: "bad request",
+        dead,
+        retryTime: dead ? 0 : T0 + SECOND,
+      });
+      // d0 dead; d1 delivered, d2 dead; d3 failed once (pending, backing off).
+      const outcomes = [
+        { delivered: [], failure: failure(d0, true) },
+        { delivered: [d1], failure: failure(d2, true) },
+        { delivered: [], failure: failure(d3, false) },
+      ];
+      for (const outcome of outcomes) {
+        assert.ok(
+          (await lease(store, "w", T0)).includes(s.uid),
+          "s leased (again at once after a dead letter)",
+        );
+        await store.events.finish({ subscriptionUid: s.uid, owner: "w", now: T0, ...outcome });
       }
       const list = async (args: { state?: "pending" | "failed"; afterId?: number; limit: number }) =>
         (await store.events.deliveries({ subscriptionUid: s.uid, ...args })).map((r) => r.id);
 
-      assert.deepEqual(await list({ limit: 10 }), ids, "every delivery by id ascending");
+      assert.deepEqual(await list({ limit: 10 }), [d0, d2, d3, d4], "every delivery by id ascending");
       assert.deepEqual(await list({ state: "failed", limit: 10 }), [d0, d2], "the dead letters");
-      assert.deepEqual(await list({ state: "pending", limit: 10 }), [d1, d3, d4], "the pending ones");
-      assert.deepEqual(await list({ limit: 2 }), [d0, d1], "limit");
-      assert.deepEqual(await list({ afterId: d1, limit: 2 }), [d2, d3], "afterId then limit");
+      assert.deepEqual(await list({ state: "pending", limit: 10 }), [d3, d4], "the pending ones");
+      assert.deepEqual(await list({ limit: 3 }), [d0, d2, d3], "limit across both kinds");
+      assert.deepEqual(await list({ afterId: d0, limit: 2 }), [d2, d3], "afterId then limit");
       assert.deepEqual(await list({ afterId: d4, limit: 10 }), [], "after the last");
       assert.deepEqual(
-        await list({ state: "pending", afterId: d1, limit: 1 }),
-        [d3],
+        await list({ state: "pending", afterId: d3, limit: 1 }),
+        [d4],
         "state, afterId and limit",
       );
       assert.deepEqual(
@@ -1173,15 +1249,32 @@ export function eventCases(db: TestDatabase): void {
         [d2],
         "failed after the first",
       );
+
+      const attemptsOf = async (afterId?: number) =>
+        (await store.events.deliveries({ subscriptionUid: s.uid, state: "pending", afterId, limit: 1 })).map(
+          (r) => [r.id, r.attempts, r.lastStatus, r.lastError, r.lastAttemptTime],
+        );
+      assert.deepEqual(
+        await attemptsOf(),
+        [[d3, 2, 400, "bad request", T0]],
+        "the first pending carries the attempts",
+      );
+      assert.deepEqual(
+        await attemptsOf(d2),
+        [[d3, 2, 400, "bad request", T0]],
+        "also on a page starting at it",
+      );
+      assert.deepEqual(await attemptsOf(d3), [[d4, 0, 0, "", 0]], "the next one has none");
+
       const theirs = await store.events.deliveries({ subscriptionUid: other.uid, limit: 10 });
-      assert.equal(theirs.length, 5, "the other subscription has its own five");
-      assert.ok(
-        theirs.every((r) => r.subscriptionUid === other.uid && r.state === "pending" && !ids.includes(r.id)),
-        "none of s's rows leak into other's list",
+      assert.deepEqual(
+        theirs.map((r) => [r.id, r.subscriptionUid, r.state, r.attempts]),
+        ids.map((id) => [id, other.uid, "pending", 0]),
+        "the other subscription still owes all five, untouched by s's outcomes",
       );
       assert.deepEqual(
         await store.subscriptions.status(s.uid),
-        { pending: 3, failed: 2, retryTime: 0 },
+        { pending: 2, failed: 2, retryTime: T0 + SECOND },
         "status counts",
       );
     });

@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import BetterSqlite3 from "better-sqlite3";
+import { Migrator } from "kysely";
 import pg from "pg";
 import type { TestDatabase } from "../../../../test/support/databases.js";
+import { newRootUid } from "../../../core/uidp.js";
+import { connectPostgres } from "../connect-postgres.js";
+import { connectSqlite } from "../connect-sqlite.js";
 import { MIGRATION_TABLE } from "../migrate.js";
-import { migrationsFor } from "../migrations/migrations.js";
+import { migrationProvider, migrationsFor } from "../migrations/migrations.js";
 import type { OpenStoreOptions } from "../open-store.js";
-import { groupRow } from "./fixtures.js";
+import { childUid, groupRow } from "./fixtures.js";
 
 /** The names recorded in the migration table of the database behind `options`. */
 async function appliedMigrations(options: OpenStoreOptions): Promise<string[]> {
@@ -75,6 +79,94 @@ export function migrationCases(db: TestDatabase): void {
       assert.ok(!(await appliedMigrations(options)).includes("0003-repo-list-index"), "0003 removed");
       await db.open(options);
       assert.deepEqual(await appliedMigrations(options), Object.keys(migrationsFor(db.engine)).sort());
+    });
+
+    it("0008 turns 0007's delivery rows into cursors and dead letters", async () => {
+      const options = await db.freshOptions();
+      const kysely = options.databaseUrl
+        ? connectPostgres(options.databaseUrl)
+        : connectSqlite(options.sqlitePath ?? "");
+      try {
+        const migrator = new Migrator({
+          db: kysely,
+          provider: migrationProvider(db.engine),
+          migrationTableName: MIGRATION_TABLE,
+          migrationLockTableName: `${MIGRATION_TABLE}_lock`,
+          allowUnorderedMigrations: true,
+        });
+        const { error } = await migrator.migrateTo("0007-events");
+        assert.equal(error, undefined, "migrated up to 0007");
+      } finally {
+        await kysely.destroy();
+      }
+      const org = newRootUid();
+      const behind = childUid(org, "000000000000000a"); // owes events 2 and 3, gave up on 1
+      const caughtUp = childUid(org, "000000000000000b"); // owes nothing
+      await runStatement(
+        options,
+        `insert into subscriptions (uid, parent_uid, sink, create_time, update_time) values
+           ('${behind}', '${org}', 'https://a.example/', 1, 1), ('${caughtUp}', '${org}', 'https://b.example/', 1, 1);
+         insert into events (seq, id, type, source, subject, group_uid, time, extensions, data) values
+           (1, 'e1', 't', 's', 'one', '${org}', 1, '{}', '{}'),
+           (2, 'e2', 't', 's', 'two', '${org}', 2, '{}', '{}'),
+           (3, 'e3', 't', 's', 'three', '${org}', 3, '{}', '{}');
+         insert into event_deliveries
+           (subscription_uid, event_seq, state, attempts, last_attempt_time, last_status, last_error) values
+           ('${behind}', 1, 'failed', 20, 9, 410, 'gone'),
+           ('${behind}', 2, 'pending', 3, 7, 503, 'unavailable'),
+           ('${behind}', 3, 'pending', 0, 0, 0, '');`,
+      );
+      // The explicit seqs above bypass PostgreSQL's sequence; appends would draw them again.
+      if (options.databaseUrl) await runStatement(options, "select setval('events_seq_seq', 3)");
+
+      const store = await db.open(options);
+      assert.deepEqual(
+        (await store.events.pending(behind, 10)).map((p) => [p.event.subject, p.attempts]),
+        [
+          ["two", 3],
+          ["three", 0],
+        ],
+        "the pending deliveries, the first with its attempts",
+      );
+      assert.deepEqual(
+        (await store.events.deliveries({ subscriptionUid: behind, state: "failed", limit: 10 })).map((r) => [
+          r.event.subject,
+          r.attempts,
+          r.lastStatus,
+          r.lastError,
+          r.lastAttemptTime,
+        ]),
+        [["one", 20, 410, "gone", 9]],
+        "the failed delivery is a dead letter",
+      );
+      assert.deepEqual(
+        (await store.events.deliveries({ subscriptionUid: behind, state: "pending", limit: 10 }))[0]
+          ?.lastError,
+        "unavailable",
+        "the first pending one keeps its last error",
+      );
+      assert.deepEqual(
+        await store.events.pending(caughtUp, 10),
+        [],
+        "a subscription that owed nothing still does",
+      );
+      assert.equal(await store.events.prune(), 0, "every event is still owed or dead-lettered");
+      await store.events.append({
+        id: "e4",
+        type: "t",
+        source: "s",
+        subject: "four",
+        groupUid: org,
+        time: 4,
+        extensions: {},
+        data: "{}",
+      });
+      assert.deepEqual(
+        (await store.events.pending(caughtUp, 10)).map((p) => p.event.subject),
+        ["four"],
+        "new events reach both",
+      );
+      assert.equal((await store.events.pending(behind, 10)).length, 3, "behind owes three now");
     });
 
     it("concurrent openers of a new database all succeed (PostgreSQL: several processes)", async (t) => {

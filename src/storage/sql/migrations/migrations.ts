@@ -7,6 +7,7 @@ import { iamFederationMigration } from "./0004-iam-federation.js";
 import { refreshTokensMigration } from "./0005-refresh-tokens.js";
 import { loginSessionsMigration } from "./0006-login-sessions.js";
 import { eventsMigration } from "./0007-events.js";
+import { eventCursorsMigration } from "./0008-event-cursors.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -21,6 +22,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0005-refresh-tokens": refreshTokensMigration(dialect),
     "0006-login-sessions": loginSessionsMigration(dialect),
     "0007-events": eventsMigration(dialect),
+    "0008-event-cursors": eventCursorsMigration(dialect),
   };
 }
 
