@@ -1,7 +1,13 @@
 import type { Worker } from "node:worker_threads";
 import type { OpenStoreOptions } from "../storage/sql/open-store.js";
 import { startTypeScriptWorker } from "../workers/typescript-worker.js";
-import type { DispatcherLogger, DispatcherOptions, EventDispatcher } from "./event-dispatcher.js";
+import {
+  DEFAULT_DISPATCHER_OPTIONS,
+  type DispatcherLogger,
+  type DispatcherOptions,
+  type EventDispatcher,
+} from "./event-dispatcher.js";
+import { throttlePokes } from "./poke-throttle.js";
 
 /** What the dispatcher thread needs to deliver on its own: the same database, issuer and options. */
 export interface DispatcherThreadData {
@@ -25,8 +31,11 @@ const RESTART_DELAY_MS = 1000;
  * under a write load, deliveries on the serving thread each waited several turns of a loop full of
  * requests (a few dozen deliveries/s while answering ~300 writes/s on the 2-core bench machine).
  *
- * `poke` forwards to the thread (whose dispatcher throttles lease rounds); log lines come back to `logger`. A thread that dies is
- * logged and started again after a second (its lanes wait out their lease, as after a crash).
+ * `poke` forwards to the thread at most once per `pokeIntervalMs`, the rate its dispatcher starts
+ * lease rounds at anyway: a poke held back is sent when the interval ends, so every append is
+ * still followed by one. (Forwarding each of ~1,000 writes/s cost a message and a thread wake-up
+ * each.) Log lines come back to `logger`. A thread that dies is logged and started again after a
+ * second (its lanes wait out their lease, as after a crash).
  * `close` stops leasing, waits for the batches in flight and the thread's exit.
  */
 export function startDispatcherThread(data: DispatcherThreadData, logger: DispatcherLogger): EventDispatcher {
@@ -56,13 +65,18 @@ export function startDispatcherThread(data: DispatcherThreadData, logger: Dispat
   start();
 
   const send = (message: ToDispatcherThread) => worker?.postMessage(message);
+  const pokes = throttlePokes(
+    () => send("poke"),
+    data.options.pokeIntervalMs ?? DEFAULT_DISPATCHER_OPTIONS.pokeIntervalMs,
+  );
   return {
     poke() {
-      if (!closing) send("poke");
+      if (!closing) pokes.poke();
     },
     async close() {
       closing = true;
       clearTimeout(restartTimer);
+      pokes.cancel();
       // Held while closing, or a process with nothing else left would exit before the thread.
       worker?.ref();
       send("close");
