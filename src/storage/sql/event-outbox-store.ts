@@ -67,8 +67,8 @@ export const OWED = sql<SqlBool>`e.seq > s.cursor_seq and ${receives(sql.ref("s.
 /**
  * Deletes the events no subscription still owes and no dead letter names, and returns how many.
  * The candidates are read first without a write lock (on SQLite the scan would otherwise hold the
- * database's write lock); the delete checks them again, in one statement, so a cursor moved back
- * by nobody and a dead letter written since are both seen.
+ * database's write lock); the delete checks the same condition again, in one statement, so a
+ * subscription or dead letter written in between is seen.
  */
 export async function pruneEvents(ctx: SqlContext): Promise<number> {
   const unowed = sql<SqlBool>`not exists (select 1 from subscriptions s where ${OWED})
@@ -78,12 +78,9 @@ export async function pruneEvents(ctx: SqlContext): Promise<number> {
   for (let i = 0; i < candidates.length; i += PRUNE_CHUNK) {
     const seqs = candidates.slice(i, i + PRUNE_CHUNK).map((c) => c.seq);
     const result = await ctx.db
-      .deleteFrom("events")
-      .where("seq", "in", seqs)
-      .where(
-        sql<SqlBool>`not exists (select 1 from subscriptions s where s.cursor_seq < events.seq and ${receives(sql.ref("s.parent_uid"), sql.ref("events.group_uid"))})`,
-      )
-      .where(sql<SqlBool>`not exists (select 1 from event_dead_letters d where d.event_seq = events.seq)`)
+      .deleteFrom("events as e")
+      .where("e.seq", "in", seqs)
+      .where(unowed)
       .executeTakeFirst();
     pruned += Number(result.numDeletedRows);
   }
