@@ -136,6 +136,12 @@ export function eventCases(db: TestDatabase): void {
     const options = await db.freshOptions();
     return { store: await db.open(options), options };
   };
+  /**
+   * Handles on the database behind `store`: on PostgreSQL two more pools, like separate server
+   * processes; on SQLite only `store` (one handle per file per process).
+   */
+  const handlesOf = async (store: Store, options: OpenStoreOptions): Promise<Store[]> =>
+    store.dialect === "postgres" ? [store, await db.open(options), await db.open(options)] : [store];
 
   describe("events: subscriptions", () => {
     it("insert/get round-trip; countByGroup counts direct children; delete is true once, then false", async () => {
@@ -581,10 +587,7 @@ export function eventCases(db: TestDatabase): void {
 
     it("concurrent leaseLanes by six owners never hand one lane to two owners", async () => {
       const { store, options } = await fresh();
-      // On PostgreSQL the owners also use separate pools, like separate server processes. (SQLite
-      // allows one handle per file per process.)
-      const handles =
-        store.dialect === "postgres" ? [store, await db.open(options), await db.open(options)] : [store];
+      const handles = await handlesOf(store, options);
       const org = newRootUid();
       const LANES = 12;
       const subs = Array.from({ length: LANES }, () => subRow(newChildUid(org)));
@@ -904,8 +907,7 @@ export function eventCases(db: TestDatabase): void {
 
     it("pruning while lanes finish never deletes an event a cursor still owes", async () => {
       const { store, options } = await fresh();
-      const handles =
-        store.dialect === "postgres" ? [store, await db.open(options), await db.open(options)] : [store];
+      const handles = await handlesOf(store, options);
       const org = newRootUid();
       const subs = [subRow(org), subRow(org), subRow(org)];
       for (const s of subs) await store.subscriptions.insert(s);
@@ -953,8 +955,7 @@ export function eventCases(db: TestDatabase): void {
 
     it("subscriptions deleted while other lanes finish the same events still prune them", async () => {
       const { store, options } = await fresh();
-      const handles =
-        store.dialect === "postgres" ? [store, await db.open(options), await db.open(options)] : [store];
+      const handles = await handlesOf(store, options);
       const PAIRS = 6;
       for (let round = 0; round < 6; round++) {
         // PAIRS groups with two subscriptions each and one event: one lane delivers it while the
@@ -994,8 +995,7 @@ export function eventCases(db: TestDatabase): void {
 
     it("appends racing a delete of one of their subscriptions never fail the change", async () => {
       const { store, options } = await fresh();
-      const handles =
-        store.dialect === "postgres" ? [store, await db.open(options), await db.open(options)] : [store];
+      const handles = await handlesOf(store, options);
       for (let round = 0; round < 6; round++) {
         const groups = Array.from({ length: 6 }, () => newRootUid());
         const doomed = groups.map((g) => subRow(g));
@@ -1018,8 +1018,7 @@ export function eventCases(db: TestDatabase): void {
 
     it("a failure recorded while the subscription is deleted does not deadlock either", async () => {
       const { store, options } = await fresh();
-      const handles =
-        store.dialect === "postgres" ? [store, await db.open(options), await db.open(options)] : [store];
+      const handles = await handlesOf(store, options);
       for (let round = 0; round < 6; round++) {
         const subs = Array.from({ length: 6 }, () => subRow(newRootUid()));
         for (const sub of subs) {
