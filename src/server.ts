@@ -75,7 +75,8 @@ const PAGE_TOKEN_SECRET_KEY = "page_token_secret";
 export async function startServer(config: WharfConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? ((line: object) => process.stdout.write(`${JSON.stringify(line)}\n`));
-  const store = await openStore(servingStoreOptions(config, "main"));
+  const storeOptions = servingStoreOptions(config);
+  const store = await openStore(storeOptions.main);
   const blobs = openBlobDriver(config.blobStore, config.dataDir);
   // Stopped first on close (before the listeners and the store), in reverse order of start.
   const closers: (() => Promise<void>)[] = [];
@@ -129,7 +130,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const dispatcher =
       clock === systemClock
         ? startDispatcherThread(
-            { database: servingStoreOptions(config, "worker"), issuerUrl: apiUrl, options: deliveryOptions },
+            { database: storeOptions.worker, issuerUrl: apiUrl, options: deliveryOptions },
             logger,
           )
         : startWebhookDelivery({ events: store.events, issuer, clock, logger, options: deliveryOptions });

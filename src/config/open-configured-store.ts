@@ -1,4 +1,5 @@
 import { type OpenStoreOptions, openStore } from "../storage/sql/open-store.js";
+import { createSqliteWriteLockMemory } from "../storage/sql/sqlite-write-lock.js";
 import type { Store } from "../storage/store.js";
 import type { WharfConfig } from "./config.js";
 
@@ -15,9 +16,17 @@ export function databaseOf(config: WharfConfig): { databaseUrl: string } | { sql
 /**
  * The store options of a serving process's threads: `main` (the serving thread) runs the SQLite
  * WAL checkpoint thread; `worker` (another thread of the same process) leaves checkpoints to it.
+ * Both share one SQLite write lock.
  */
-export function servingStoreOptions(config: WharfConfig, thread: "main" | "worker"): OpenStoreOptions {
-  return { ...databaseOf(config), walCheckpoints: thread === "main" ? "own-thread" : "other-thread" };
+export function servingStoreOptions(config: WharfConfig): {
+  main: OpenStoreOptions;
+  worker: OpenStoreOptions;
+} {
+  const shared = { ...databaseOf(config), sqliteWriteLock: createSqliteWriteLockMemory() };
+  return {
+    main: { ...shared, walCheckpoints: "own-thread" },
+    worker: { ...shared, walCheckpoints: "other-thread" },
+  };
 }
 
 /** Opens (and migrates) the metadata store the configuration names: PostgreSQL URL, else SQLite. */

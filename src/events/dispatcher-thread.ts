@@ -1,5 +1,6 @@
 import type { Worker } from "node:worker_threads";
 import type { OpenStoreOptions } from "../storage/sql/open-store.js";
+import { SqliteWriteLock } from "../storage/sql/sqlite-write-lock.js";
 import { startTypeScriptWorker } from "../workers/typescript-worker.js";
 import {
   DEFAULT_DISPATCHER_OPTIONS,
@@ -35,7 +36,8 @@ const RESTART_DELAY_MS = 1000;
  * lease rounds at anyway: a poke held back is sent when the interval ends, so every append is
  * still followed by one. (Forwarding each of ~1,000 writes/s cost a message and a thread wake-up
  * each.) Log lines come back to `logger`. A thread that dies is logged and started again after a
- * second (its lanes wait out their lease, as after a crash).
+ * second (its lanes wait out their lease, as after a crash); a SQLite write lock it held
+ * (`database.sqliteWriteLock`) is released.
  * `close` stops leasing, waits for the batches in flight and the thread's exit.
  */
 export function startDispatcherThread(data: DispatcherThreadData, logger: DispatcherLogger): EventDispatcher {
@@ -43,9 +45,12 @@ export function startDispatcherThread(data: DispatcherThreadData, logger: Dispat
   let worker: Worker | undefined;
   let restartTimer: NodeJS.Timeout | undefined;
   let stopped: Promise<void> = Promise.resolve();
+  const writeLock = data.database.sqliteWriteLock && new SqliteWriteLock(data.database.sqliteWriteLock);
 
   const start = () => {
     const thread = startTypeScriptWorker(new URL("./dispatcher-worker.ts", import.meta.url), data);
+    // -1 once the thread stopped, which may be before "exit".
+    const threadId = thread.threadId;
     worker = thread;
     // The serving process's listeners keep it alive; the thread alone must not.
     thread.unref();
@@ -54,6 +59,9 @@ export function startDispatcherThread(data: DispatcherThreadData, logger: Dispat
     stopped = new Promise((resolve) =>
       thread.once("exit", (code) => {
         if (worker === thread) worker = undefined;
+        if (writeLock?.releaseHeldBy(threadId)) {
+          logger({ msg: "event dispatcher thread stopped holding the database write lock; released it" });
+        }
         resolve();
         if (closing) return;
         logger({ msg: "event dispatcher thread stopped; starting it again", code });

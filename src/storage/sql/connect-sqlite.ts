@@ -6,15 +6,19 @@ import {
   type DatabaseConnection,
   type Driver,
   Kysely,
+  SelectQueryNode,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
   type SqliteStatement,
 } from "kysely";
 import type { Database } from "./schema.js";
+import { createSqliteWriteLockMemory, SqliteWriteLock } from "./sqlite-write-lock.js";
 
 /** Prepared statements kept per connection; distinct SQL texts beyond this evict the oldest. */
 const STATEMENT_CACHE_SIZE = 500;
+/** How long a write waits for the file's write lock, held by another thread or process (ms). */
+const BUSY_TIMEOUT_MS = 5000;
 
 /**
  * Opens the SQLite file at `path` (creating its directory; `:memory:` for a private in-memory
@@ -22,15 +26,21 @@ const STATEMENT_CACHE_SIZE = 500;
  * bigint, and returns a Kysely instance over it. Kysely serializes all queries on the one connection.
  * `walAutocheckpointPages` sets the WAL size at which a commit checkpoints (SQLite's default: 1000),
  * `walSizeLimitBytes` the size a larger WAL file is cut back to when it starts over (default: kept).
+ * `writeLock`: the memory of the SqliteWriteLock that every thread of this process opening `path`
+ * shares (default: a lock of this connection's own, which serializes nothing more than Kysely does).
  */
 export function connectSqlite(
   path: string,
-  options: { walAutocheckpointPages?: number; walSizeLimitBytes?: number } = {},
+  options: {
+    walAutocheckpointPages?: number;
+    walSizeLimitBytes?: number;
+    writeLock?: SharedArrayBuffer;
+  } = {},
 ): Kysely<Database> {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new BetterSqlite3(path);
   try {
-    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
     sqlite.pragma("foreign_keys = ON");
@@ -45,7 +55,10 @@ export function connectSqlite(
     sqlite.close();
     throw err;
   }
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingDatabase(sqlite) }) });
+  const writeLock = new SqliteWriteLock(options.writeLock ?? createSqliteWriteLockMemory());
+  return new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: cachingDatabase(sqlite) }, writeLock),
+  });
 }
 
 /**
@@ -102,23 +115,79 @@ function objectRows(stmt: BetterSqlite3.Statement): SqliteStatement {
 /**
  * SQLite dialect whose transactions start with `BEGIN IMMEDIATE`: the write lock is taken up front,
  * so a second process waits on busy_timeout instead of failing with SQLITE_BUSY when a deferred
- * transaction tries to upgrade its read lock.
+ * transaction tries to upgrade its read lock. Before that, transactions and writes outside one take
+ * the process's SqliteWriteLock of the file, so threads of one process wait for each other without
+ * blocking their event loops (see SqliteWriteLock).
  */
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  readonly #writeLock: SqliteWriteLock;
 
-  constructor(config: SqliteDialectConfig) {
+  constructor(config: SqliteDialectConfig, writeLock: SqliteWriteLock) {
     super(config);
     this.#config = config;
+    this.#writeLock = writeLock;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(this.#config, this.#writeLock);
   }
 }
 
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #writeLock: SqliteWriteLock;
+  /** Kysely hands the one connection to one transaction or query at a time, so one flag suffices. */
+  #inTransaction = false;
+
+  constructor(config: SqliteDialectConfig, writeLock: SqliteWriteLock) {
+    super(config);
+    this.#writeLock = writeLock;
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    return {
+      // Anything but a query builder's select may write (raw SQL included): it takes the lock.
+      executeQuery: async (query) => {
+        if (this.#inTransaction || SelectQueryNode.is(query.query)) return connection.executeQuery(query);
+        await this.#writeLock.acquire(BUSY_TIMEOUT_MS);
+        try {
+          return await connection.executeQuery(query);
+        } finally {
+          this.#writeLock.release();
+        }
+      },
+      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+    };
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    await this.#writeLock.acquire(BUSY_TIMEOUT_MS);
+    this.#inTransaction = true;
+    try {
+      await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    } catch (err) {
+      this.#endTransaction();
+      throw err;
+    }
+  }
+
+  // A failed commit leaves the transaction open; Kysely rolls it back next, which releases.
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("commit"));
+    this.#endTransaction();
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await connection.executeQuery(CompiledQuery.raw("rollback"));
+    } finally {
+      this.#endTransaction();
+    }
+  }
+
+  #endTransaction() {
+    this.#inTransaction = false;
+    this.#writeLock.release();
   }
 }

@@ -34,6 +34,12 @@ export interface OpenStoreOptions {
    * here only checkpoint at the backstop.
    */
   walCheckpoints?: "in-commits" | "own-thread" | "other-thread";
+  /**
+   * SQLite only: the memory of the write lock (createSqliteWriteLockMemory) shared by every thread
+   * of this process that opens the same file, so they wait for each other's writes without blocking
+   * their event loops. Default: a lock of this store's own.
+   */
+  sqliteWriteLock?: SharedArrayBuffer;
 }
 
 /** Default of `OpenStoreOptions.listCountTtlMs`. */
@@ -48,10 +54,10 @@ const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
  * migrations serialize. Throws when neither option is usable, for another URL scheme, or when
  * connecting or migrating fails (the connection is closed first). Call `close()` when done.
  *
- * SQLite: open ONE handle per file per process. better-sqlite3 is synchronous, so a second handle
- * in the same process that waits for the first one's write lock (held through a transaction)
- * blocks the event loop the first one needs to finish (SQLITE_BUSY after 5 s). Separate processes
- * wait for each other normally.
+ * SQLite: open ONE handle per file per thread, and give the handles of one process's threads the
+ * same `sqliteWriteLock`. better-sqlite3 is synchronous, so a second handle on the same thread that
+ * waits for the first one's write lock (held through a transaction) blocks the event loop the
+ * first one needs to finish (SQLITE_BUSY after 5 s). Separate processes wait for each other normally.
  */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const { db, dialect } = connect(options);
@@ -97,11 +103,11 @@ function connect(options: OpenStoreOptions): { db: Kysely<Database>; dialect: Sq
   }
   const checkpointsElsewhere =
     sqliteFile(options) && (options.walCheckpoints ?? "in-commits") !== "in-commits";
-  const db = connectSqlite(
-    options.sqlitePath,
-    checkpointsElsewhere
+  const db = connectSqlite(options.sqlitePath, {
+    writeLock: options.sqliteWriteLock,
+    ...(checkpointsElsewhere
       ? { walAutocheckpointPages: BACKSTOP_AUTOCHECKPOINT_PAGES, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES }
-      : {},
-  );
+      : {}),
+  });
   return { db, dialect: sqliteDialect };
 }

@@ -8,6 +8,7 @@ import { refreshTokensMigration } from "./0005-refresh-tokens.js";
 import { loginSessionsMigration } from "./0006-login-sessions.js";
 import { eventsMigration } from "./0007-events.js";
 import { eventCursorsMigration } from "./0008-event-cursors.js";
+import { eventGroupIndexMigration } from "./0009-event-group-index.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -23,6 +24,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0006-login-sessions": loginSessionsMigration(dialect),
     "0007-events": eventsMigration(dialect),
     "0008-event-cursors": eventCursorsMigration(dialect),
+    "0009-event-group-index": eventGroupIndexMigration(dialect),
   };
 }
 
