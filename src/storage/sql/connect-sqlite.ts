@@ -144,21 +144,34 @@ class ImmediateSqliteDriver extends SqliteDriver {
     this.#writeLock = writeLock;
   }
 
+  /** The one connection, wrapped so that its writes outside a transaction take the lock. */
+  #guarded: { inner: DatabaseConnection; outer: DatabaseConnection } | undefined;
+
   override async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await super.acquireConnection();
-    return {
-      // Anything but a query builder's select may write (raw SQL included): it takes the lock.
-      executeQuery: async (query) => {
-        if (this.#inTransaction || SelectQueryNode.is(query.query)) return connection.executeQuery(query);
-        await this.#writeLock.acquire(BUSY_TIMEOUT_MS);
-        try {
-          return await connection.executeQuery(query);
-        } finally {
-          this.#writeLock.release();
-        }
-      },
-      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
-    };
+    const inner = await super.acquireConnection();
+    if (this.#guarded?.inner !== inner) {
+      this.#guarded = {
+        inner,
+        outer: {
+          // Anything but a query builder's select may write (raw SQL included): it takes the lock.
+          executeQuery: (query) =>
+            this.#inTransaction || SelectQueryNode.is(query.query)
+              ? inner.executeQuery(query)
+              : this.#locked(() => inner.executeQuery(query)),
+          streamQuery: (query, chunkSize) => inner.streamQuery(query, chunkSize),
+        },
+      };
+    }
+    return this.#guarded.outer;
+  }
+
+  async #locked<T>(run: () => Promise<T>): Promise<T> {
+    await this.#writeLock.acquire(BUSY_TIMEOUT_MS);
+    try {
+      return await run();
+    } finally {
+      this.#writeLock.release();
+    }
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
