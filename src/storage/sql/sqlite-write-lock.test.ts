@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import type { Worker } from "node:worker_threads";
+import { threadId, type Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import { startTypeScriptWorker } from "../../workers/typescript-worker.js";
 import { connectSqlite } from "./connect-sqlite.js";
@@ -85,18 +85,28 @@ describe("SqliteWriteLock", () => {
 });
 
 describe("SQLite connections sharing a write lock", () => {
-  const dirs: string[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
   after(async () => {
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    for (const cleanup of cleanups) await cleanup();
   });
 
-  it("a write waits for another connection's open transaction without blocking the event loop, then lands after it", async () => {
+  /** Two connections to a new file sharing one lock, closed (and the file removed) after the suite. */
+  async function sharedConnections() {
     const dir = await mkdtemp(join(tmpdir(), "wharf-write-lock-"));
-    dirs.push(dir);
     const path = join(dir, "shared.db");
     const memory = createSqliteWriteLockMemory();
     const first = connectSqlite(path, { writeLock: memory });
     const second = connectSqlite(path, { writeLock: memory });
+    cleanups.push(async () => {
+      await first.destroy();
+      await second.destroy();
+      await rm(dir, { recursive: true, force: true });
+    });
+    return { path, memory, first, second };
+  }
+
+  it("a write waits for another connection's open transaction without blocking the event loop, then lands after it", async () => {
+    const { path, first, second } = await sharedConnections();
     const reader = connectSqlite(path);
     try {
       await sql`create table t (n integer not null)`.execute(first);
@@ -136,46 +146,35 @@ describe("SQLite connections sharing a write lock", () => {
         [1, 2, 3, 4],
       );
     } finally {
-      await first.destroy();
-      await second.destroy();
       await reader.destroy();
     }
   });
 
   it("a failed statement inside a transaction rolls back and frees the lock for the other connection", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "wharf-write-lock-"));
-    dirs.push(dir);
-    const path = join(dir, "shared.db");
-    const memory = createSqliteWriteLockMemory();
-    const first = connectSqlite(path, { writeLock: memory });
-    const second = connectSqlite(path, { writeLock: memory });
-    try {
-      await sql`create table t (n integer not null unique)`.execute(first);
-      await assert.rejects(
-        first.transaction().execute(async (trx) => {
-          await sql`insert into t (n) values (1)`.execute(trx);
-          await sql`insert into t (n) values (1)`.execute(trx);
-        }),
-        /UNIQUE constraint failed/,
-      );
-      await assert.rejects(
-        sql`insert into t (n) values (null)`.execute(second),
-        /NOT NULL constraint failed/,
-      );
-      await sql`insert into t (n) values (5)`.execute(second);
-      await first.transaction().execute(async (trx) => {
-        await sql`insert into t (n) values (6)`.execute(trx);
-      });
-      const rows = await sql<{ n: bigint }>`select n from t order by n`.execute(first);
-      assert.deepEqual(
-        rows.rows.map((r) => Number(r.n)),
-        [5, 6],
-        "the rolled-back insert is gone; later writes of both connections landed",
-      );
-      assert.equal(new SqliteWriteLock(memory).releaseHeldBy(0), false, "nobody holds the lock");
-    } finally {
-      await first.destroy();
-      await second.destroy();
-    }
+    const { memory, first, second } = await sharedConnections();
+    await sql`create table t (n integer not null unique)`.execute(first);
+    await assert.rejects(
+      first.transaction().execute(async (trx) => {
+        await sql`insert into t (n) values (1)`.execute(trx);
+        await sql`insert into t (n) values (1)`.execute(trx);
+      }),
+      /UNIQUE constraint failed/,
+    );
+    await assert.rejects(sql`insert into t (n) values (null)`.execute(second), /NOT NULL constraint failed/);
+    await sql`insert into t (n) values (5)`.execute(second);
+    await first.transaction().execute(async (trx) => {
+      await sql`insert into t (n) values (6)`.execute(trx);
+    });
+    const rows = await sql<{ n: bigint }>`select n from t order by n`.execute(first);
+    assert.deepEqual(
+      rows.rows.map((r) => Number(r.n)),
+      [5, 6],
+      "the rolled-back insert is gone; later writes of both connections landed",
+    );
+    assert.equal(
+      new SqliteWriteLock(memory).releaseHeldBy(threadId),
+      false,
+      "this thread no longer holds the lock",
+    );
   });
 });
