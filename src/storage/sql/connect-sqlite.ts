@@ -138,14 +138,13 @@ class ImmediateSqliteDriver extends SqliteDriver {
   readonly #writeLock: SqliteWriteLock;
   /** Kysely hands the one connection to one transaction or query at a time, so one flag suffices. */
   #inTransaction = false;
+  /** The one connection, wrapped so that its writes outside a transaction take the lock. */
+  #guarded: { inner: DatabaseConnection; outer: DatabaseConnection } | undefined;
 
   constructor(config: SqliteDialectConfig, writeLock: SqliteWriteLock) {
     super(config);
     this.#writeLock = writeLock;
   }
-
-  /** The one connection, wrapped so that its writes outside a transaction take the lock. */
-  #guarded: { inner: DatabaseConnection; outer: DatabaseConnection } | undefined;
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     const inner = await super.acquireConnection();

@@ -67,7 +67,8 @@ export const OWED = sql<SqlBool>`e.seq > s.cursor_seq and ${receives(sql.ref("s.
 /**
  * `s` (a subscription) is owed at least one event: OWED for some event, spelled so that each half
  * seeks the `events (group_uid, seq)` index: its own group's events after its cursor, then its
- * descendants' (`[group/, group0)`: '0' is the byte after '/'; byte-order collation, see 0009).
+ * descendants' (`(group/, group0)`: '0' is the byte after '/', the range `selfOrDescendant` in
+ * predicates.ts uses for a bound uid, here over columns; byte-order collation, see 0009).
  * Checked for every subscription in each lease round, where OWED's `substr` scanned all events
  * after each cursor, a quiet subscription's through a busy organization's whole backlog.
  */

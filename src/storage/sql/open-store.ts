@@ -54,10 +54,11 @@ const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
  * migrations serialize. Throws when neither option is usable, for another URL scheme, or when
  * connecting or migrating fails (the connection is closed first). Call `close()` when done.
  *
- * SQLite: open ONE handle per file per thread, and give the handles of one process's threads the
- * same `sqliteWriteLock`. better-sqlite3 is synchronous, so a second handle on the same thread that
- * waits for the first one's write lock (held through a transaction) blocks the event loop the
- * first one needs to finish (SQLITE_BUSY after 5 s). Separate processes wait for each other normally.
+ * SQLite: give every handle of one process on the same file the same `sqliteWriteLock`, so they
+ * await each other's writes. better-sqlite3 is synchronous: handles WITHOUT a shared lock wait in
+ * SQLite's busy handler, which blocks the waiting thread's event loop, and on one thread the loop
+ * the lock holder needs to finish (SQLITE_BUSY after 5 s). Separate processes wait for each other
+ * through SQLite's lock.
  */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const { db, dialect } = connect(options);
