@@ -5,7 +5,10 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { startWebhookReceiver } from "../../test/support/webhook-receiver.js";
 import { startTestServer } from "../../test/support/wharf-server.js";
+import { createSqliteWriteLockMemory, SqliteWriteLock } from "../storage/sql/sqlite-write-lock.js";
 import { startDispatcherThread } from "./dispatcher-thread.js";
+
+const LOCK_HOLDER = new URL("../../test/support/lock-holding-dispatcher.ts", import.meta.url);
 
 const waitUntil = async (what: string, holds: () => boolean, timeoutMs = 10_000) => {
   const deadline = Date.now() + timeoutMs;
@@ -67,5 +70,35 @@ describe("event dispatcher thread", () => {
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(restarts().length, count, "no restart after close");
     assert.ok(Date.now() - started < 5000, "close returns promptly");
+  });
+
+  it("a thread that dies holding the SQLite write lock has it released for the serving thread", async () => {
+    const memory = createSqliteWriteLockMemory();
+    const logged: Record<string, unknown>[] = [];
+    const thread = startDispatcherThread(
+      {
+        database: { sqlitePath: ":memory:", sqliteWriteLock: memory },
+        issuerUrl: "http://127.0.0.1:1",
+        options: {},
+      },
+      (line) => logged.push(line as Record<string, unknown>),
+      LOCK_HOLDER,
+    );
+    try {
+      await waitUntil(
+        "the release is logged",
+        () =>
+          logged.some(
+            (l) => l.msg === "event dispatcher thread stopped holding the database write lock; released it",
+          ),
+        15_000,
+      );
+    } finally {
+      await thread.close();
+    }
+    // Without the release this would wait out its timeout: the dead thread's id stays in the word.
+    const lock = new SqliteWriteLock(memory);
+    await lock.acquire(200);
+    lock.release();
   });
 });

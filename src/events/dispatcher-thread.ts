@@ -22,6 +22,8 @@ export type FromDispatcherThread = { log: object };
 /** Messages to the thread. */
 export type ToDispatcherThread = "poke" | "close";
 
+/** The module the delivery thread runs. */
+const DISPATCHER_WORKER = new URL("./dispatcher-worker.ts", import.meta.url);
 /** Wait before starting a thread again after it stopped unexpectedly. */
 const RESTART_DELAY_MS = 1000;
 
@@ -39,8 +41,13 @@ const RESTART_DELAY_MS = 1000;
  * second (its lanes wait out their lease, as after a crash); a SQLite write lock it held
  * (`database.sqliteWriteLock`) is released.
  * `close` stops leasing, waits for the batches in flight and the thread's exit.
+ * `entry`: the module the thread runs (tests substitute one that fails in a chosen way).
  */
-export function startDispatcherThread(data: DispatcherThreadData, logger: DispatcherLogger): EventDispatcher {
+export function startDispatcherThread(
+  data: DispatcherThreadData,
+  logger: DispatcherLogger,
+  entry: URL = DISPATCHER_WORKER,
+): EventDispatcher {
   let closing = false;
   let worker: Worker | undefined;
   let restartTimer: NodeJS.Timeout | undefined;
@@ -48,7 +55,7 @@ export function startDispatcherThread(data: DispatcherThreadData, logger: Dispat
   const writeLock = data.database.sqliteWriteLock && new SqliteWriteLock(data.database.sqliteWriteLock);
 
   const start = () => {
-    const thread = startTypeScriptWorker(new URL("./dispatcher-worker.ts", import.meta.url), data);
+    const thread = startTypeScriptWorker(entry, data);
     // -1 once the thread stopped, which may be before "exit".
     const threadId = thread.threadId;
     worker = thread;
