@@ -5,7 +5,7 @@ import { readBool, readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet } from "./predicates.js";
 import type { TagsTable } from "./schema.js";
-import { guardWrite, parentColumn, type SqlContext } from "./sql-context.js";
+import { guardWrite, parentColumn, precompiled, type SqlContext } from "./sql-context.js";
 
 function toTagRow(r: Selectable<TagsTable>): TagRow {
   return {
@@ -18,6 +18,12 @@ function toTagRow(r: Selectable<TagsTable>): TagRow {
     updateTime: readInt(r.update_time),
   };
 }
+
+const selectByUid = precompiled((db) => db.selectFrom("tags").selectAll().where("uid", "=", ""));
+// A manifest GET by tag runs this on every request.
+const selectByName = precompiled((db) =>
+  db.selectFrom("tags").selectAll().where("parent_uid", "=", "").where("name", "=", ""),
+);
 
 /** How often `put` retries when a concurrent delete removes the tag between its insert and its read. */
 const PUT_ATTEMPTS = 3;
@@ -37,17 +43,12 @@ export function createTagStore(ctx: SqlContext): TagStore {
   const { db } = ctx;
   return {
     async get(uid) {
-      const r = await db.selectFrom("tags").selectAll().where("uid", "=", uid).executeTakeFirst();
+      const [r] = await selectByUid(ctx, [uid]);
       return r && toTagRow(r);
     },
 
     async getByName(repoUid, name) {
-      const r = await db
-        .selectFrom("tags")
-        .selectAll()
-        .where("parent_uid", "=", repoUid)
-        .where("name", "=", name)
-        .executeTakeFirst();
+      const [r] = await selectByName(ctx, [repoUid, name]);
       return r && toTagRow(r);
     },
 
