@@ -24,7 +24,8 @@
 // producers take CPU from Wharf, as a sink and clients on the same host would: each figure below
 // also prints Wharf's own CPU time, and the report ends with the CPU one event loop would need for
 // the steady target at this run's costs. BENCH_WHARF_NODE_FLAGS: extra node flags for the Wharf
-// process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/wharf-prof"); BENCH_PHASES: a comma-separated
+// process (e.g. "--perf-basic-prof" for `perf record -g -p <pid>`, which attributes CPU per thread
+// correctly where a "--cpu-prof" profile does not: ADR 0013); BENCH_PHASES: a comma-separated
 // subset of steady,burst,overhead to run (to profile one). Prints every figure and each target with
 // PASS/FAIL; exits 0 unless something errored (it is a report, not a test).
 import { execFile } from "node:child_process";

@@ -10,8 +10,8 @@
 // Environment: BENCH_BLOB_MIB (default 1024), BENCH_CHUNK_MIB (16), BENCH_SECONDS (wrk duration, 10),
 // BENCH_RUNS (3): every figure is measured that many times, interleaved between the servers, and
 // the best run is compared (the median is printed next to it): machines are shared and noisy.
-// BENCH_WHARF_NODE_FLAGS: extra node flags for the Wharf process, e.g.
-// "--cpu-prof --cpu-prof-dir=/tmp/wharf-prof" to profile Wharf under exactly this load.
+// BENCH_WHARF_NODE_FLAGS: extra node flags for the Wharf process, e.g. "--perf-basic-prof" to
+// profile Wharf under exactly this load with `perf record -g -p <pid>` (ADR 0013).
 //
 // Wharf, distribution and the bare server each run in their own process; the client streams from
 // this one with node:http, except the pull the targets use, which runs `curl -o /dev/null`: the
