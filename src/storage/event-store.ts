@@ -146,7 +146,7 @@ export interface EventOutboxStore {
   /** The lane's oldest pending deliveries, in event order, at most `limit`. */
   pending(subscriptionUid: string, limit: number): Promise<PendingDelivery[]>;
   /**
-   * Records a batch's outcome and frees the lane (one transaction): the cursor moves past the
+   * Records a batch's outcome and frees the lane, atomically: the cursor moves past the
    * delivered events (and past a dead letter); a failure's attempts stay on the subscription.
    * A lane leased to another owner since is left as it is.
    */

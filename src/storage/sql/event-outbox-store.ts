@@ -98,8 +98,11 @@ export async function pruneEvents(ctx: SqlContext): Promise<number> {
   return pruned;
 }
 
-/** Events deleted per statement by pruneEvents (bounded bind parameters and lock time). */
-const PRUNE_CHUNK = 500;
+/**
+ * Events deleted per statement by pruneEvents: bounded bind parameters, and on SQLite a bounded
+ * time holding the write lock (500 held it for up to ~7 ms, stalling the API's writes behind it).
+ */
+export const PRUNE_CHUNK = 100;
 
 // The statements of every append, compiled once (per number of groups): an API write pays for
 // these on the request's own thread.
@@ -225,38 +228,46 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
     },
 
     async leaseLanes({ owner, now, leaseMs, limit }) {
-      const leasable = (from: Kysely<Database>) =>
-        from
+      const leasable = (locking: boolean) => {
+        const candidates = db
           .selectFrom("subscriptions as s")
-          .select(["s.uid", "s.parent_uid", "s.sink"])
+          .select("s.uid")
           .where(sql<SqlBool>`s.lease_until <= ${now}`)
           .where(sql<SqlBool>`s.retry_time <= ${now}`)
           .where(OWES_ANY)
           .orderBy("s.lease_until")
           .orderBy("s.uid")
           .limit(limit);
-      // Most rounds find every lane with work already leased: answer those without a write
-      // transaction, which on SQLite would take the database's write lock from the API's writes.
-      if ((await leasable(db).execute()).length === 0) return [];
-      return ctx.transaction(async (tx) => {
-        let candidates = leasable(tx.db);
-        if (tx.dialect.rowLocks) candidates = candidates.forNoKeyUpdate().skipLocked();
-        const rows = await candidates.execute();
-        const leased: LeasedLane[] = [];
-        const leaseUntil = now + leaseMs;
-        for (const row of rows) {
-          const result = await tx.db
-            .updateTable("subscriptions")
-            .set({ lease_owner: owner, lease_until: leaseUntil })
-            .where("uid", "=", row.uid)
-            .where(sql<SqlBool>`lease_until <= ${now}`)
-            .executeTakeFirst();
-          if (result.numUpdatedRows === 1n) {
-            leased.push({ subscriptionUid: row.uid, groupUid: row.parent_uid, sink: row.sink, leaseUntil });
-          }
-        }
-        return leased;
-      });
+        // On PostgreSQL, concurrent workers skip each other's candidates instead of queueing on them.
+        return locking && ctx.dialect.rowLocks ? candidates.forNoKeyUpdate().skipLocked() : candidates;
+      };
+      // Most rounds find every lane with work already leased: answer those with a plain read,
+      // since any write takes SQLite's write lock from the API's writes.
+      const waiting = await leasable(false).execute();
+      if (waiting.length === 0) return [];
+      // One statement, outside a transaction: on SQLite the write lock is held for just that.
+      // The compare-and-set on lease_until keeps a lane someone leased meanwhile theirs.
+      const leaseUntil = now + leaseMs;
+      const rows = await db
+        .updateTable("subscriptions")
+        .set({ lease_owner: owner, lease_until: leaseUntil })
+        .where("uid", "in", leasable(true))
+        .where(sql<SqlBool>`lease_until <= ${now}`)
+        .returning(["uid", "parent_uid", "sink"])
+        .execute();
+      // RETURNING has no order: the lanes that waited longest come first, as the read found them.
+      const rank = new Map(waiting.map((w, i) => [w.uid, i]));
+      const at = (uid: string) => rank.get(uid) ?? waiting.length;
+      return rows
+        .sort((a, b) => at(a.uid) - at(b.uid) || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0))
+        .map(
+          (row): LeasedLane => ({
+            subscriptionUid: row.uid,
+            groupUid: row.parent_uid,
+            sink: row.sink,
+            leaseUntil,
+          }),
+        );
     },
 
     async pending(subscriptionUid, limit) {
@@ -266,24 +277,24 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
     },
 
     finish({ subscriptionUid, owner, delivered, failure, now }) {
-      return ctx.transaction(async (tx) => {
-        const last = delivered.at(-1);
-        let cursor = last === undefined ? undefined : BigInt(last);
-        // The failed attempts stay on the subscription until its first pending event is done with.
-        let attempts = { attempts: 0, last_attempt_time: 0, last_status: 0, last_error: "" };
-        let retryTime = 0;
-        if (failure?.dead) cursor = BigInt(failure.deliveryId);
-        else if (failure) {
-          attempts = {
-            attempts: failure.attempts,
-            last_attempt_time: now,
-            last_status: failure.status,
-            last_error: failure.error,
-          };
-          retryTime = failure.retryTime;
-        }
-        const moved = cursor !== undefined || failure !== undefined;
-        let update = tx.db
+      const last = delivered.at(-1);
+      let cursor = last === undefined ? undefined : BigInt(last);
+      // The failed attempts stay on the subscription until its first pending event is done with.
+      let attempts = { attempts: 0, last_attempt_time: 0, last_status: 0, last_error: "" };
+      let retryTime = 0;
+      if (failure?.dead) cursor = BigInt(failure.deliveryId);
+      else if (failure) {
+        attempts = {
+          attempts: failure.attempts,
+          last_attempt_time: now,
+          last_status: failure.status,
+          last_error: failure.error,
+        };
+        retryTime = failure.retryTime;
+      }
+      const moved = cursor !== undefined || failure !== undefined;
+      const freeLane = (from: Kysely<Database>) => {
+        let update = from
           .updateTable("subscriptions")
           .set({ lease_owner: "", lease_until: now, retry_time: retryTime })
           .where("uid", "=", subscriptionUid)
@@ -295,17 +306,24 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
             cursor_seq: sql`case when cursor_seq < ${cursor} then ${cursor} else cursor_seq end`,
           });
         }
-        const result = await update.executeTakeFirst();
-        if (result.numUpdatedRows === 0n || !failure?.dead) return;
+        return update.executeTakeFirst();
+      };
+      // Without a dead letter it is one statement, outside a transaction: on SQLite the write lock
+      // is held for just that.
+      if (!failure?.dead) return freeLane(db).then(() => {});
+      const dead = failure;
+      return ctx.transaction(async (tx) => {
+        const result = await freeLane(tx.db);
+        if (result.numUpdatedRows === 0n) return;
         await tx.db
           .insertInto("event_dead_letters")
           .values({
             subscription_uid: subscriptionUid,
-            event_seq: failure.deliveryId,
-            attempts: failure.attempts,
+            event_seq: dead.deliveryId,
+            attempts: dead.attempts,
             last_attempt_time: now,
-            last_status: failure.status,
-            last_error: failure.error,
+            last_status: dead.status,
+            last_error: dead.error,
           })
           .execute();
       });

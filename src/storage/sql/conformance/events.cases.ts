@@ -8,6 +8,7 @@ import type { ListWindow, SortField } from "../../../core/list.js";
 import { newChildUid, newRootUid } from "../../../core/uidp.js";
 import type { EventToAppend, LaneOutcome, SubscriptionFilter, SubscriptionRow } from "../../event-store.js";
 import type { Store } from "../../store.js";
+import { PRUNE_CHUNK } from "../event-outbox-store.js";
 import type { OpenStoreOptions } from "../open-store.js";
 import { childUid, groupRow, T0 } from "./fixtures.js";
 
@@ -903,6 +904,35 @@ export function eventCases(db: TestDatabase): void {
       await store.subscriptions.insert(newest);
       await store.events.append(eventOf(org, "next"));
       assert.deepEqual(await pendingSubjects(store, newest.uid), [`${org}#next`], "after an empty table");
+    });
+
+    it("prune deletes a backlog longer than one delete statement and keeps what is still owed", async () => {
+      const { store, options } = await fresh();
+      const org = newRootUid();
+      const child = newChildUid(org);
+      const parent = subRow(org);
+      const below = subRow(child);
+      for (const s of [parent, below]) await store.subscriptions.insert(s);
+      const many = 2 * PRUNE_CHUNK + 10;
+      for (let i = 0; i < many; i++) await store.events.append(eventOf(org, `e${i}`));
+      await store.events.append(eventOf(child, "shared"));
+
+      await lease(store, "w", T0);
+      const owed = await store.events.pending(parent.uid, many + 10);
+      assert.equal(owed.length, many + 1, "the parent owes every event");
+      await finish(store, {
+        subscriptionUid: parent.uid,
+        owner: "w",
+        delivered: owed.map((o) => o.id),
+        now: T0,
+      });
+      assert.equal(await store.events.prune(), many, "every event only the parent was owed");
+      assert.deepEqual(
+        await storedEventSubjects(options),
+        [`${child}#shared`],
+        "'shared' is still owed below",
+      );
+      assert.deepEqual(await pendingSubjects(store, below.uid), [`${child}#shared`]);
     });
 
     it("pruning while lanes finish never deletes an event a cursor still owes", async () => {
