@@ -98,6 +98,9 @@ export async function pruneEvents(ctx: SqlContext): Promise<number> {
   return pruned;
 }
 
+/** Events an EventOutboxStore keeps once read, for the other subscriptions that owe them. */
+const RECENT_EVENTS = 4096;
+
 /**
  * Events deleted per statement by pruneEvents: bounded bind parameters, and on SQLite a bounded
  * time holding the write lock (500 held it for up to ~7 ms, stalling the API's writes behind it).
@@ -169,43 +172,82 @@ export async function lockAppends(tx: SqlContext, roots: Iterable<string>): Prom
  * EventOutboxStore over `events`, the delivery columns of `subscriptions` (lease, cursor, failed
  * attempts) and `event_dead_letters`.
  *
- * Lanes are leased with a compare-and-set on `lease_until` inside a transaction; on PostgreSQL the
- * candidate rows are also taken `FOR UPDATE SKIP LOCKED`, so concurrent workers pick different
+ * Lanes are leased with a compare-and-set on `lease_until` in one UPDATE; on PostgreSQL the
+ * candidate rows are also taken `FOR NO KEY UPDATE SKIP LOCKED`, so concurrent workers pick different
  * lanes instead of queueing on the same rows. A finished lane's `lease_until` becomes `now`, so the
  * next lease round serves the lanes that waited longest first.
  */
 export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
   const { db } = ctx;
 
+  /**
+   * Events read lately, by seq. An event never changes once committed and its seq is never reused
+   * (AUTOINCREMENT on SQLite, a sequence on PostgreSQL; cursors rely on that too), and the
+   * subscriptions of an organization read the same events: each lane reads only seqs, then the
+   * rows of the events not here, so ten subscriptions read and parse an event's row once, not ten
+   * times. Callers must not change the events they get.
+   */
+  const recentEvents = new Map<number, StoredEvent>();
+
+  /** The events with these seqs, from recentEvents or read; a seq deleted meanwhile is missing. */
+  async function eventsBySeq(seqs: readonly number[]): Promise<Map<number, StoredEvent>> {
+    const found = new Map<number, StoredEvent>();
+    const missing: number[] = [];
+    for (const seq of seqs) {
+      const event = recentEvents.get(seq);
+      if (event) found.set(seq, event);
+      else missing.push(seq);
+    }
+    if (missing.length === 0) return found;
+    const rows = await db
+      .selectFrom("events as e")
+      .select(EVENT_COLUMNS)
+      .where(
+        "e.seq",
+        "in",
+        missing.map((seq) => BigInt(seq)),
+      )
+      .execute();
+    for (const row of rows) {
+      const event = toStoredEvent(row);
+      found.set(event.seq, event);
+      if (recentEvents.size >= RECENT_EVENTS) {
+        const oldest = recentEvents.keys().next().value;
+        if (oldest !== undefined) recentEvents.delete(oldest);
+      }
+      recentEvents.set(event.seq, event);
+    }
+    return found;
+  }
+
   /** Pending deliveries of one subscription after `afterSeq` (the first one carries the lane's attempts when included). */
   async function owed(subscriptionUid: string, afterSeq: number | undefined, limit: number) {
     let query = db
       .selectFrom("subscriptions as s")
       .innerJoin("events as e", (join) => join.on(OWED))
-      .select([
-        "s.cursor_seq",
-        "s.attempts",
-        "s.last_attempt_time",
-        "s.last_status",
-        "s.last_error",
-        ...EVENT_COLUMNS,
-      ])
+      .select(["s.cursor_seq", "s.attempts", "s.last_attempt_time", "s.last_status", "s.last_error", "e.seq"])
       .where("s.uid", "=", subscriptionUid)
       .orderBy("e.seq")
       .limit(limit);
     if (afterSeq !== undefined) query = query.where("e.seq", ">", BigInt(afterSeq));
     const rows = await query.execute();
-    return rows.map((r, i) => {
+    const events = await eventsBySeq(rows.map((r) => readInt(r.seq)));
+    const owedRows = [];
+    for (const [i, r] of rows.entries()) {
+      // Deleted between the two reads: the subscription was deleted, or another worker moved its cursor.
+      const event = events.get(readInt(r.seq));
+      if (!event) continue;
       // The lane's first pending event: the first row, unless the page starts past the cursor.
       const first = i === 0 && (afterSeq === undefined || BigInt(afterSeq) <= r.cursor_seq);
-      return {
-        event: toStoredEvent(r),
+      owedRows.push({
+        event,
         attempts: first ? readInt(r.attempts) : 0,
         lastAttemptTime: first ? readInt(r.last_attempt_time) : 0,
         lastStatus: first ? readInt(r.last_status) : 0,
         lastError: first ? r.last_error : "",
-      };
-    });
+      });
+    }
+    return owedRows;
   }
 
   return {
