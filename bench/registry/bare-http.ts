@@ -1,6 +1,9 @@
 // The bare node:http baselines of `bench:registry`, in their own process. Usage: bare-http <dir>.
 //
-// - Any GET outside /v2/ answers the same ~500-byte JSON body (the manifest GET baseline).
+// - Any GET outside /v2/ answers the same ~500-byte JSON body (the manifest GET baseline), except
+//   `GET /loopback/<bytes>`: that many bytes sent from one buffer, again and again, with no file
+//   read at all: what curl receives over loopback here when the server does nothing else, the
+//   reference for the pull figures (a sendfile server, which skips one copy, was no faster here).
 // - A minimal blob upload/download over the same distribution-API requests the benchmark's client
 //   sends (POST → 202 Location; PATCH appends; PUT ?digest= finishes; GET /v2/…/blobs/<digest>),
 //   done the plain Node way: request → Transform feeding sha256 → file write stream, fsync, rename;
@@ -73,8 +76,32 @@ function reply(res: ServerResponse, status: number, headers: Record<string, stri
   res.end();
 }
 
+/** Bytes of the buffer `GET /loopback/<bytes>` sends again and again, and writes kept in flight. */
+const LOOPBACK_BUFFER = 4 << 20;
+const LOOPBACK_IN_FLIGHT = 2;
+
+/** Sends `bytes` bytes from one buffer that never changes (so it may be queued twice), as Wharf sends files. */
+async function sendLoopback(res: ServerResponse, bytes: number): Promise<void> {
+  const buffer = Buffer.alloc(LOOPBACK_BUFFER, 0x5a);
+  res.writeHead(200, { "content-type": "application/octet-stream", "content-length": bytes });
+  const inFlight: Promise<void>[] = [];
+  for (let sent = 0; sent < bytes; ) {
+    const n = Math.min(buffer.length, bytes - sent);
+    sent += n;
+    const chunk = n === buffer.length ? buffer : buffer.subarray(0, n);
+    inFlight.push(
+      new Promise<void>((resolve, reject) => res.write(chunk, (err) => (err ? reject(err) : resolve()))),
+    );
+    if (inFlight.length >= LOOPBACK_IN_FLIGHT) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
+  res.end();
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://bare.invalid");
+  const loopback = /^\/loopback\/(\d+)$/.exec(url.pathname);
+  if (loopback && req.method === "GET") return sendLoopback(res, Number(loopback[1]));
   if (!url.pathname.startsWith("/v2/")) {
     res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     res.end(body);

@@ -207,13 +207,12 @@ export async function pushSmallImage(
 }
 
 /**
- * GETs a blob with `curl -o /dev/null` and returns how many bytes arrived. The pull figure's client:
- * this client's node:http reads the socket 64 KiB at a time and allocates a buffer for each, which
- * caps it near 0.5–0.7 GB/s here, below what the servers send (curl reached ~2 GB/s from a plain
- * Node server reusing its buffers, ~3 GB/s from sendfile).
+ * GETs `path` of `reg` with `curl -o /dev/null` and returns how many bytes arrived (throws unless
+ * 200). The pull figure's client: this client's node:http reads the socket 64 KiB at a time and
+ * allocates a buffer for each, which caps it near 0.5–0.7 GB/s here, below what the servers send.
  */
-export async function pullBlobCurl(reg: Registry, repo: string, digest: string): Promise<number> {
-  const target = new URL(`/v2/${repo}/blobs/${digest}`, reg.base);
+export async function curlDownload(reg: Registry, path: string): Promise<number> {
+  const target = new URL(path, reg.base);
   const headers = Object.entries(reg.headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]);
   const { stdout } = await run("curl", [
     "-sS",
@@ -225,8 +224,13 @@ export async function pullBlobCurl(reg: Registry, repo: string, digest: string):
     target.href,
   ]);
   const [status, size] = stdout.trim().split(" ");
-  if (status !== "200") throw new Error(`${reg.name}: GET blob answered ${status} (curl)`);
+  if (status !== "200") throw new Error(`${reg.name}: GET ${target.pathname} answered ${status} (curl)`);
   return Number(size);
+}
+
+/** GETs a blob with `curl -o /dev/null` ({@link curlDownload}); returns how many bytes arrived. */
+export function pullBlobCurl(reg: Registry, repo: string, digest: string): Promise<number> {
+  return curlDownload(reg, `/v2/${repo}/blobs/${digest}`);
 }
 
 /** GETs a blob with this node:http client and discards its bytes; returns how many arrived. */
