@@ -1,3 +1,4 @@
+import { setBounded } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
 import type { StoredEvent } from "../storage/event-store.js";
 import type { DeliverySigner } from "./event-dispatcher.js";
@@ -42,13 +43,8 @@ export function createDeliveryHeaders(deps: {
     const now = deps.clock.now();
     let entry = prepared.get(event.seq);
     if (entry === undefined || now - entry.preparedAt > reuseMs) {
-      prepared.delete(event.seq);
-      if (prepared.size >= maxEvents) {
-        const oldest = prepared.keys().next().value;
-        if (oldest !== undefined) prepared.delete(oldest);
-      }
       entry = { preparedAt: now, digest: bodyDigest(event.data), byGroup: new Map() };
-      prepared.set(event.seq, entry);
+      setBounded(prepared, event.seq, entry, maxEvents);
     }
     return entry;
   };

@@ -11,6 +11,7 @@ import {
   jwtVerify,
   type ProtectedHeaderParameters,
 } from "jose";
+import { setBounded } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
 import { boundedGet, type FetchLimits } from "./bounded-fetch.js";
 import { ExternalTokenError } from "./external-token-error.js";
@@ -135,8 +136,7 @@ export function createExternalTokenVerifier(opts: ExternalTokenVerifierOptions):
         cacheMaxAge: opts.jwksMaxAgeMs ?? 10 * 60 * 1000,
         [customFetch]: (url, init) => boundedGet(url, limits, init.signal),
       });
-      keySets.set(jwksUri, keys);
-      while (keySets.size > maxKeySets) keySets.delete(keySets.keys().next().value as string);
+      setBounded(keySets, jwksUri, keys, maxKeySets);
     }
     return keys;
   }

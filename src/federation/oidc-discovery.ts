@@ -1,3 +1,4 @@
+import { setBounded } from "../core/bounded-map.js";
 import { boundedGetJson, type FetchLimits } from "./bounded-fetch.js";
 import { ExternalTokenError } from "./external-token-error.js";
 
@@ -84,9 +85,7 @@ export function createOidcDiscovery(opts: OidcDiscoveryOptions = {}): OidcDiscov
     }
     assertAllowedUrl(doc.jwks_uri, "jwks_uri", opts);
     const metadata: UpstreamIssuerMetadata = { issuer, jwks_uri: doc.jwks_uri, raw: Object.freeze(doc) };
-    cache.delete(issuer);
-    cache.set(issuer, { metadata, until: now() + ttlMs });
-    while (cache.size > maxIssuers) cache.delete(cache.keys().next().value as string);
+    setBounded(cache, issuer, { metadata, until: now() + ttlMs }, maxIssuers);
     return metadata;
   }
 

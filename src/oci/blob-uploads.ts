@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { setBounded } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { BlobRow, UploadRow } from "../storage/registry-store.js";
@@ -152,8 +153,13 @@ export function createBlobUploads(opts: {
       };
       await store.uploads.insert(row);
       // Abandoned sessions must not grow the map forever; the oldest just lose their fast path.
-      if (running.size >= MAX_RUNNING_HASHES) forget(running.keys().next().value as string);
-      running.set(row.id, { algorithm: "sha256", digest: undefined, size: 0 });
+      setBounded(
+        running,
+        row.id,
+        { algorithm: "sha256", digest: undefined, size: 0 },
+        MAX_RUNNING_HASHES,
+        (_id, state) => state.digest?.dispose(),
+      );
       return row;
     },
 

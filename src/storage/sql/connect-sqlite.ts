@@ -12,6 +12,7 @@ import {
   SqliteDriver,
   type SqliteStatement,
 } from "kysely";
+import { setBounded } from "../../core/bounded-map.js";
 import type { Database } from "./schema.js";
 import { createSqliteWriteLockMemory, SqliteWriteLock } from "./sqlite-write-lock.js";
 
@@ -76,11 +77,7 @@ function cachingDatabase(sqlite: BetterSqlite3.Database): SqliteDialectConfig["d
       let stmt = cache.get(text);
       if (stmt === undefined) {
         stmt = objectRows(sqlite.prepare(text));
-        if (cache.size >= STATEMENT_CACHE_SIZE) {
-          const oldest = cache.keys().next().value;
-          if (oldest !== undefined) cache.delete(oldest);
-        }
-        cache.set(text, stmt);
+        setBounded(cache, text, stmt, STATEMENT_CACHE_SIZE);
       }
       return stmt;
     },

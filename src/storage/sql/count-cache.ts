@@ -1,3 +1,4 @@
+import { setBounded } from "../../core/bounded-map.js";
 import type { Database } from "./schema.js";
 
 /** A table whose row counts may be cached. */
@@ -45,11 +46,12 @@ export function createCountCache(ttlMs: number, now: () => number = Date.now): C
     },
     set(table, key, counted, total) {
       if (ttlMs <= 0 || counted !== generation(table)) return;
-      if (entries.size >= MAX_ENTRIES) {
-        const oldest = entries.keys().next().value;
-        if (oldest !== undefined) entries.delete(oldest);
-      }
-      entries.set(`${table}\u0000${key}`, { generation: counted, expires: now() + ttlMs, total });
+      setBounded(
+        entries,
+        `${table}\u0000${key}`,
+        { generation: counted, expires: now() + ttlMs, total },
+        MAX_ENTRIES,
+      );
     },
     invalidate(tables) {
       for (const table of tables) generations.set(table, generation(table) + 1);

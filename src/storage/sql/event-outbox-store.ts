@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from "kysely";
+import { setBounded } from "../../core/bounded-map.js";
 import { rootOf, selfAndAncestors } from "../../core/uidp.js";
 import type {
   DeliveryRow,
@@ -211,11 +212,7 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
     for (const row of rows) {
       const event = toStoredEvent(row);
       found.set(event.seq, event);
-      if (recentEvents.size >= RECENT_EVENTS) {
-        const oldest = recentEvents.keys().next().value;
-        if (oldest !== undefined) recentEvents.delete(oldest);
-      }
-      recentEvents.set(event.seq, event);
+      setBounded(recentEvents, event.seq, event, RECENT_EVENTS);
     }
     return found;
   }
