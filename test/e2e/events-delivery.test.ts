@@ -238,9 +238,16 @@ describe("event delivery: dead letters", () => {
     assert.equal(failed.deliveries[0]?.eventType, "dev.wharf.api.events.subscription.created.v1", "its type");
     assert.equal(failed.deliveries[0]?.attempts, "3", "its attempts");
     assert.equal(failed.deliveries[0]?.lastStatus, 500, "its last status");
-    const got = await expectJson<{ status?: { failed?: string; pending?: string } }>(
-      await server.api(`/events/v2/subscriptions/${sub}`, { token: server.adminToken }),
-    );
+    // The receiver has the next event before the dispatcher records it as delivered: poll briefly.
+    const statusDeadline = Date.now() + 5_000;
+    let got: { status?: { failed?: string; pending?: string } };
+    for (;;) {
+      got = await expectJson<{ status?: { failed?: string; pending?: string } }>(
+        await server.api(`/events/v2/subscriptions/${sub}`, { token: server.adminToken }),
+      );
+      if (got.status?.pending === undefined || Date.now() > statusDeadline) break;
+      await pause(20);
+    }
     assert.equal(got.status?.failed, "1", "the subscription shows the dead letter");
     assert.equal(got.status?.pending, undefined, "nothing pending");
   });
