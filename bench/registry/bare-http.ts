@@ -77,7 +77,7 @@ function reply(res: ServerResponse, status: number, headers: Record<string, stri
 }
 
 /** Bytes of the buffer `GET /loopback/<bytes>` sends again and again, and writes kept in flight. */
-const LOOPBACK_BUFFER = 4 << 20;
+const LOOPBACK_BUFFER = 1 << 20;
 const LOOPBACK_IN_FLIGHT = 2;
 
 /** Sends `bytes` bytes from one buffer that never changes (so it may be queued twice), as Wharf sends files. */
@@ -89,9 +89,12 @@ async function sendLoopback(res: ServerResponse, bytes: number): Promise<void> {
     const n = Math.min(buffer.length, bytes - sent);
     sent += n;
     const chunk = n === buffer.length ? buffer : buffer.subarray(0, n);
-    inFlight.push(
-      new Promise<void>((resolve, reject) => res.write(chunk, (err) => (err ? reject(err) : resolve()))),
+    const written = new Promise<void>((resolve, reject) =>
+      res.write(chunk, (err) => (err ? reject(err) : resolve())),
     );
+    // A failed write not awaited yet must not be an unhandled rejection; the await below sees it.
+    written.catch(() => {});
+    inFlight.push(written);
     if (inFlight.length >= LOOPBACK_IN_FLIGHT) await inFlight.shift();
   }
   await Promise.all(inFlight);
