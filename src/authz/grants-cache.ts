@@ -1,3 +1,4 @@
+import { setBounded } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
 import type { Grant, RoleBindingStore } from "../storage/store.js";
 
@@ -33,14 +34,10 @@ export function createGrantsCache(opts: {
   const maxEntries = opts.maxEntries ?? 10_000;
   const entries = new Map<string, Entry>();
 
-  function makeRoom(now: number): void {
+  /** When full, drops the expired entries first, so that setBounded evicts live ones only if needed. */
+  function dropExpiredWhenFull(now: number): void {
     if (entries.size < maxEntries) return;
     for (const [uid, e] of entries) if (e.expires <= now) entries.delete(uid);
-    while (entries.size >= maxEntries) {
-      const oldest = entries.keys().next();
-      if (oldest.done) break;
-      entries.delete(oldest.value);
-    }
   }
 
   return {
@@ -49,9 +46,9 @@ export function createGrantsCache(opts: {
       const hit = entries.get(identityUid);
       if (hit && hit.expires > now) return hit.grants;
       entries.delete(identityUid);
-      makeRoom(now);
+      dropExpiredWhenFull(now);
       const entry: Entry = { grants: roleBindings.grantsOf(identityUid), expires: now + ttlMs };
-      entries.set(identityUid, entry);
+      setBounded(entries, identityUid, entry, maxEntries);
       entry.grants.catch(() => {
         if (entries.get(identityUid) === entry) entries.delete(identityUid);
       });
