@@ -4,9 +4,11 @@
 // 1. Delivery throughput. An organization with BENCH_SINKS (10) subscriptions to a loopback
 //    receiver. Tag creates (POST /registry/v2/tags/<repo>, one `tag.created` event each) are
 //    produced through the API at a steady BENCH_EVENT_RATE (500/s, open loop) for BENCH_SECONDS
-//    (10); measured: the rate at which events reached all sinks while producing (from the second
-//    second on, so the first deliveries' start-up is not counted), the backlog when production
-//    stopped, and how long it took to drain. Then a burst of BENCH_BURST (2000) events, created as
+//    (10), after an unmeasured warm-up at the same rate for BENCH_WARMUP_SECONDS (3) that is
+//    drained before the measurement starts (a fresh process answers and delivers several times
+//    slower until its code is compiled; a server in production is warm); measured: the rate at
+//    which events reached all sinks while producing (from the second second on), the backlog when
+//    production stopped, and how long it took to drain. Then a burst of BENCH_BURST (2000) events, created as
 //    fast as BENCH_CONCURRENCY (32) clients can, timed until all BURST × SINKS deliveries arrived.
 // 2. Outbox write overhead. Tag-create req/s of BENCH_CONCURRENCY closed-loop clients (a separate
 //    process, like bench:api's load) in an organization WITHOUT subscriptions vs one WITH one
@@ -46,6 +48,7 @@ const SINKS = Number(process.env.BENCH_SINKS ?? 10);
 const BURST = Number(process.env.BENCH_BURST ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 /** Which measurements to run (for profiling one of them): steady, burst, overhead. */
 const PHASES = new Set((process.env.BENCH_PHASES ?? "steady,burst,overhead").split(",").map((p) => p.trim()));
 /** Targets. */
@@ -235,13 +238,17 @@ interface SteadyResult {
   seconds: number;
 }
 
-/** Produces `rate` tag creates per second for `seconds`, open loop (sends are not paced by answers). */
+/**
+ * Produces RATE tag creates per second for `seconds`, open loop (sends are not paced by answers),
+ * named `<phase>-<n>`.
+ */
 async function steady(
   api: JsonClient,
   receiver: JsonClient,
   wharfPid: number,
-  repo: string,
-  digest: string,
+  target: { repo: string; digest: string },
+  phase: string,
+  seconds: number,
 ): Promise<SteadyResult> {
   const answered = new Map<number, number>();
   let sent = 0;
@@ -251,8 +258,8 @@ async function steady(
   const pending = new Set<Promise<void>>();
   const cpu = cpuSecondsOf(wharfPid);
   const start = Date.now();
-  const end = start + SECONDS * 1000;
-  const total = Math.round(RATE * SECONDS);
+  const end = start + seconds * 1000;
+  const total = Math.round(RATE * seconds);
   while (sent < total) {
     const due = Math.min(total, Math.floor(((Date.now() - start) / 1000) * RATE) + 1);
     while (sent < due) {
@@ -262,7 +269,7 @@ async function steady(
         continue;
       }
       inFlight++;
-      const p: Promise<void> = createTag(api, repo, digest, `s-${n}`).then((at) => {
+      const p: Promise<void> = createTag(api, target.repo, target.digest, `${phase}-${n}`).then((at) => {
         inFlight--;
         pending.delete(p);
         if (at > 0) answered.set(n, at);
@@ -274,7 +281,7 @@ async function steady(
   }
   const wait = end - Date.now();
   if (wait > 0) await sleep(wait);
-  const atEnd = await statsOf(receiver, "s");
+  const atEnd = await statsOf(receiver, phase);
   await Promise.all([...pending]);
   return {
     start,
@@ -349,6 +356,18 @@ interface SteadyFigures {
   drainSeconds: number;
   /** ms from each create's answer until its event reached all sinks, sorted. */
   lag: number[];
+  /** Per second of production and of the drain after it: creates answered, events at all sinks. */
+  perSecond: Array<{ answered: number; delivered: number }>;
+}
+
+/** How many of `times` fall in each whole second from `start`, for `seconds` seconds. */
+function perSecondCounts(times: readonly number[], start: number, seconds: number): number[] {
+  const counts = new Array<number>(seconds).fill(0);
+  for (const t of times) {
+    const s = Math.floor((t - start) / 1000);
+    if (s >= 0 && s < seconds) counts[s] = (counts[s] ?? 0) + 1;
+  }
+  return counts;
 }
 
 async function measureSteady(
@@ -357,8 +376,13 @@ async function measureSteady(
   receiver: JsonClient,
   target: { repo: string; digest: string },
 ): Promise<SteadyFigures> {
+  if (WARMUP_SECONDS > 0) {
+    console.log(`steady: warming up at ${RATE} tag creates/s for ${WARMUP_SECONDS} s…`);
+    const warm = await steady(api, receiver, wharf.pid, target, "u", WARMUP_SECONDS);
+    await drained(receiver, "u", warm.ok);
+  }
   console.log(`steady: ${RATE} tag creates/s for ${SECONDS} s to ${SINKS} sinks…`);
-  const run = await steady(api, receiver, wharf.pid, target.repo, target.digest);
+  const run = await steady(api, receiver, wharf.pid, target, "s", SECONDS);
   const done = await drained(receiver, "s", run.ok);
   const times = new Map(
     Object.entries(await receiver.ok<Record<string, number>>("GET", "/times?phase=s")).map(
@@ -371,6 +395,9 @@ async function measureSteady(
   const answeredAt = [...run.answered.values()];
   const completedAt = [...times.values()];
   const producedByEnd = answeredAt.filter((t) => t <= run.end).length;
+  const seconds = Math.ceil((Math.max(run.end, done.lastCompleteAt) - run.start) / 1000);
+  const answeredPerSecond = perSecondCounts(answeredAt, run.start, seconds);
+  const deliveredPerSecond = perSecondCounts(completedAt, run.start, seconds);
   const figures: SteadyFigures = {
     run,
     produced: answeredAt.filter(inWindow).length / windowSeconds,
@@ -382,6 +409,10 @@ async function measureSteady(
       .map(([n, at]) => (times.get(n) ?? Number.NaN) - at)
       .filter((l) => Number.isFinite(l))
       .sort((a, b) => a - b),
+    perSecond: answeredPerSecond.map((answered, i) => ({
+      answered,
+      delivered: deliveredPerSecond[i] ?? 0,
+    })),
   };
   console.log(
     `steady: ${run.ok} events created (${run.errors} errors, ${run.skipped} skipped), ${done.complete} delivered to all sinks, drained ${fmt(figures.drainSeconds, 2)} s after production stopped`,
@@ -487,9 +518,19 @@ async function measureOverhead(
 }
 
 async function main(): Promise<void> {
-  if (!(SECONDS > 1 && RATE > 0 && SINKS >= 1 && BURST >= 1 && CONCURRENCY >= 1 && RUNS >= 1)) {
+  if (
+    !(
+      SECONDS > 1 &&
+      RATE > 0 &&
+      SINKS >= 1 &&
+      BURST >= 1 &&
+      CONCURRENCY >= 1 &&
+      RUNS >= 1 &&
+      WARMUP_SECONDS >= 0
+    )
+  ) {
     throw new Error(
-      "BENCH_SECONDS (> 1), BENCH_EVENT_RATE, BENCH_SINKS, BENCH_BURST, BENCH_CONCURRENCY and BENCH_RUNS must be positive",
+      "BENCH_SECONDS (> 1), BENCH_EVENT_RATE, BENCH_SINKS, BENCH_BURST, BENCH_CONCURRENCY and BENCH_RUNS must be positive, BENCH_WARMUP_SECONDS not negative",
     );
   }
   const work = await mkdtemp(join(tmpdir(), "wharf-bench-events-"));
@@ -585,6 +626,9 @@ function report(r: {
     out(`  drained after production stopped ${fmt(st.drainSeconds, 2).padStart(6)} s`);
     out(
       `  create answered → at all sinks   p50 ${fmt(quantile(st.lag, 0.5), 0)} ms, p99 ${fmt(quantile(st.lag, 0.99), 0)} ms, max ${fmt(st.lag.at(-1) ?? Number.NaN, 0)} ms`,
+    );
+    out(
+      `  per second: created / delivered  ${st.perSecond.map((p) => `${p.answered}/${p.delivered}`).join(" ")}`,
     );
     out(
       `  Wharf CPU                        ${fmt((sr.serverCpuSeconds / sr.seconds) * 100, 0).padStart(7)} % of one core (until the last create was answered)`,
