@@ -1,13 +1,19 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import Database from "better-sqlite3";
 import { newRootUid } from "../../core/uidp.js";
 import type { Store } from "../store.js";
 import { type OpenStoreOptions, openStore } from "./open-store.js";
-import { CHECKPOINT_INTERVAL_MS, startWalCheckpointer, WAL_SIZE_LIMIT_BYTES } from "./wal-checkpointer.js";
+import {
+  BACKSTOP_AUTOCHECKPOINT_PAGES,
+  CHECKPOINT_INTERVAL_MS,
+  startWalCheckpointer,
+  WAL_SIZE_LIMIT_BYTES,
+} from "./wal-checkpointer.js";
 
 const MiB = 1024 * 1024;
 const dirs: string[] = [];
@@ -77,28 +83,71 @@ describe("WAL checkpoints on their own thread", () => {
     }
   });
 
-  it("keep the WAL file within its limit by letting commits start it over", async () => {
-    const withThread = await open("own-thread");
-    const withoutThread = await open("other-thread");
+  it("cut a WAL file that grew past its limit back when a commit starts it over", async () => {
+    const { store, file } = await open("own-thread");
     try {
-      const start = await sizeOf(withThread.file);
-      await write(withThread.store, 6);
-      await write(withoutThread.store, 6);
-      const frames = await sizeOf(`${withoutThread.file}-wal`);
-      assert.ok(frames > WAL_SIZE_LIMIT_BYTES, `never started over, the WAL holds ${frames} bytes`);
-      // A commit after a complete checkpoint starts the WAL over, cutting a larger file back. A few
-      // small commits, far from the backstop, in case one lands while a checkpoint still runs.
-      assert.ok(await fileReaches(withThread.file, start + 5 * MiB, 5000), "the batch was checkpointed");
-      let size = await sizeOf(`${withThread.file}-wal`);
-      for (let attempt = 0; attempt < 5 && size > WAL_SIZE_LIMIT_BYTES; attempt++) {
-        await sleep(CHECKPOINT_INTERVAL_MS * 2);
-        await write(withThread.store, 0.001);
-        size = await sizeOf(`${withThread.file}-wal`);
+      const start = await sizeOf(file);
+      // One transaction on a connection of its own, without autocheckpoint: the WAL grows past the
+      // limit in one go, as when a long read kept checkpoints from finishing.
+      const over = Math.ceil(WAL_SIZE_LIMIT_BYTES / MiB) + 4;
+      const raw = new Database(file, { fileMustExist: true });
+      try {
+        raw.pragma("busy_timeout = 5000");
+        raw.pragma("wal_autocheckpoint = 0");
+        raw.transaction(() => {
+          raw.exec("create table filler (b blob not null)");
+          const insert = raw.prepare("insert into filler (b) values (zeroblob(?))");
+          for (let i = 0; i < over; i++) insert.run(MiB);
+        })();
+      } finally {
+        raw.close();
       }
-      assert.ok(size <= WAL_SIZE_LIMIT_BYTES, `the WAL started over: ${size} bytes, not ${frames}`);
+      const grown = await sizeOf(`${file}-wal`);
+      assert.ok(grown > WAL_SIZE_LIMIT_BYTES, `the WAL grew past the limit: ${grown} bytes`);
+      assert.ok(
+        await fileReaches(file, start + over * MiB, 10_000),
+        "the checkpoint thread copied it into the database file",
+      );
+      // The store's next commit after a complete checkpoint starts the WAL over and cuts it back. A
+      // few small commits, in case one lands while a checkpoint still runs.
+      let size = grown;
+      for (let attempt = 0; attempt < 10 && size > WAL_SIZE_LIMIT_BYTES; attempt++) {
+        await sleep(CHECKPOINT_INTERVAL_MS * 2);
+        await write(store, 0.001);
+        size = await sizeOf(`${file}-wal`);
+      }
+      assert.ok(size <= WAL_SIZE_LIMIT_BYTES, `the WAL was cut back: ${size} bytes, not ${grown}`);
     } finally {
-      await withThread.store.close();
-      await withoutThread.store.close();
+      await store.close();
+    }
+  });
+
+  it("keep a WAL that cycles up to the backstop at its size instead of cutting and regrowing it", async () => {
+    const { store, file } = await open("own-thread");
+    try {
+      // ~8 MiB of group rows write the WAL up to the backstop, as a steady write load does; then
+      // small commits until one starts the WAL over.
+      await write(store, 8);
+      const cycled = await sizeOf(`${file}-wal`);
+      assert.ok(cycled >= BACKSTOP_AUTOCHECKPOINT_PAGES * 4096, `the WAL reached ${cycled} bytes`);
+      assert.ok(await fileReaches(file, 8 * MiB, 10_000), "the batch was checkpointed");
+      // The WAL header's checkpoint sequence number (bytes 12-15) changes when the WAL starts over.
+      const sequence = async () => (await readFile(`${file}-wal`)).readUInt32BE(12);
+      const before = await sequence();
+      let after = before;
+      for (let attempt = 0; attempt < 10 && after === before; attempt++) {
+        await sleep(CHECKPOINT_INTERVAL_MS * 2);
+        await write(store, 0.001);
+        after = await sequence();
+      }
+      assert.notEqual(after, before, "a commit started the WAL over");
+      assert.equal(
+        await sizeOf(`${file}-wal`),
+        cycled,
+        "the file kept its size, to be written over in place",
+      );
+    } finally {
+      await store.close();
     }
   });
 
