@@ -415,7 +415,7 @@ async function measureSteady(
     })),
   };
   console.log(
-    `steady: ${run.ok} events created (${run.errors} errors, ${run.skipped} skipped), ${done.complete} delivered to all sinks, drained ${fmt(figures.drainSeconds, 2)} s after production stopped`,
+    `steady: ${run.ok} events created (${run.errors} errors${firstError ? `, first: ${firstError}` : ""}, ${run.skipped} skipped), ${done.complete} delivered to all sinks, drained ${fmt(figures.drainSeconds, 2)} s after production stopped`,
   );
   return figures;
 }
