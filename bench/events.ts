@@ -8,8 +8,9 @@
 //    drained before the measurement starts (a fresh process answers and delivers several times
 //    slower until its code is compiled; a server in production is warm); measured: the rate at
 //    which events reached all sinks while producing (from the second second on), the backlog when
-//    production stopped, and how long it took to drain. Then a burst of BENCH_BURST (2000) events, created as
-//    fast as BENCH_CONCURRENCY (32) clients can, timed until all BURST × SINKS deliveries arrived.
+//    production stopped, and how long it took to drain. Then a burst of BENCH_BURST (2000)
+//    events, created as fast as BENCH_CONCURRENCY (32) clients can, timed until all
+//    BURST × SINKS deliveries arrived.
 // 2. Outbox write overhead. Tag-create req/s of BENCH_CONCURRENCY closed-loop clients (a separate
 //    process, like bench:api's load) in an organization WITHOUT subscriptions vs one WITH one
 //    subscription to the receiver (events written and delivered concurrently, as in production),
