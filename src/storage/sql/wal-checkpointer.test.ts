@@ -50,6 +50,19 @@ async function write(store: Store, mib: number): Promise<void> {
   }
 }
 
+/**
+ * Small commits, two checkpoint intervals apart (one may land while a checkpoint still runs), until
+ * `done` answers true, at most 10; whether it did.
+ */
+async function commitUntil(store: Store, done: () => Promise<boolean>): Promise<boolean> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (await done()) return true;
+    await sleep(CHECKPOINT_INTERVAL_MS * 2);
+    await write(store, 0.001);
+  }
+  return done();
+}
+
 /** Waits until the database file reaches `bytes` (only a checkpoint writes it); false after `ms`. */
 async function fileReaches(file: string, bytes: number, ms: number): Promise<boolean> {
   for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(25)) {
@@ -108,15 +121,9 @@ describe("WAL checkpoints on their own thread", () => {
         await fileReaches(file, start + over * MiB, 10_000),
         "the checkpoint thread copied it into the database file",
       );
-      // The store's next commit after a complete checkpoint starts the WAL over and cuts it back. A
-      // few small commits, in case one lands while a checkpoint still runs.
-      let size = grown;
-      for (let attempt = 0; attempt < 10 && size > WAL_SIZE_LIMIT_BYTES; attempt++) {
-        await sleep(CHECKPOINT_INTERVAL_MS * 2);
-        await write(store, 0.001);
-        size = await sizeOf(`${file}-wal`);
-      }
-      assert.ok(size <= WAL_SIZE_LIMIT_BYTES, `the WAL was cut back: ${size} bytes, not ${grown}`);
+      // The store's next commit after a complete checkpoint starts the WAL over and cuts it back.
+      const cut = await commitUntil(store, async () => (await sizeOf(`${file}-wal`)) <= WAL_SIZE_LIMIT_BYTES);
+      assert.ok(cut, `the WAL was cut back: ${await sizeOf(`${file}-wal`)} bytes, not ${grown}`);
     } finally {
       await store.close();
     }
@@ -134,13 +141,10 @@ describe("WAL checkpoints on their own thread", () => {
       // The WAL header's checkpoint sequence number (bytes 12-15) changes when the WAL starts over.
       const sequence = async () => (await readFile(`${file}-wal`)).readUInt32BE(12);
       const before = await sequence();
-      let after = before;
-      for (let attempt = 0; attempt < 10 && after === before; attempt++) {
-        await sleep(CHECKPOINT_INTERVAL_MS * 2);
-        await write(store, 0.001);
-        after = await sequence();
-      }
-      assert.notEqual(after, before, "a commit started the WAL over");
+      assert.ok(
+        await commitUntil(store, async () => (await sequence()) !== before),
+        "a commit started the WAL over",
+      );
       assert.equal(
         await sizeOf(`${file}-wal`),
         cycled,
