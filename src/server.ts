@@ -156,6 +156,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       bindingsChanged: (identityUid?: string) => access.invalidate(identityUid),
       allowHttpSinks: config.events.allowHttp,
       termsDocuments: config.termsDocuments,
+      publicNamespace: config.publicNamespace,
     });
     const handler = createApiHandler({
       bindings,

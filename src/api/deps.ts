@@ -20,4 +20,9 @@ export interface ServiceDeps {
   allowHttpSinks?: boolean;
   /** Ids of the legal documents the server offers (TermsService); default: DEFAULT_TERMS_DOCUMENTS. */
   termsDocuments?: readonly string[];
+  /**
+   * Name of the public namespace (`--public-namespace`): a reserved organization name that only the
+   * platform administrator may give a root group (GroupsService).
+   */
+  publicNamespace: string;
 }

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { parseDurationSeconds } from "../cli/duration.js";
+import { MAX_GROUP_NAME_LENGTH, pathComponentProblem } from "../core/registry-name.js";
 import { isLoopbackHost } from "../federation/oidc-discovery.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
 import { parseBlobDriverUrl, redactBlobDriverUrl } from "../storage/blobs/open-blob-driver.js";
@@ -246,10 +247,9 @@ function parseTermsDocuments(value: string | undefined): string[] | undefined {
 }
 
 function parseNamespace(value: string): string {
-  if (!/^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/.test(value)) {
-    throw new ConfigError(
-      `--public-namespace must be an organization name usable in image paths (got "${value}")`,
-    );
+  const problem = pathComponentProblem(value, MAX_GROUP_NAME_LENGTH);
+  if (problem) {
+    throw new ConfigError(`--public-namespace is an organization name: it ${problem} (got "${value}")`);
   }
   return value;
 }

@@ -59,9 +59,17 @@ export function invalidArgument(
 
 /** FAILED_PRECONDITION with one PreconditionFailure violation: message `Precondition failed: <description>`. */
 export function failedPrecondition(type: string, description: string, subject?: string): DomainError {
+  return failedPreconditions(description, [{ type, description, ...(subject ? { subject } : {}) }]);
+}
+
+/**
+ * FAILED_PRECONDITION with several PreconditionFailure violations (e.g. one per resource blocking a
+ * delete): message `Precondition failed: <description>`.
+ */
+export function failedPreconditions(description: string, violations: PreconditionViolation[]): DomainError {
   return new DomainError(Code.FailedPrecondition, `Precondition failed: ${description}`, {
     reason: "FAILED_PRECONDITION",
-    preconditionViolations: [{ type, description, ...(subject ? { subject } : {}) }],
+    preconditionViolations: violations,
   });
 }
 
@@ -86,11 +94,12 @@ export function unauthenticated(description: string, reason = "UNAUTHENTICATED")
   return new DomainError(Code.Unauthenticated, `Unauthenticated: ${description}`, { reason });
 }
 
-/** PERMISSION_DENIED: authenticated, but lacking a capability at the scope. */
-export function permissionDenied(description: string): DomainError {
-  return new DomainError(Code.PermissionDenied, `Permission denied: ${description}`, {
-    reason: "PERMISSION_DENIED",
-  });
+/**
+ * PERMISSION_DENIED: authenticated, but lacking a capability at the scope (or, with a `reason`,
+ * another right, e.g. `RESERVED_NAME` for a name only the platform administrator may use).
+ */
+export function permissionDenied(description: string, reason = "PERMISSION_DENIED"): DomainError {
+  return new DomainError(Code.PermissionDenied, `Permission denied: ${description}`, { reason });
 }
 
 /** INTERNAL: a bug or an unexpected failure; the message never carries internals to the caller. */

@@ -105,6 +105,10 @@ async function redeemInvite(
     binding = await store.transaction(async (tx) => {
       if (invite.singleUse && !(await tx.groupInvites.delete(invite.uid))) throw INVALID_CODE();
       if (!(await tx.groups.get(invite.groupUid))) throw INVALID_CODE();
+      // Locked until the binding commits, so a concurrent delete of the caller's identity sees it.
+      if (!(await tx.identities.lockForReference(identityUid))) {
+        throw permissionDenied("the calling identity does not exist");
+      }
       let row = await existing(tx);
       if (!row) {
         row = {

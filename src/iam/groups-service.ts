@@ -3,12 +3,14 @@ import type { ServiceDeps } from "../api/deps.js";
 import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
 import { OWNER_ROLE_UID } from "../authz/built-in-roles.js";
 import { principalOf } from "../core/context.js";
+import type { Principal } from "../core/context.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
+import { validateGroupName } from "../core/registry-name.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, newRootUid, parentOf, requireUidp } from "../core/uidp.js";
-import { validateDescription, validateName } from "../core/validation.js";
+import { validateDescription } from "../core/validation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
   DeleteGroupRequestSchema,
@@ -25,12 +27,28 @@ const GROUP_MASK = {
   updatable: ["name", "description"],
 } as const;
 
+/** ErrorInfo.reason of a refused use of the reserved public namespace name. */
+export const RESERVED_NAME_REASON = "RESERVED_NAME";
+
 /**
  * GroupsService: organizations (root groups) and nested groups. Creates and updates are events of
- * the group itself, deletes events of its parent.
+ * the group itself, deletes events of its parent. Group names are registry path components
+ * (validateGroupName). The public namespace's name (`deps.publicNamespace`) is reserved: only the
+ * platform administrator may create an organization of that name or rename one to it; anyone else
+ * gets PERMISSION_DENIED with ErrorInfo reason RESERVED_NAME (docs/adr/0015).
  */
 export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof GroupsService> {
   const { store, events } = deps;
+
+  /** Throws unless `principal` may give the organization (root group) the name `name`. */
+  function requireMayNameOrganization(principal: Principal | undefined, name: string): void {
+    if (name !== deps.publicNamespace || principal?.isAdmin) return;
+    throw permissionDenied(
+      `the organization name "${name}" is reserved for the public namespace; only the platform administrator may use it`,
+      RESERVED_NAME_REASON,
+    );
+  }
+
   return {
     async listGroups(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_GROUPS_LIST]);
@@ -53,9 +71,10 @@ export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof G
     async createGroup(req, ctx) {
       const principal = principalOf(ctx);
       const input = req.group;
-      validateName(input?.name ?? "");
+      validateGroupName(input?.name ?? "");
       validateDescription(input?.description ?? "");
       const parent = req.parent;
+      if (parent === "") requireMayNameOrganization(principal, input?.name ?? "");
       // A token outlives a deleted identity; an organization must not be created for a ghost.
       if (!principal.isAdmin && !(await store.identities.get(principal.identityUid))) {
         throw permissionDenied("the calling identity no longer exists");
@@ -79,6 +98,10 @@ export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof G
         await tx.groups.insert(row);
         // Whoever creates an organization owns it; the administrator needs no binding.
         if (parent === "" && !principal.isAdmin) {
+          // Checked again under the lock: an identity deleted meanwhile must not own the new org.
+          if (!(await tx.identities.lockForReference(principal.identityUid))) {
+            throw permissionDenied("the calling identity no longer exists");
+          }
           await tx.roleBindings.insert({
             uid: newChildUid(row.uid),
             groupUid: row.uid,
@@ -110,8 +133,10 @@ export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof G
         ["name", "description"].filter((f) => (f === "name" ? input.name !== "" : input.description !== "")),
       );
       const next: GroupRow = { ...current, updateTime: ctx.clock.now() };
-      if (fields.includes("name")) {
-        validateName(input.name);
+      // A name kept as it is passes even when an older rule allowed it (e.g. "my org").
+      if (fields.includes("name") && input.name !== current.name) {
+        validateGroupName(input.name);
+        if (parentOf(current.uid) === "") requireMayNameOrganization(ctx.principal, input.name);
         next.name = input.name;
       }
       if (fields.includes("description")) {

@@ -1,7 +1,7 @@
 import { pageRequestOf, toUidpFilter } from "../api/convert.js";
 import type { ServiceDeps } from "../api/deps.js";
 import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
-import { invalidArgument, notFound } from "../core/errors.js";
+import { type DomainError, failedPreconditions, invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
@@ -15,7 +15,7 @@ import {
   IdentitySchema,
   RelationshipType,
 } from "../gen/platform/iam/v2/identities_pb.js";
-import type { IdentityFilter, IdentityRow } from "../storage/store.js";
+import type { IdentityFilter, IdentityRow, RoleBindingRow } from "../storage/store.js";
 import { claimMatchData, identityMessage, staticKeysData } from "./identity-mapping.js";
 import { registeredIdentityUid } from "./registered-identity.js";
 
@@ -134,11 +134,17 @@ export function createIdentitiesService(deps: ServiceDeps): ServiceHandlers<type
     },
 
     async deleteIdentity(req, ctx) {
-      // Revoking a pull token or a CI identity is deleting it: its role bindings go in the same
-      // transaction, and cached grants are dropped at once.
+      // Spec: a role binding is deleted before the identity it references. The lock makes a binding
+      // created concurrently either visible to the check below or refused (identity not found).
       await store.transaction(async (tx) => {
-        if (!(await tx.identities.get(req.uid))) throw notFound("identity", req.uid);
-        await tx.roleBindings.deleteByIdentity(req.uid);
+        if (!(await tx.identities.lockForDelete(req.uid))) throw notFound("identity", req.uid);
+        const bindings = await tx.roleBindings.list(
+          { identityUid: req.uid },
+          { order: { field: "uid", desc: false }, limit: MAX_LISTED_BLOCKERS, skip: 0 },
+        );
+        if (bindings.rows.length > 0) {
+          throw stillBound(req.uid, bindings.rows.slice(0, MAX_LISTED_BLOCKERS), Number(bindings.total));
+        }
         await tx.identities.delete(req.uid);
         await events.change(tx, ctx, {
           resource: "identity",
@@ -159,6 +165,25 @@ export function createIdentitiesService(deps: ServiceDeps): ServiceHandlers<type
       return { uid: registeredIdentityUid(req.issuer, req.subject) };
     },
   };
+}
+
+/** Most role bindings named, one violation each, when they block an identity delete. */
+export const MAX_LISTED_BLOCKERS = 20;
+
+/**
+ * FAILED_PRECONDITION for an identity that role bindings still reference: one RESOURCE_IN_USE
+ * violation per binding (subject: the binding's uid), the first MAX_LISTED_BLOCKERS of `total`.
+ */
+function stillBound(identityUid: string, bindings: RoleBindingRow[], total: number): DomainError {
+  const listed = total > bindings.length ? ` (the first ${bindings.length} are listed)` : "";
+  return failedPreconditions(
+    `identity ${identityUid} is still referenced by ${total} role binding${total === 1 ? "" : "s"}${listed}; delete ${total === 1 ? "it" : "them"} first`,
+    bindings.map((b) => ({
+      type: "RESOURCE_IN_USE",
+      subject: b.uid,
+      description: `role binding ${b.uid} grants role ${b.roleUid} to identity ${identityUid} at group ${b.groupUid}`,
+    })),
+  );
 }
 
 /** The relationship fields of a stored identity for the request's oneof. */

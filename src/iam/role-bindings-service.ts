@@ -200,7 +200,8 @@ export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<ty
 }
 
 /**
- * Validates one binding at `groupUid`: the group, identity and role exist; the identity is a
+ * Validates one binding at `groupUid` (call it in the transaction that writes the binding: it keeps
+ * the identity from being deleted until then): the group, identity and role exist; the identity is a
  * registered (root) identity or lives in the group or an ancestor of it; the role is built-in or
  * defined in the group or an ancestor. `prefix` qualifies field names in errors (batch requests).
  */
@@ -214,7 +215,8 @@ async function checkedBinding(
   requireUidp(`${prefix}identity_uid`, identityUid);
   requireUidp(`${prefix}role_uid`, roleUid);
   if (!(await tx.groups.get(groupUid))) throw notFound("group", groupUid);
-  const identity = await tx.identities.get(identityUid);
+  // Locked until the binding commits: a concurrent identity delete waits and then sees it.
+  const identity = await tx.identities.lockForReference(identityUid);
   if (!identity) throw notFound("identity", identityUid);
   if (!isRoot(identityUid) && !isAncestorOrSelf(parentOf(identityUid), groupUid)) {
     throw invalidArgument(

@@ -1,7 +1,8 @@
 import { Code } from "@connectrpc/connect";
 import type { Clock } from "../core/clock.js";
 import type { Principal } from "../core/context.js";
-import { isDomainError } from "../core/errors.js";
+import { invalidArgument, isDomainError } from "../core/errors.js";
+import { MAX_GROUP_NAME_LENGTH, MAX_REPO_NAME_LENGTH, pathComponentProblem } from "../core/registry-name.js";
 import { newChildUid } from "../core/uidp.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import { GroupSchema } from "../gen/platform/iam/v2/groups_pb.js";
@@ -37,7 +38,9 @@ export interface RepoResolver {
    * The repo of `resolved`, creating the missing subgroups and the repo (one transaction) when it
    * does not exist. The organization must exist (callers check `scope` first). A concurrent push
    * creating the same path is tolerated: the existing rows are used. Each group and repo created
-   * is an event (`group.created`, `repo.created`) by `principal`, in the same transaction.
+   * is an event (`group.created`, `repo.created`) by `principal`, in the same transaction. A name
+   * to create that breaks the group or repo name rule (src/core/registry-name.ts; e.g. a group name
+   * over 63 characters) is INVALID_ARGUMENT on `name`, and nothing is created.
    */
   ensureRepo(resolved: ResolvedName, principal: Principal | undefined): Promise<RepoRow>;
   /** Forgets cached resolutions (after a repo or group is deleted in this process). */
@@ -151,6 +154,7 @@ export function createRepoResolver(opts: {
     async ensureRepo(resolved, principal) {
       if (resolved.repo) return resolved.repo;
       if (resolved.groups.length === 0) throw new Error("ensureRepo: the organization does not exist");
+      requireCreatableNames(resolved);
       try {
         return await create(resolved, principal);
       } catch (err) {
@@ -163,4 +167,18 @@ export function createRepoResolver(opts: {
     },
     forget: () => cache.clear(),
   };
+}
+
+/**
+ * Throws INVALID_ARGUMENT on `name` unless every group and the repo that a push to `resolved` would
+ * create has a name that the API would accept too: the path grammar is checked on every request,
+ * the lengths of group and repo names here.
+ */
+function requireCreatableNames(resolved: ResolvedName): void {
+  for (const group of resolved.missingGroups) {
+    const problem = pathComponentProblem(group, MAX_GROUP_NAME_LENGTH);
+    if (problem) throw invalidArgument("name", `group name "${group.slice(0, 80)}" ${problem}`);
+  }
+  const problem = pathComponentProblem(resolved.repoName, MAX_REPO_NAME_LENGTH);
+  if (problem) throw invalidArgument("name", `repo name "${resolved.repoName.slice(0, 80)}" ${problem}`);
 }

@@ -1,3 +1,5 @@
+import { REPOSITORY_PATH } from "../core/registry-name.js";
+
 /** Which registry endpoint a request path names. */
 export type RegistryRoute =
   | { kind: "base" }
@@ -10,9 +12,11 @@ export type RegistryRoute =
   | { kind: "referrers"; name: string; digest: string }
   | { kind: "history"; name: string; tag: string };
 
-/** An OCI repository name: slash-separated components (distribution spec, at most 255 characters). */
-export const REPOSITORY_NAME =
-  /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+/**
+ * An OCI repository name: slash-separated components (distribution spec, at most 255 characters);
+ * the component rule is the one group and repo names follow.
+ */
+export const REPOSITORY_NAME = REPOSITORY_PATH;
 
 /** A tag (distribution spec). */
 export const TAG = /^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$/;

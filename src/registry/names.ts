@@ -1,18 +1,12 @@
 import { invalidArgument } from "../core/errors.js";
 
-/** One OCI repository path component (distribution spec). */
-export const REPO_NAME_PATTERN = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
+/** Repo names are registry path components: the one rule shared with group names. */
+export { validateRepoName } from "../core/registry-name.js";
+
 /** OCI tag names. */
 export const TAG_NAME_PATTERN = /^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$/;
 /** Manifest digests the API accepts (spec: sha256:<hex>). */
 export const DIGEST_PATTERN = /^sha256:[a-f0-9]{64}$/;
-
-/** Throws INVALID_ARGUMENT on `name` unless it is a valid OCI path component of at most 128 chars. */
-export function validateRepoName(name: string): void {
-  if (!REPO_NAME_PATTERN.test(name) || name.length > 128) {
-    throw invalidArgument("name", `name must match "${REPO_NAME_PATTERN.source}" (at most 128 characters)`);
-  }
-}
 
 /** Throws INVALID_ARGUMENT on `name` unless it is a valid OCI tag. */
 export function validateTagName(name: string): void {

@@ -114,6 +114,19 @@ export interface IdentityFilter extends CommonFilter {
 
 export interface IdentityStore {
   get(uid: string): Promise<IdentityRow | undefined>;
+  /**
+   * Inside a transaction: reads the identity and keeps it from being deleted until the transaction
+   * ends (a KEY SHARE row lock on PostgreSQL; SQLite transactions hold the database's write lock).
+   * Call it before writing a row that references the identity (a role binding), so an identity
+   * delete either sees that row or commits first and this returns undefined.
+   */
+  lockForReference(uid: string): Promise<IdentityRow | undefined>;
+  /**
+   * Inside a transaction: reads the identity and locks it against new references until the
+   * transaction ends (FOR UPDATE on PostgreSQL; waits for transactions holding lockForReference).
+   * Call it before checking what still references the identity and deleting it.
+   */
+  lockForDelete(uid: string): Promise<IdentityRow | undefined>;
   getMany(uids: readonly string[]): Promise<IdentityRow[]>;
   list(filter: IdentityFilter, window: ListWindow): Promise<ListSlice<IdentityRow>>;
   insert(row: IdentityRow): Promise<void>;
@@ -186,8 +199,6 @@ export interface RoleBindingStore {
   grantsOf(identityUid: string): Promise<Grant[]>;
   countByRole(roleUid: string): Promise<number>;
   countByIdentity(identityUid: string): Promise<number>;
-  /** Deletes every binding of `identityUid`, wherever it is (used when the identity is deleted). */
-  deleteByIdentity(identityUid: string): Promise<number>;
 }
 
 export interface RepoRow {

@@ -49,14 +49,28 @@ function relationshipPredicate(relationship: "claim_match" | "static_keys" | und
 /**
  * IdentityStore over the `identities` table; see `IdentityStore` in store.ts. claimMatch and
  * staticKeys round-trip as JSON; a duplicate uid is ALREADY_EXISTS. `update` never changes createTime.
+ * The two row locks pair up on PostgreSQL: KEY SHARE (a reference is being written) conflicts with
+ * FOR UPDATE (a delete is checking references) but not with itself nor with a plain update.
  */
 export function createIdentityStore(ctx: SqlContext): IdentityStore {
   const { db } = ctx;
+
+  async function getLocked(uid: string, lock: "reference" | "delete"): Promise<IdentityRow | undefined> {
+    let query = db.selectFrom("identities").selectAll().where("uid", "=", uid);
+    if (ctx.dialect.rowLocks) query = lock === "delete" ? query.forUpdate() : query.forKeyShare();
+    const r = await query.executeTakeFirst();
+    return r && toIdentityRow(r);
+  }
+
   return {
     async get(uid) {
       const r = await db.selectFrom("identities").selectAll().where("uid", "=", uid).executeTakeFirst();
       return r && toIdentityRow(r);
     },
+
+    lockForReference: (uid) => getLocked(uid, "reference"),
+
+    lockForDelete: (uid) => getLocked(uid, "delete"),
 
     async getMany(uids) {
       if (uids.length === 0) return [];

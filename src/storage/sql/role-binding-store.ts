@@ -113,15 +113,6 @@ export function createRoleBindingStore(ctx: SqlContext): RoleBindingStore {
       return Number(result.numDeletedRows);
     },
 
-    async deleteByIdentity(identityUid) {
-      const result = await db
-        .deleteFrom("role_bindings")
-        .where("identity_uid", "=", identityUid)
-        .executeTakeFirst();
-      ctx.changed("role_bindings");
-      return Number(result.numDeletedRows);
-    },
-
     async grantsOf(identityUid) {
       const rows = await db
         .selectFrom("role_bindings as b")

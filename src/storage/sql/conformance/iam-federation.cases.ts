@@ -66,8 +66,7 @@ function acceptance(groupUid: string, docId: string, time = T0): TermsAcceptance
 /**
  * The IAM federation stores: identity providers (secret kept, mappings go with them), account
  * associations (uid = group), invites (by code hash, single delete wins), external group role
- * mappings (unique, forProvider) and terms acceptances (idempotent per group and document); plus
- * RoleBindingStore.deleteByIdentity.
+ * mappings (unique, forProvider) and terms acceptances (idempotent per group and document).
  */
 export function iamFederationCases(db: TestDatabase): void {
   describe("IAM federation stores", () => {
@@ -294,31 +293,6 @@ export function iamFederationCases(db: TestDatabase): void {
       assert.equal(await store.termsAcceptances.deleteByGroup(sub.uid), 2, "deleteByGroup");
       const after = await store.termsAcceptances.list({ groupUids: [sub.uid] }, firstPage());
       assert.equal(after.total, 0n, "none left at sub");
-    });
-
-    it("role bindings: deleteByIdentity removes every binding of the identity only", async () => {
-      const identity = newRootUid();
-      const other = newRootUid();
-      const role = newRootUid();
-      const bind = (groupUid: string, identityUid: string) => ({
-        uid: newChildUid(groupUid),
-        groupUid,
-        identityUid,
-        roleUid: role,
-        createTime: T0,
-        updateTime: T0,
-      });
-      const mine = [bind(org, identity), bind(team, identity)];
-      const theirs = bind(org, other);
-      for (const row of [...mine, theirs]) await store.roleBindings.insert(row);
-      assert.equal(await store.roleBindings.deleteByIdentity(identity), 2, "both of the identity's bindings");
-      assert.equal(await store.roleBindings.countByIdentity(identity), 0, "none left");
-      assert.deepEqual(
-        await store.roleBindings.get(theirs.uid),
-        theirs,
-        "the other identity's binding stays",
-      );
-      assert.equal(await store.roleBindings.deleteByIdentity(identity), 0, "idempotent");
     });
   });
 }

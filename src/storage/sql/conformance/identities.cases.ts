@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { TestDatabase } from "../../../../test/support/databases.js";
 import { newChildUid, newRootUid } from "../../../core/uidp.js";
 import type { IdentityRow, Store } from "../../store.js";
@@ -17,7 +18,10 @@ function identity(parent: string, name: string, extra: Partial<IdentityRow> = {}
   };
 }
 
-/** IdentityStore: CRUD, JSON relationships round-trip, optional fields, relationship and name filters. */
+/**
+ * IdentityStore: CRUD, JSON relationships round-trip, optional fields, relationship and name
+ * filters, and the reference/delete locks that keep a role binding from outliving its identity.
+ */
 export function identityCases(db: TestDatabase): void {
   describe("identities", () => {
     let store: Store;
@@ -90,6 +94,72 @@ export function identityCases(db: TestDatabase): void {
       assert.equal(await store.identities.delete(row.uid), false);
     });
 
+    it("lockForReference and lockForDelete read the row, or undefined when it is gone", async () => {
+      const row = identity("", "lockable");
+      await store.identities.insert(row);
+      assert.deepEqual(await store.transaction((tx) => tx.identities.lockForReference(row.uid)), row);
+      assert.deepEqual(await store.transaction((tx) => tx.identities.lockForDelete(row.uid)), row);
+      assert.equal(await store.transaction((tx) => tx.identities.lockForDelete(newRootUid())), undefined);
+      assert.equal(await store.identities.lockForReference(newRootUid()), undefined, "outside a transaction");
+    });
+
+    it("a delete check waits for a reference being written, and then sees it", async () => {
+      const org = groupRow("", "lock-ref-first");
+      await store.groups.insert(org);
+      const row = identity(org.uid, "bound-meanwhile");
+      await store.identities.insert(row);
+      const binding = {
+        uid: newChildUid(org.uid),
+        groupUid: org.uid,
+        identityUid: row.uid,
+        roleUid: newRootUid(),
+        createTime: T0,
+        updateTime: T0,
+      };
+      const referenced = signal();
+      const commitReference = signal();
+      const binder = store.transaction(async (tx) => {
+        assert.ok(await tx.identities.lockForReference(row.uid));
+        referenced.fire();
+        await commitReference.fired;
+        await tx.roleBindings.insert(binding);
+      });
+      await referenced.fired;
+      let seen: number | undefined;
+      const deleter = store.transaction(async (tx) => {
+        assert.ok(await tx.identities.lockForDelete(row.uid), "the identity still exists");
+        seen = await tx.roleBindings.countByIdentity(row.uid);
+      });
+      await sleep(150);
+      assert.equal(seen, undefined, "the delete's check waits while the reference is being written");
+      commitReference.fire();
+      await Promise.all([binder, deleter]);
+      assert.equal(seen, 1, "then it sees the binding that committed");
+    });
+
+    it("a reference waits for a delete in progress, and then finds no identity", async () => {
+      const row = identity("", "deleted-meanwhile");
+      await store.identities.insert(row);
+      const locked = signal();
+      const commitDelete = signal();
+      const deleter = store.transaction(async (tx) => {
+        assert.ok(await tx.identities.lockForDelete(row.uid));
+        locked.fire();
+        await commitDelete.fired;
+        assert.equal(await tx.identities.delete(row.uid), true);
+      });
+      await locked.fired;
+      let found: IdentityRow | undefined | "pending" = "pending";
+      const binder = store.transaction(async (tx) => {
+        found = await tx.identities.lockForReference(row.uid);
+      });
+      await sleep(150);
+      assert.equal(found, "pending", "the reference waits while the delete is in progress");
+      commitDelete.fire();
+      await Promise.all([deleter, binder]);
+      assert.equal(found, undefined, "then the identity is gone");
+    });
+
     it("rejects a duplicate uid as ALREADY_EXISTS", async () => {
       const row = identity("", "twice");
       await store.identities.insert(row);
@@ -118,4 +188,13 @@ export function identityCases(db: TestDatabase): void {
       assert.equal(all.total, 3n);
     });
   });
+}
+
+/** A one-shot signal: `fired` resolves once `fire()` is called. */
+function signal(): { fired: Promise<void>; fire: () => void } {
+  let fire!: () => void;
+  const fired = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  return { fired, fire };
 }
