@@ -5,6 +5,12 @@ import { forEachEngine } from "../../test/support/databases.js";
 import { newRootUid } from "../core/uidp.js";
 import { createIssuer } from "./issuer.js";
 import { createSigningKeyRing } from "./signing-keys.js";
+import {
+  MAX_CLOCK_TOLERANCE_SECONDS,
+  MAX_TOKEN_TTL_SECONDS,
+  TOKEN_ACCEPTANCE_HORIZON_MS,
+} from "./token-limits.js";
+import { createTokenVerifier } from "./token-verifier.js";
 
 const T0 = Date.parse("2026-01-28T12:00:00.000Z");
 const ISSUER_URL = "http://127.0.0.1:8080";
@@ -63,6 +69,8 @@ forEachEngine("issuer", (db) => {
     const base = { subject: newRootUid(), audience: ISSUER_URL };
     await assert.rejects(issuer.mint({ ...base, ttlSeconds: 0 }), TypeError);
     await assert.rejects(issuer.mint({ ...base, ttlSeconds: 1.5 }), TypeError);
+    await assert.rejects(issuer.mint({ ...base, ttlSeconds: MAX_TOKEN_TTL_SECONDS + 1 }), /1 to 86400/);
+    assert.ok(await issuer.mint({ ...base, ttlSeconds: MAX_TOKEN_TTL_SECONDS }), "24 h is the most");
     await assert.rejects(issuer.mint({ ...base, ttlSeconds: 60, extraClaims: { exp: 1 } }), /"exp"/);
   });
 
@@ -95,29 +103,103 @@ forEachEngine("issuer", (db) => {
     const published = new Set((await fresh.jwks()).keys.map((k) => k.kid));
     assert.ok(published.has(decodeProtectedHeader(ta).kid ?? ""));
     assert.ok(published.has(decodeProtectedHeader(tb).kid ?? ""));
-    clock.advance(61_000); // past the key cache: both re-read the store
+    clock.advance(2000); // past the key cache: both re-read the store
     const [ka, kb] = [decodeProtectedHeader(await mint(a)).kid, decodeProtectedHeader(await mint(b)).kid];
     assert.equal(ka, kb);
   });
 
-  it("publishes a rotated key at once and signs with it after the activation delay", async () => {
+  it("a rotated key signs at once; the old key verifies until every token it signed is past acceptance", async () => {
     const store = await db.openFresh();
     const clock = steppingClock();
-    const keys = createSigningKeyRing({ signingKeys: store.signingKeys, clock, activationDelayMs: 600_000 });
+    const keys = createSigningKeyRing({ signingKeys: store.signingKeys, clock });
     const issuer = createIssuer({ store, issuerUrl: ISSUER_URL, clock, keys });
-    const mintKid = async () =>
-      decodeProtectedHeader(await issuer.mint({ subject: newRootUid(), audience: "a", ttlSeconds: 60 })).kid;
-    const oldKid = await mintKid();
+    // The most lenient verifier there is (the registry's upload sessions): the longest acceptance.
+    const lenient = createTokenVerifier({
+      keys,
+      issuerUrl: ISSUER_URL,
+      audience: "a",
+      clock,
+      clockToleranceSeconds: MAX_CLOCK_TOLERANCE_SECONDS,
+    });
+    const mint = (ttlSeconds = 60) => issuer.mint({ subject: newRootUid(), audience: "a", ttlSeconds });
+    const oldToken = await mint(MAX_TOKEN_TTL_SECONDS);
+    const oldKid = decodeProtectedHeader(oldToken).kid;
     clock.advance(1000);
+    const rotatedAt = clock.now();
     const newKid = await keys.rotate();
     assert.notEqual(newKid, oldKid);
+    assert.equal(decodeProtectedHeader(await mint()).kid, newKid, "signs with the new key at once");
     assert.deepEqual(
       (await issuer.jwks()).keys.map((k) => k.kid),
       [newKid, oldKid],
     );
-    assert.equal(await mintKid(), oldKid, "not yet activated");
-    clock.advance(600_000);
-    assert.equal(await mintKid(), newKid);
+    assert.deepEqual(
+      (await keys.describe()).map((k) => [k.kid, k.state, k.retireTime]),
+      [
+        [newKid, "current", undefined],
+        [oldKid, "retiring", rotatedAt + TOKEN_ACCEPTANCE_HORIZON_MS],
+      ],
+    );
+    assert.equal(TOKEN_ACCEPTANCE_HORIZON_MS, 48 * 3600_000, "24 h lifetime + 24 h upload-session tolerance");
+
+    // The old token is accepted until iat + horizon; its key retires at rotation + horizon.
+    clock.advance(TOKEN_ACCEPTANCE_HORIZON_MS - 2000);
+    assert.ok((await lenient.authenticate(oldToken)).identityUid, "still accepted, within tolerance");
+    clock.advance(1999);
+    assert.ok(await keys.verificationKey(oldKid ?? ""), "verifies until its retire time");
+    clock.advance(1);
+    assert.equal(await keys.verificationKey(oldKid ?? ""), undefined, "retired");
+    const uncached = createTokenVerifier({
+      keys,
+      issuerUrl: ISSUER_URL,
+      audience: "a",
+      clock,
+      clockToleranceSeconds: MAX_CLOCK_TOLERANCE_SECONDS,
+    });
+    await assert.rejects(uncached.authenticate(oldToken), /key this issuer does not know/);
+    assert.deepEqual(
+      (await issuer.jwks()).keys.map((k) => k.kid),
+      [newKid],
+      "no longer published",
+    );
+    assert.deepEqual(
+      (await keys.describe()).map((k) => [k.kid, k.state]),
+      [
+        [newKid, "current"],
+        [oldKid, "retired"],
+      ],
+    );
+  });
+
+  it("another process's ring signs with a rotated key within its cache time", async () => {
+    const store = await db.openFresh();
+    const clock = steppingClock();
+    const here = createIssuer({ store, issuerUrl: ISSUER_URL, clock });
+    const elsewhere = createSigningKeyRing({ signingKeys: store.signingKeys, clock });
+    const kidOf = async () =>
+      decodeProtectedHeader(await here.mint({ subject: newRootUid(), audience: "a", ttlSeconds: 60 })).kid;
+    const oldKid = await kidOf();
+    clock.advance(10);
+    const newKid = await elsewhere.rotate();
+    assert.equal(await kidOf(), oldKid, "within the 2 s key cache");
+    clock.advance(2000);
+    assert.equal(await kidOf(), newKid);
+    assert.ok((await here.jwks()).keys.some((k) => k.kid === newKid));
+  });
+
+  it("racing rotations leave exactly the newest key current", async () => {
+    const options = await db.freshOptions();
+    const store = await db.open(options);
+    const clock = steppingClock();
+    const a = createSigningKeyRing({ signingKeys: store.signingKeys, clock });
+    const b = createSigningKeyRing({ signingKeys: (await db.open(options)).signingKeys, clock });
+    await a.current();
+    clock.advance(10);
+    await Promise.all([a.rotate(), b.rotate()]);
+    const states = (await a.describe()).map((k) => k.state);
+    assert.deepEqual(states, ["current", "retiring", "retiring"]);
+    const unmarked = (await store.signingKeys.list()).filter((k) => k.retireTime === undefined);
+    assert.equal(unmarked.length, 1, "only the signer has no retire time");
   });
 
   it("serves OpenID discovery metadata", async () => {

@@ -4,6 +4,7 @@ import type { Clock } from "../core/clock.js";
 import type { Store } from "../storage/store.js";
 import { type OpenIdConfiguration, openIdConfiguration } from "./discovery.js";
 import { createSigningKeyRing, SIGNING_ALG, type SigningKeyRing } from "./signing-keys.js";
+import { MAX_TOKEN_TTL_SECONDS } from "./token-limits.js";
 
 /** What to put in a token besides the registered claims the issuer sets itself. */
 export interface MintOptions {
@@ -11,7 +12,7 @@ export interface MintOptions {
   subject: string;
   /** `aud`: the service(s) the token is for. */
   audience: string | readonly string[];
-  /** Lifetime in whole seconds (> 0); `exp` = `iat` + this. */
+  /** Lifetime in whole seconds, 1 to MAX_TOKEN_TTL_SECONDS (24 h); `exp` = `iat` + this. */
   ttlSeconds: number;
   /** More claims, e.g. `act`, `scope`, `cap`, `webhook.digest`. May not set a registered claim. */
   extraClaims?: Readonly<Record<string, unknown>>;
@@ -26,10 +27,11 @@ export interface Issuer {
   /**
    * Signs a JWT (header `alg` ES256, `kid`, `typ` JWT) with claims `iss`, `sub`, `aud`, `iat`,
    * `exp`, a random `jti`, then `extraClaims`. Creates the first signing key when none exists.
-   * Throws TypeError for a non-positive or fractional ttl or a registered claim in `extraClaims`.
+   * Throws TypeError for a non-positive, fractional or longer than MAX_TOKEN_TTL_SECONDS ttl (key
+   * retirement and revocation pruning rely on that bound) or a registered claim in `extraClaims`.
    */
   mint(opts: MintOptions): Promise<string>;
-  /** The public key set (`/.well-known/jwks.json`): every stored key, newest first. */
+  /** The public key set (`/.well-known/jwks.json`): every key not yet retired, newest first. */
   jwks(): Promise<JSONWebKeySet>;
   /** The OpenID Provider metadata (`/.well-known/openid-configuration`). */
   discovery(): OpenIdConfiguration;
@@ -57,8 +59,10 @@ export function createIssuer(opts: {
     issuerUrl,
     keys,
     async mint({ subject, audience, ttlSeconds, extraClaims = {} }) {
-      if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) {
-        throw new TypeError(`ttlSeconds must be a positive integer, got ${ttlSeconds}`);
+      if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0 || ttlSeconds > MAX_TOKEN_TTL_SECONDS) {
+        throw new TypeError(
+          `ttlSeconds must be an integer from 1 to ${MAX_TOKEN_TTL_SECONDS}, got ${ttlSeconds}`,
+        );
       }
       for (const claim of Object.keys(extraClaims)) {
         if (REGISTERED_CLAIMS.has(claim)) throw new TypeError(`extraClaims may not set "${claim}"`);

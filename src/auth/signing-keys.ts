@@ -9,6 +9,7 @@ import {
 import type { Clock } from "../core/clock.js";
 import { internal } from "../core/errors.js";
 import type { SigningKeyRow, SigningKeyStore } from "../storage/store.js";
+import { TOKEN_ACCEPTANCE_HORIZON_MS } from "./token-limits.js";
 
 /** The only algorithm Wharf's issuer signs with and its verifier accepts. */
 export const SIGNING_ALG = "ES256";
@@ -22,31 +23,49 @@ export interface ActiveSigningKey {
 /** A published verification key (JWK with `kid`, `alg` ES256 and `use` sig). */
 export type PublicSigningJwk = JWK & { kid: string };
 
+/** Where a key is in its life: signing, only verifying (until its retire time), or gone. */
+export type SigningKeyState = "current" | "retiring" | "retired";
+
+/** One key as `wharf admin keys list` shows it. */
+export interface SigningKeyStatus {
+  kid: string;
+  createTime: number;
+  /** When it stops verifying; undefined while nothing replaced it. */
+  retireTime?: number;
+  state: SigningKeyState;
+}
+
 /**
  * The issuer's ES256 keys, kept in the shared store so every process signs and verifies with the
- * same set. Loaded rows are cached for `cacheTtlMs` and then reloaded, so keys added (rotation) or
- * retired by another process are picked up.
+ * same set. Loaded rows are cached for `cacheTtlMs` (default 2 s) and then reloaded, so a key
+ * rotated in by another process signs here, and is published here, within seconds.
+ *
+ * Life of a key: it signs from its creation until a newer key exists (`rotate`), which sets its
+ * retire time to the rotation time plus `retireAfterMs` (default TOKEN_ACCEPTANCE_HORIZON_MS: the
+ * longest any token it signed can still be accepted). Until then it is published and verifies;
+ * from then on it does neither.
  */
 export interface SigningKeyRing {
   /**
-   * The key to sign with, creating the first key when the store has no usable one (race-safe: see
-   * `createSigningKeyRing`). Among non-retired keys: the newest one published at least
-   * `activationDelayMs` ago, else the oldest (ties broken by kid, so every process agrees).
+   * The key to sign with: the newest key (createTime, then kid, so every process agrees) not yet
+   * retired. Creates the first key when there is none (race-safe: see `createSigningKeyRing`).
    */
   current(): Promise<ActiveSigningKey>;
-  /** Every stored key's public JWK (retired keys included, they still verify), newest first. */
+  /** The public JWK of every key not yet retired, newest first. */
   publicJwks(): Promise<PublicSigningJwk[]>;
   /**
-   * The public key with `kid`, or undefined. On a miss the store is re-read, so a key added by
-   * another process is found; a kid still missing after that is answered from memory for
-   * `minReloadIntervalMs` (so a flood of made-up kids cannot turn into a flood of queries).
+   * The public key with `kid` if it is not retired, else undefined. On a miss the store is re-read,
+   * so a key added by another process is found; a kid still missing after that is answered from
+   * memory for `minReloadIntervalMs` (so a flood of made-up kids cannot turn into a flood of queries).
    */
   verificationKey(kid: string): Promise<CryptoKey | undefined>;
   /**
-   * Generates and stores a new key; it is published at once and signs once `activationDelayMs` has
-   * passed, so verifiers that cache the JWKS see it before any token uses it. Returns its kid.
+   * Generates and stores a new key, which signs at once (here, and in other processes once they
+   * reload), and sets the retire time of the keys it replaces. Returns its kid.
    */
   rotate(): Promise<string>;
+  /** Every stored key with its state, newest first, read from the store now. */
+  describe(): Promise<SigningKeyStatus[]>;
 }
 
 interface Loaded {
@@ -64,16 +83,16 @@ interface Loaded {
 export function createSigningKeyRing(opts: {
   signingKeys: SigningKeyStore;
   clock: Clock;
-  /** How long loaded keys are trusted before re-reading the store. Default 60 s. */
+  /** How long loaded keys are trusted before re-reading the store. Default 2 s. */
   cacheTtlMs?: number;
-  /** How long a new key is only published before it signs. Default 10 min (> JWKS max-age). */
-  activationDelayMs?: number;
+  /** How long a replaced key keeps verifying. Default TOKEN_ACCEPTANCE_HORIZON_MS. */
+  retireAfterMs?: number;
   /** How long a kid not found in the store is not looked up again. Default 1 s. */
   minReloadIntervalMs?: number;
 }): SigningKeyRing {
   const { signingKeys, clock } = opts;
-  const cacheTtlMs = opts.cacheTtlMs ?? 60_000;
-  const activationDelayMs = opts.activationDelayMs ?? 10 * 60_000;
+  const cacheTtlMs = opts.cacheTtlMs ?? 2000;
+  const retireAfterMs = opts.retireAfterMs ?? TOKEN_ACCEPTANCE_HORIZON_MS;
   const minReloadIntervalMs = opts.minReloadIntervalMs ?? 1000;
   let loaded: Loaded | undefined;
   let reloading: Promise<Loaded> | undefined;
@@ -110,27 +129,27 @@ export function createSigningKeyRing(opts: {
     return reload();
   }
 
+  const isLive = (row: SigningKeyRow, now: number) => row.retireTime === undefined || row.retireTime > now;
+  const newestFirst = (a: SigningKeyRow, b: SigningKeyRow) =>
+    b.createTime - a.createTime || (a.kid < b.kid ? 1 : a.kid > b.kid ? -1 : 0);
+
   function pickSigner(rows: readonly SigningKeyRow[], now: number): SigningKeyRow | undefined {
-    const active = rows.filter((r) => r.retireTime === undefined || r.retireTime > now);
-    const byAge = (a: SigningKeyRow, b: SigningKeyRow) =>
-      a.createTime - b.createTime || (a.kid < b.kid ? -1 : a.kid > b.kid ? 1 : 0);
-    const sorted = [...active].sort(byAge);
-    const published = sorted.filter((r) => r.createTime <= now - activationDelayMs);
-    return published.at(-1) ?? sorted[0];
+    return rows.filter((r) => isLive(r, now)).sort(newestFirst)[0];
   }
 
-  async function insertNewKey(): Promise<string> {
+  async function insertNewKey(): Promise<{ kid: string; createTime: number }> {
     const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);
     const privateJwk = await exportJWK(privateKey);
+    const createTime = clock.now();
     await signingKeys.insert({
       kid,
       privateJwk: JSON.stringify(privateJwk),
       publicJwk: JSON.stringify(publicJwk),
-      createTime: clock.now(),
+      createTime,
     });
-    return kid;
+    return { kid, createTime };
   }
 
   /** Imports a JWK once per kid; a failed import is not remembered. */
@@ -165,16 +184,18 @@ export function createSigningKeyRing(opts: {
 
     async publicJwks() {
       const { rows, publicJwks } = await fresh();
-      return [...rows]
-        .sort((a, b) => b.createTime - a.createTime)
+      const now = clock.now();
+      return rows
+        .filter((r) => isLive(r, now))
+        .sort(newestFirst)
         .map((r) => publicJwks.get(r.kid))
         .filter((j): j is PublicSigningJwk => j !== undefined);
     },
 
     async verificationKey(kid) {
       let state = await fresh();
+      const now = clock.now();
       if (!state.publicJwks.has(kid)) {
-        const now = clock.now();
         if ((unknownKids.get(kid) ?? 0) > now) return undefined;
         state = await reloadFromNow();
         if (!state.publicJwks.has(kid)) {
@@ -183,14 +204,30 @@ export function createSigningKeyRing(opts: {
           return undefined;
         }
       }
+      const row = state.rows.find((r) => r.kid === kid);
       const jwk = state.publicJwks.get(kid);
-      return jwk ? imported(publicKeys, kid, () => jwk) : undefined;
+      if (!row || !jwk || !isLive(row, now)) return undefined;
+      return imported(publicKeys, kid, () => jwk);
     },
 
     async rotate() {
-      const kid = await insertNewKey();
+      const { kid, createTime } = await insertNewKey();
+      await signingKeys.retireOthers(kid, createTime, createTime + retireAfterMs);
       await reloadFromNow();
       return kid;
+    },
+
+    async describe() {
+      const { rows } = await reloadFromNow();
+      const now = clock.now();
+      const signer = pickSigner(rows, now);
+      return [...rows].sort(newestFirst).map((r) => {
+        const state: SigningKeyState =
+          r.kid === signer?.kid ? "current" : isLive(r, now) ? "retiring" : "retired";
+        const status: SigningKeyStatus = { kid: r.kid, createTime: r.createTime, state };
+        if (r.retireTime !== undefined) status.retireTime = r.retireTime;
+        return status;
+      });
     },
   };
 }

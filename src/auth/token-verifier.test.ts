@@ -200,11 +200,7 @@ forEachEngine("token verifier", (db) => {
     await verifier.authenticate(await mint());
     // "Another process": its own key ring on the same database, rotated, signing with the new key at once.
     const otherStore = await db.open();
-    const otherKeys = createSigningKeyRing({
-      signingKeys: otherStore.signingKeys,
-      clock,
-      activationDelayMs: 0,
-    });
+    const otherKeys = createSigningKeyRing({ signingKeys: otherStore.signingKeys, clock });
     const other = createIssuer({ store: otherStore, issuerUrl: API, clock, keys: otherKeys });
     await otherKeys.current();
     clock.advance(1);
@@ -224,6 +220,7 @@ forEachEngine("token verifier", (db) => {
           return store.signingKeys.list();
         },
         insert: store.signingKeys.insert,
+        retireOthers: store.signingKeys.retireOthers,
       },
     };
     const verifier = createTokenVerifier({ store: counting, issuerUrl: API, audience: API, clock });

@@ -465,9 +465,17 @@ export interface SigningKeyRow {
 }
 
 export interface SigningKeyStore {
+  /** Every key, oldest first (createTime, then kid). */
   list(): Promise<SigningKeyRow[]>;
   /** Inserts `row` unless a key with the same kid exists. */
   insert(row: SigningKeyRow): Promise<void>;
+  /**
+   * Sets `retireTime` on every key that has none and is older than `kid` created at `createTime`
+   * (an earlier createTime, or the same one and a smaller kid): what a rotation to `kid` does to
+   * the keys it replaces, so of two racing rotations the newer key stays unmarked. Returns how many
+   * keys it marked.
+   */
+  retireOthers(kid: string, createTime: number, retireTime: number): Promise<number>;
 }
 
 /** Small shared settings (e.g. the page-token secret), the same for every server process. */
@@ -475,6 +483,37 @@ export interface SettingsStore {
   get(key: string): Promise<string | undefined>;
   /** Sets `key` to `value` unless it already has a value; returns the value now stored. */
   putIfAbsent(key: string, value: string): Promise<string>;
+  /** Sets `key` to `value`, replacing any value it had. */
+  put(key: string, value: string): Promise<void>;
+}
+
+/**
+ * A withdrawal of issuer tokens: every token of `subject` (every subject when undefined) whose
+ * `iat` is before `issuedBefore`. Times are milliseconds since the Unix epoch.
+ */
+export interface TokenRevocationRow {
+  /** Assigned by the store; grows with every insert. */
+  id: number;
+  subject?: string;
+  issuedBefore: number;
+  createTime: number;
+  /** When no token the row could match is accepted any more; the row may be pruned then. */
+  expireTime: number;
+}
+
+/** Token revocations, shared by every server process (each keeps the live ones in memory). */
+export interface TokenRevocationStore {
+  /** Stores a revocation; returns it with its id. */
+  insert(row: Omit<TokenRevocationRow, "id">): Promise<TokenRevocationRow>;
+  /** Every revocation with expireTime > `now`, by id. */
+  listLive(now: number): Promise<TokenRevocationRow[]>;
+  /**
+   * A cheap fingerprint of the table (row count and highest id): it changes whenever a row is
+   * added or pruned, so pollers re-read the rows only then.
+   */
+  version(): Promise<string>;
+  /** Deletes the revocations with expireTime <= `now`; returns how many. */
+  prune(now: number): Promise<number>;
 }
 
 /** One piece of the browser login flow's short-lived state. */
@@ -515,6 +554,8 @@ export interface Store {
   garbage: GarbageStore;
   signingKeys: SigningKeyStore;
   settings: SettingsStore;
+  /** Withdrawn issuer tokens (`wharf admin tokens revoke`). */
+  tokenRevocations: TokenRevocationStore;
   identityProviders: IdentityProviderStore;
   accountAssociations: AccountAssociationStore;
   groupInvites: GroupInviteStore;

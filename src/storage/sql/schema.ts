@@ -152,6 +152,15 @@ export interface SettingsTable {
   value: string;
 }
 
+/** `token_revocations`: withdrawn issuer tokens; `subject` NULL = every subject. */
+export interface TokenRevocationsTable {
+  id: ColumnType<bigint, never, never>;
+  subject: string | null;
+  issued_before: Int8Column;
+  create_time: Int8Column;
+  expire_time: Int8Column;
+}
+
 /** `refresh_tokens`: STS refresh tokens by SHA-256 of the token; JSON text for lists and `act`. */
 export interface RefreshTokensTable {
   token_hash: string;
@@ -299,6 +308,7 @@ export interface Database {
   uploads: UploadsTable;
   signing_keys: SigningKeysTable;
   settings: SettingsTable;
+  token_revocations: TokenRevocationsTable;
   identity_providers: IdentityProvidersTable;
   account_associations: AccountAssociationsTable;
   group_invites: GroupInvitesTable;

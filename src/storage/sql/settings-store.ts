@@ -3,7 +3,8 @@ import type { SqlContext } from "./sql-context.js";
 
 /**
  * SettingsStore over `settings`; see `SettingsStore` in store.ts. `putIfAbsent` is race-safe across
- * processes: INSERT … ON CONFLICT DO NOTHING, then a read of whatever value won.
+ * processes: INSERT … ON CONFLICT DO NOTHING, then a read of whatever value won. `put` is an upsert
+ * (the last writer wins).
  */
 export function createSettingsStore(ctx: SqlContext): SettingsStore {
   const { db } = ctx;
@@ -22,6 +23,13 @@ export function createSettingsStore(ctx: SqlContext): SettingsStore {
       const stored = await get(key);
       if (stored === undefined) throw new Error(`setting ${key} vanished after putIfAbsent`);
       return stored;
+    },
+    async put(key, value) {
+      await db
+        .insertInto("settings")
+        .values({ key, value })
+        .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
+        .execute();
     },
   };
 }

@@ -1,3 +1,4 @@
+import { type SqlBool, sql } from "kysely";
 import type { SigningKeyRow, SigningKeyStore } from "../store.js";
 import { readInt, readOptionalInt } from "./dialect.js";
 import type { SqlContext } from "./sql-context.js";
@@ -5,7 +6,8 @@ import type { SqlContext } from "./sql-context.js";
 /**
  * SigningKeyStore over `signing_keys`; see `SigningKeyStore` in store.ts. `list` returns every key
  * oldest first (createTime, then kid); `insert` of an existing kid is a no-op (ON CONFLICT DO NOTHING),
- * so processes racing to create the first key never fail.
+ * so processes racing to create the first key never fail. `retireOthers` is one UPDATE, so two
+ * rotations racing leave the newer key (createTime, then kid) unmarked.
  */
 export function createSigningKeyStore(ctx: SqlContext): SigningKeyStore {
   const { db } = ctx;
@@ -42,6 +44,16 @@ export function createSigningKeyStore(ctx: SqlContext): SigningKeyStore {
         })
         .onConflict((oc) => oc.column("kid").doNothing())
         .execute();
+    },
+
+    async retireOthers(kid, createTime, retireTime) {
+      const result = await db
+        .updateTable("signing_keys")
+        .set({ retire_time: retireTime })
+        .where("retire_time", "is", null)
+        .where(sql<SqlBool>`(create_time < ${createTime} or (create_time = ${createTime} and kid < ${kid}))`)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
   };
 }

@@ -20,6 +20,7 @@ import type { SqlContext } from "./sql-context.js";
 import { createSubscriptionStore } from "./subscription-store.js";
 import { createTagStore } from "./tag-store.js";
 import { createTermsAcceptanceStore } from "./terms-acceptance-store.js";
+import { createTokenRevocationStore } from "./token-revocation-store.js";
 import { createUploadStore } from "./upload-store.js";
 
 /**
@@ -46,6 +47,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     garbage: createGarbageStore(ctx),
     signingKeys: createSigningKeyStore(ctx),
     settings: createSettingsStore(ctx),
+    tokenRevocations: createTokenRevocationStore(ctx),
     identityProviders: createIdentityProviderStore(ctx),
     accountAssociations: createAccountAssociationStore(ctx),
     groupInvites: createGroupInviteStore(ctx),

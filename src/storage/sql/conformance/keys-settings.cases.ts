@@ -30,6 +30,38 @@ export function keysAndSettingsCases(db: TestDatabase): void {
       assert.ok(!("retireTime" in (keys[1] ?? {})), "an absent retireTime stays absent");
     });
 
+    it("retireOthers marks the older keys without a retire time, never the named or a newer one", async () => {
+      const keys = (await db.openFresh()).signingKeys;
+      const row = (kid: string, createTime: number, retireTime?: number): SigningKeyRow =>
+        retireTime === undefined
+          ? { kid, privateJwk: "{}", publicJwk: "{}", createTime }
+          : { kid, privateJwk: "{}", publicJwk: "{}", createTime, retireTime };
+      await keys.insert(row("old", T0));
+      await keys.insert(row("already", T0, T0 + 50));
+      await keys.insert(row("a-tie", T0 + 10));
+      await keys.insert(row("z-tie", T0 + 10));
+      await keys.insert(row("m-new", T0 + 10));
+      await keys.insert(row("newer", T0 + 20));
+      assert.equal(await keys.retireOthers("m-new", T0 + 10, T0 + 999), 2);
+      const retire = Object.fromEntries((await keys.list()).map((k) => [k.kid, k.retireTime]));
+      assert.deepEqual(retire, {
+        old: T0 + 999,
+        already: T0 + 50,
+        "a-tie": T0 + 999,
+        "z-tie": undefined,
+        "m-new": undefined,
+        newer: undefined,
+      });
+    });
+
+    it("settings: put replaces a value, last writer wins", async () => {
+      await store.settings.put("public-url", "http://a");
+      assert.equal(await store.settings.get("public-url"), "http://a");
+      await store.settings.put("public-url", "http://b");
+      assert.equal(await store.settings.get("public-url"), "http://b");
+      assert.equal(await store.settings.putIfAbsent("public-url", "http://c"), "http://b");
+    });
+
     it("settings: get of a missing key, putIfAbsent keeps the first value", async () => {
       assert.equal(await store.settings.get("page-token-secret"), undefined);
       assert.equal(await store.settings.putIfAbsent("page-token-secret", "first"), "first");

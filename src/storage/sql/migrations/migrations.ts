@@ -9,6 +9,7 @@ import { loginSessionsMigration } from "./0006-login-sessions.js";
 import { eventsMigration } from "./0007-events.js";
 import { eventCursorsMigration } from "./0008-event-cursors.js";
 import { eventGroupIndexMigration } from "./0009-event-group-index.js";
+import { tokenRevocationsMigration } from "./0010-token-revocations.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -25,6 +26,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0007-events": eventsMigration(dialect),
     "0008-event-cursors": eventCursorsMigration(dialect),
     "0009-event-group-index": eventGroupIndexMigration(dialect),
+    "0010-token-revocations": tokenRevocationsMigration(dialect),
   };
 }
 
