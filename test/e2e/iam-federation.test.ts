@@ -948,7 +948,7 @@ describe("IAM federation resources over REST", () => {
   });
 
   describe("identities", () => {
-    it("deleting an identity deletes its role bindings; its access is gone within seconds", async () => {
+    it("revoking an identity (its role binding first, then the identity): access is gone within seconds", async () => {
       const repo = await wharf.create(`/registry/v2/repos/${globex}`, { name: "app" }, bob.token);
       const puller = await ok<{ uid: string }>("POST", `/iam/v2/identities/${globex}`, bob.token, {
         name: "pull-token",
@@ -961,9 +961,16 @@ describe("IAM federation resources over REST", () => {
       const token = await wharf.tokenFor(puller.uid);
       const read = () => wharf.api(`/registry/v2/repos/${repo}`, { token });
       assert.equal((await read()).status, 200, "the pull identity reads the repo");
-      await ok("DELETE", `/iam/v2/identities/${puller.uid}`, bob.token);
+      // The spec's order: a bound identity cannot be deleted; its binding goes first.
+      await fails("DELETE", `/iam/v2/identities/${puller.uid}`, bob.token, undefined, {
+        status: 400,
+        code: 9,
+      });
+      assert.equal((await read()).status, 200, "the refused delete changed nothing");
+      await ok("DELETE", `/iam/v2/roleBindings/${binding.uid}`, bob.token);
       assert.equal(await statusWithin(5000, 403, read), 403, "access revoked within 5 s");
-      await fails("GET", `/iam/v2/roleBindings/${binding.uid}`, bob.token, undefined, {
+      await ok("DELETE", `/iam/v2/identities/${puller.uid}`, bob.token);
+      await fails("GET", `/iam/v2/identities/${puller.uid}`, bob.token, undefined, {
         status: 404,
         code: 5,
       });

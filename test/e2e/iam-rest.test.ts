@@ -176,16 +176,20 @@ describe("IAM v2 over REST", () => {
       { status: 400, code: 9, reason: "FAILED_PRECONDITION" },
     );
     assert.ok(detail(blocked, "PreconditionFailure"));
-    // Deleting the identity takes its role bindings with it (revoking a CI identity or pull token).
-    await expectJson(
+    // The identity cannot go while its binding references it (spec: delete the binding first).
+    await expectError(
       await wharf.api(`/iam/v2/identities/${identity.uid}`, { method: "DELETE", token: wharf.adminToken }),
+      { status: 400, code: 9, reason: "FAILED_PRECONDITION" },
+    );
+    await expectJson(
+      await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, { method: "DELETE", token: wharf.adminToken }),
     );
     await expectError(await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, { token: wharf.adminToken }), {
       status: 404,
       code: 5,
     });
     await expectJson(
-      await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, { method: "DELETE", token: wharf.adminToken }),
+      await wharf.api(`/iam/v2/identities/${identity.uid}`, { method: "DELETE", token: wharf.adminToken }),
     );
     // Idempotent: deleting again still succeeds.
     await expectJson(
