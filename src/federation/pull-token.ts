@@ -63,8 +63,8 @@ async function call(apiUrl: string, token: string, method: string, path: string,
  * static-keys identity under `parent` (issuer PULL_TOKEN_ISSUER, a random subject, the public key
  * set, expiration now + ttl, audience the registry URL read from `/auth/v1/config`), binds the
  * built-in `registry.pull` role to it at `parent`, and signs one JWT (iss, sub, aud = registry,
- * exp = now + ttl). The private key is then dropped: nobody can mint another. Revoke by deleting
- * the identity (and its binding). If the binding fails, the identity is deleted again.
+ * exp = now + ttl). The private key is then dropped: nobody can mint another. Revoke with
+ * revokePullToken. If the binding fails, the identity (still unbound) is deleted again.
  */
 export async function createPullToken(req: PullTokenRequest): Promise<PullToken> {
   const apiUrl = new URL(req.apiUrl).origin;
@@ -112,4 +112,45 @@ export async function createPullToken(req: PullTokenRequest): Promise<PullToken>
     .setExpirationTime(exp)
     .sign(privateKey);
   return { username: uid, password, registryUrl, expiry };
+}
+
+/** What `revokePullToken` needs. */
+export interface PullTokenRevocation {
+  /** The platform API (e.g. http://127.0.0.1:8080). */
+  apiUrl: string;
+  /** A platform API token allowed to delete role bindings and identities where the token lives. */
+  token: string;
+  /** The pull token's identity uid (its Basic username). */
+  identityUid: string;
+}
+
+/** Most rounds of listing and deleting bindings before giving up (200 bindings a round). */
+const MAX_REVOKE_ROUNDS = 50;
+
+/**
+ * Revokes a pull token (or any identity) through the REST API in the order the API requires: deletes
+ * every role binding of the identity (access ends with the first commit; each is a
+ * `rolebindings.deleted` event), then the identity. Resolves to the number of bindings deleted.
+ * Throws on any API error, e.g. NOT_FOUND for an unknown identity, or FAILED_PRECONDITION when a
+ * binding was created meanwhile (run it again).
+ */
+export async function revokePullToken(req: PullTokenRevocation): Promise<number> {
+  const apiUrl = new URL(req.apiUrl).origin;
+  const uid = encodeURIComponent(req.identityUid);
+  // The identity must exist (and be visible to the caller) before anything is deleted.
+  await call(apiUrl, req.token, "GET", `/iam/v2/identities/${req.identityUid}`);
+  let deleted = 0;
+  for (let round = 0; round < MAX_REVOKE_ROUNDS; round++) {
+    const page = await call(apiUrl, req.token, "GET", `/iam/v2/roleBindings?identity=${uid}&page_size=200`);
+    const bindings = (page.roleBindings ?? []) as { uid: string }[];
+    if (bindings.length === 0) {
+      await call(apiUrl, req.token, "DELETE", `/iam/v2/identities/${req.identityUid}`);
+      return deleted;
+    }
+    for (const binding of bindings) {
+      await call(apiUrl, req.token, "DELETE", `/iam/v2/roleBindings/${binding.uid}`);
+      deleted++;
+    }
+  }
+  throw new Error(`identity ${req.identityUid} still has role bindings after deleting ${deleted}`);
 }

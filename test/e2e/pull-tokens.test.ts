@@ -141,7 +141,7 @@ describe("pull tokens: static-keys identities as registry Basic credentials", ()
     assert.equal(await pullDirect(gone.username, gone.password), 401, "deleted identity");
   });
 
-  it("the CLI: wharf auth pull-token create prints working credentials", async () => {
+  it("the CLI: wharf auth pull-token create prints working credentials, and revoke revokes them", async () => {
     const { stdout } = await run(
       process.execPath,
       [
@@ -170,6 +170,40 @@ describe("pull tokens: static-keys identities as registry Basic credentials", ()
       await wharf.api(`/iam/v2/identities/${username}`, { token: wharf.adminToken }),
     );
     assert.equal(named.name, "ci-pull");
+    assert.match(stdout, new RegExp(`wharf auth pull-token revoke --identity ${username}`), "how to revoke");
+
+    // An extra binding elsewhere: revoke deletes every binding of the identity, then the identity.
+    const team = await wharf.create(`/iam/v2/groups/${acme}`, { name: "team" });
+    await wharf.create(`/iam/v2/roleBindings/${team}`, {
+      identityUid: username,
+      roleUid: builtInRoleUid("registry.pull"),
+    });
+    const revoked = await run(
+      process.execPath,
+      [WHARF, "auth", "pull-token", "revoke", "--identity", username, "--api-url", wharf.apiUrl],
+      { env: { ...process.env, WHARF_TOKEN: wharf.adminToken } },
+    );
+    assert.match(revoked.stdout, /identity \S+ deleted, after its 2 role bindings/);
+    assert.equal(await pullDirect(username, password), 401, "revoked");
+    const left = await expectJson<{ roleBindings?: unknown[] }>(
+      await wharf.api(`/iam/v2/roleBindings?identity=${username}`, { token: wharf.adminToken }),
+    );
+    assert.deepEqual(left.roleBindings ?? [], [], "no binding left behind");
+    assert.equal(
+      (await wharf.api(`/iam/v2/identities/${username}`, { token: wharf.adminToken })).status,
+      404,
+      "identity gone",
+    );
+    await assert.rejects(
+      run(process.execPath, [WHARF, "auth", "pull-token", "revoke", "--identity", username], {
+        env: { ...process.env, WHARF_TOKEN: wharf.adminToken, WHARF_API_URL: wharf.apiUrl },
+      }),
+      (err: { code?: number; stderr?: string }) => {
+        assert.equal(err.code, 1, "an unknown identity fails");
+        assert.match(err.stderr ?? "", /HTTP 404/);
+        return true;
+      },
+    );
     await assert.rejects(
       run(process.execPath, [WHARF, "auth", "pull-token", "create", "--parent", acme, "--ttl", "9000h"], {
         env: { ...process.env, WHARF_TOKEN: wharf.adminToken, WHARF_API_URL: wharf.apiUrl },
