@@ -28,7 +28,8 @@ export type Group = Message<"platform.iam.v2.Group"> & {
   uid: string;
 
   /**
-   * 3 to 63 characters matching ^[a-z0-9 ._-]{1,}$.
+   * 1 to 63 characters, one image path component: ^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$.
+   * The public namespace's name is reserved for organizations created by the administrator.
    *
    * @generated from field: string name = 2;
    */
