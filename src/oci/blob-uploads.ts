@@ -123,6 +123,29 @@ export function createBlobUploads(opts: {
     return (await store.blobs.get(digest.value)) ?? row;
   }
 
+  /**
+   * Throws, ending the session, unless its stored bytes are exactly the `size` its row records. A
+   * crash mid-chunk can leave bytes past the recorded size: appending after them or hashing them
+   * would corrupt the blob, and no driver can cut them off (BLOB_UPLOAD_INVALID). A crash while
+   * finishing can leave a row whose bytes were already moved to the blob's key but never linked
+   * (BLOB_UPLOAD_UNKNOWN: nothing of the session is left). `drain` discards the request body first.
+   */
+  async function requireIntactSession(upload: UploadRow, drain: () => void): Promise<void> {
+    const stored = await blobs.stat(uploadKey(upload.id));
+    if ((stored?.size ?? 0) === upload.size) return;
+    drain();
+    forget(upload.id);
+    await store.uploads.delete(upload.id);
+    await blobs.delete(uploadKey(upload.id));
+    if (stored === undefined) {
+      throw ociError(
+        "BLOB_UPLOAD_UNKNOWN",
+        "the upload's bytes are gone (interrupted while finishing); start it again",
+      );
+    }
+    throw ociError("BLOB_UPLOAD_INVALID", "the upload was interrupted mid-chunk; start it again");
+  }
+
   async function verifyAndCommit(
     id: string,
     repoUid: string,
@@ -175,14 +198,7 @@ export function createBlobUploads(opts: {
           { range: `0-${Math.max(upload.size - 1, 0)}` },
         );
       }
-      // A crash mid-chunk can leave bytes past the recorded size; appending after them would corrupt
-      // the blob, and no driver can cut them off, so the session is over.
-      const stored = (await blobs.stat(uploadKey(upload.id)))?.size ?? 0;
-      if (stored !== upload.size) {
-        body.resume();
-        await this.cancel(upload);
-        throw ociError("BLOB_UPLOAD_INVALID", "the upload was interrupted mid-chunk; start it again");
-      }
+      await requireIntactSession(upload, () => body.resume());
       const state = running.get(upload.id);
       const tracked = state !== undefined && state.size === upload.size ? state : undefined;
       if (!tracked) forget(upload.id);
@@ -205,6 +221,7 @@ export function createBlobUploads(opts: {
 
     async finish(upload, digest, body, length) {
       try {
+        if (!body) await requireIntactSession(upload, () => {});
         const size = body ? await this.append(upload, body, undefined, length) : upload.size;
         return await verifyAndCommit(upload.id, upload.repoUid, digest, size);
       } finally {

@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { deleteBlob, getBlob } from "./blob-handlers.js";
 import { tagHistory } from "./history-handler.js";
 import { deleteManifest, getManifest, putManifest } from "./manifest-handlers.js";
-import { OciError, ociError, sendOciError, toOciError } from "./oci-errors.js";
+import { CLIENT_CLOSED_REQUEST, clientWentAway } from "./client-gone.js";
+import { ContentLostError, OciError, ociError, sendOciError, toOciError } from "./oci-errors.js";
 import { listReferrers } from "./referrers-handler.js";
 import type { Exchange, RegistryDeps } from "./registry-request.js";
 import { matchRoute, type RegistryRoute } from "./routes.js";
@@ -68,6 +69,7 @@ export function createRegistryHandler(depsOf: () => RegistryDeps, logger: (line:
     res.setHeader("docker-distribution-api-version", "registry/2.0");
     res.setHeader("x-request-id", requestId);
     let error: OciError | undefined;
+    let cancelled = false;
     try {
       const route = matchRoute(url.pathname);
       if (!route) throw ociError("NAME_UNKNOWN", `no registry endpoint at ${url.pathname.slice(0, 200)}`);
@@ -75,12 +77,20 @@ export function createRegistryHandler(depsOf: () => RegistryDeps, logger: (line:
       if (!handler) throw new OciError("UNSUPPORTED", `${method} is not supported here`, undefined, {}, 405);
       await handler(deps, ex);
     } catch (err) {
-      error = toOciError(err);
-      if (error.code === "INTERNAL")
-        logger({ level: "error", requestId, error: String((err as Error)?.stack ?? err) });
-      // Bytes the client is still sending would otherwise be parsed as the next request.
-      if (!req.readableEnded) res.setHeader("connection", "close");
-      sendOciError(res, error, ex.head);
+      if (clientWentAway(req, err)) {
+        // A cancelled request, as the API logs it: nobody is left to answer, and no fault of ours.
+        cancelled = true;
+        res.destroy();
+      } else {
+        error = toOciError(err);
+        if (error.code === "INTERNAL")
+          logger({ level: "error", requestId, error: String((err as Error)?.stack ?? err) });
+        if (error instanceof ContentLostError)
+          logger({ level: "error", requestId, error: `content missing from blob storage: ${error.key}` });
+        // Bytes the client is still sending would otherwise be parsed as the next request.
+        if (!req.readableEnded) res.setHeader("connection", "close");
+        sendOciError(res, error, ex.head);
+      }
     } finally {
       logger({
         time: new Date().toISOString(),
@@ -88,8 +98,8 @@ export function createRegistryHandler(depsOf: () => RegistryDeps, logger: (line:
         service: "registry",
         method,
         path: url.pathname,
-        status: res.statusCode,
-        ...(error ? { error: error.code } : {}),
+        status: cancelled ? CLIENT_CLOSED_REQUEST : res.statusCode,
+        ...(cancelled ? { error: "CANCELLED" } : error ? { error: error.code } : {}),
         durationMs: Math.round((performance.now() - started) * 100) / 100,
       });
     }

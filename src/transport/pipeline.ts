@@ -179,7 +179,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
 /** The token of an `Authorization: Bearer <token>` header; UNAUTHENTICATED when missing or malformed. */
 export function bearerToken(authorization: string | undefined): string {
-  if (authorization === undefined || authorization === "") {
+  // A bare "Bearer" (HTTP strips the space after it) carries no token either.
+  if (authorization === undefined || /^(?:bearer)?\s*$/i.test(authorization)) {
     throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");
   }
   const match = BEARER.exec(authorization);

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -16,13 +17,25 @@ export interface WharfProcess {
 }
 
 /**
- * Starts `wharf serve` on free loopback ports with `dataDir` (plus `env`), and resolves once it
- * printed where it listens.
+ * Starts `wharf serve` with `dataDir` (plus `env`), and resolves once it printed where it listens.
+ * It listens on free loopback ports unless `addrs` names them (a restart that must keep its token
+ * issuer and audiences, which are its URLs, passes the same addresses again).
  */
-export async function serveProcess(dataDir: string, env: Record<string, string> = {}): Promise<WharfProcess> {
+export async function serveProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  addrs: { apiAddr?: string; registryAddr?: string } = {},
+): Promise<WharfProcess> {
   const child = spawn(
     process.execPath,
-    [WHARF, "serve", "--api-addr", "127.0.0.1:0", "--registry-addr", "127.0.0.1:0"],
+    [
+      WHARF,
+      "serve",
+      "--api-addr",
+      addrs.apiAddr ?? "127.0.0.1:0",
+      "--registry-addr",
+      addrs.registryAddr ?? "127.0.0.1:0",
+    ],
     {
       env: { ...process.env, ...env, WHARF_DATA_DIR: dataDir },
       stdio: ["ignore", "pipe", "pipe"],
@@ -60,18 +73,40 @@ export async function stopProcess(server: WharfProcess, signal: NodeJS.Signals =
   await exited;
 }
 
-/** `wharf admin token` for the server at `apiUrl` using `dataDir` (valid 10 minutes). */
-export async function adminTokenOf(dataDir: string, apiUrl: string): Promise<string> {
-  const { stdout } = await run(process.execPath, [
-    WHARF,
-    "admin",
-    "token",
-    "--data-dir",
-    dataDir,
-    "--public-url",
-    apiUrl,
-    "--ttl",
-    "10m",
-  ]);
+/**
+ * `wharf admin token` for the server at `apiUrl` using `dataDir` (valid 10 minutes), for the API
+ * unless `audience` names another (a URL, e.g. the registry's); `env` reaches the command (e.g.
+ * `WHARF_DATABASE_URL` for a server on PostgreSQL).
+ */
+export async function adminTokenOf(
+  dataDir: string,
+  apiUrl: string,
+  options: { audience?: string; env?: Record<string, string> } = {},
+): Promise<string> {
+  const { stdout } = await run(
+    process.execPath,
+    [
+      WHARF,
+      "admin",
+      "token",
+      "--data-dir",
+      dataDir,
+      "--public-url",
+      apiUrl,
+      "--ttl",
+      "10m",
+      ...(options.audience === undefined ? [] : ["--audience", options.audience]),
+    ],
+    { env: { ...process.env, ...options.env } },
+  );
   return stdout.trim();
+}
+
+/** A free TCP port on 127.0.0.1 (free when asked; another process may take it before it is used). */
+export async function freeLoopbackPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
