@@ -1,17 +1,35 @@
-import { BlobNotFoundError } from "../storage/blobs/blob-driver.js";
-import { blobKey, parseDigest } from "./digest.js";
+import { sendBlobBytes, sendBlobHead } from "./blob-content.js";
+import { blobKey, type Digest, parseDigest } from "./digest.js";
 import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST } from "./manifest-parser.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
 
-/** GET/HEAD `/v2/<name>/blobs/<digest>`: the blob's bytes (Range supported) when the repo links it. */
+/**
+ * The digest of a blob GET, HEAD or DELETE. One that is malformed or of an unsupported algorithm
+ * can name no blob: 404 BLOB_UNKNOWN, as a manifest read answers MANIFEST_UNKNOWN for a reference
+ * that is no tag or digest (an upload's digest, a write, stays 400 DIGEST_INVALID).
+ */
+function readDigest(value: string, name: string): Digest {
+  try {
+    return parseDigest(value);
+  } catch {
+    throw ociError("BLOB_UNKNOWN", `"${value.slice(0, 80)}" names no blob in ${name}`);
+  }
+}
+
+/**
+ * GET/HEAD `/v2/<name>/blobs/<digest>`: the blob's bytes (Range supported) when the repo links it.
+ * The metadata is not trusted alone: HEAD stats the object in the blob driver, and GET sends its
+ * status only once the driver opened the object, so content lost from storage is 404 BLOB_UNKNOWN
+ * (and another storage failure 500) on both, never a 200 cut short.
+ */
 export async function getBlob(
   deps: RegistryDeps,
   ex: Exchange,
   name: string,
   digestValue: string,
 ): Promise<void> {
-  const digest = parseDigest(digestValue);
+  const digest = readDigest(digestValue, name);
   const { resolved } = await authorize(deps, ex, name, "pull", {
     publicFallback: async (r) => (r.repo ? deps.publicContent.blob(r.repo.uid, digest.value) : false),
   });
@@ -37,26 +55,19 @@ export async function getBlob(
       "content-range": `bytes */${blob.size}`,
     });
   }
-  if (range) {
-    ex.res.writeHead(206, {
-      ...headers,
-      "content-length": range.end - range.start,
-      "content-range": `bytes ${range.start}-${range.end - 1}/${blob.size}`,
-    });
-  } else {
-    ex.res.writeHead(200, { ...headers, "content-length": blob.size });
-  }
-  if (ex.head || blob.size === 0 || (range && range.end === range.start)) {
-    ex.res.end();
-    return;
-  }
-  try {
-    await deps.blobs.pipeTo(blobKey(digest), ex.res, range ?? undefined);
-  } catch (err) {
-    // Headers are out; a blob lost from storage can only end the connection.
-    if (err instanceof BlobNotFoundError) ex.res.destroy();
-    throw err;
-  }
+  const key = blobKey(digest);
+  const [status, answer] = range
+    ? ([
+        206,
+        {
+          ...headers,
+          "content-length": range.end - range.start,
+          "content-range": `bytes ${range.start}-${range.end - 1}/${blob.size}`,
+        },
+      ] as const)
+    : ([200, { ...headers, "content-length": blob.size }] as const);
+  if (ex.head || blob.size === 0) return sendBlobHead(deps.blobs, ex, key, status, answer);
+  await sendBlobBytes(deps.blobs, ex, key, status, answer, range);
 }
 
 /** DELETE `/v2/<name>/blobs/<digest>`: unlinks the blob from the repo (GC reclaims the bytes). 202. */
@@ -66,7 +77,7 @@ export async function deleteBlob(
   name: string,
   digestValue: string,
 ): Promise<void> {
-  const digest = parseDigest(digestValue);
+  const digest = readDigest(digestValue, name);
   const { resolved } = await authorize(deps, ex, name, "delete");
   const repo = existingRepo(resolved);
   if (!(await deps.store.blobs.unlink(repo.uid, digest.value))) {

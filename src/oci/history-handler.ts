@@ -44,10 +44,11 @@ export function parseTimestampParam(name: string, value: string | null): number 
  * GET `/v2/<name>/_service/history/<tag>?start=&end=`: every digest the tag pointed to, oldest
  * first, `start` inclusive and `end` exclusive, at most 1000 records (page by moving `start`).
  * A delete shows as `{"digest": "", "deleted": true}`. Unknown repo → NAME_UNKNOWN; a tag that
- * never existed → MANIFEST_UNKNOWN (404 both).
+ * never existed, or a value that is no valid tag → MANIFEST_UNKNOWN (404 all).
  */
 export async function tagHistory(deps: RegistryDeps, ex: Exchange, name: string, tag: string): Promise<void> {
-  if (!TAG.test(tag)) throw ociError("MANIFEST_INVALID", `"${tag.slice(0, 130)}" is not a valid tag`);
+  // Like a manifest GET: a value that is no tag can have no history.
+  if (!TAG.test(tag)) throw ociError("MANIFEST_UNKNOWN", `"${tag.slice(0, 130)}" is not a valid tag`);
   const { resolved } = await authorize(deps, ex, name, "pull", {
     publicFallback: async (r) => (r.repo ? deps.publicContent.manifest(r.repo.uid, tag) : false),
   });

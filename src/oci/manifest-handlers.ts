@@ -12,12 +12,34 @@ import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./reg
 import type { ResolvedName } from "./repo-resolver.js";
 import { TAG } from "./routes.js";
 
-/** Parses a manifest reference: a digest, or a tag (NAME… errors name which). */
-function parseReference(reference: string): { digest: string } | { tag: string } {
+type Reference = { digest: string } | { tag: string };
+
+/**
+ * Parses the reference of a manifest PUT: a digest, or a tag; anything else is 400
+ * (DIGEST_INVALID for a malformed or unsupported digest, else MANIFEST_INVALID).
+ */
+function parseReference(reference: string): Reference {
   if (isDigest(reference)) return { digest: parseDigest(reference).value };
   if (!TAG.test(reference))
     throw ociError("MANIFEST_INVALID", `"${reference.slice(0, 130)}" is neither a tag nor a digest`);
   return { tag: reference };
+}
+
+/**
+ * The reference of a manifest GET, HEAD or DELETE, or undefined when it is neither a valid tag nor
+ * a supported digest: it can name no manifest, so the caller answers 404 MANIFEST_UNKNOWN (what
+ * the OCI conformance suite expects of `.INVALID_MANIFEST_NAME`), where a PUT answers 400.
+ */
+function readReference(reference: string): Reference | undefined {
+  try {
+    return parseReference(reference);
+  } catch {
+    return undefined;
+  }
+}
+
+function unknownReference(reference: string, name: string): OciError {
+  return ociError("MANIFEST_UNKNOWN", `"${reference.slice(0, 130)}" names no manifest in ${name}`);
 }
 
 /** Answers the pull-by-reference public rule (a named function: no closure per request). */
@@ -37,7 +59,8 @@ async function manifestOfReference(
   name: string,
   reference: string,
 ): Promise<CachedManifest> {
-  const ref = parseReference(reference);
+  const ref = readReference(reference);
+  if (ref === undefined) throw unknownReference(reference, name);
   const cache = manifestCacheOf(deps.store);
   let digest: string;
   if ("digest" in ref) digest = ref.digest;
@@ -55,7 +78,10 @@ async function manifestOfReference(
   return manifest;
 }
 
-/** GET/HEAD `/v2/<name>/manifests/<reference>`: the stored bytes with their media type and digest. */
+/**
+ * GET/HEAD `/v2/<name>/manifests/<reference>`: the stored bytes with their media type and digest;
+ * 404 MANIFEST_UNKNOWN for a reference that names none (an invalid one included).
+ */
 export async function getManifest(
   deps: RegistryDeps,
   ex: Exchange,
@@ -165,10 +191,11 @@ export async function deleteManifest(
   name: string,
   reference: string,
 ): Promise<void> {
-  const ref = parseReference(reference);
-  const instead = "tag" in ref ? [Capability.CAP_TAG_DELETE] : undefined;
+  const ref = readReference(reference);
+  const instead = ref !== undefined && "tag" in ref ? [Capability.CAP_TAG_DELETE] : undefined;
   const { caller, resolved } = await authorize(deps, ex, name, "delete", { instead });
   const repo = existingRepo(resolved);
+  if (ref === undefined) throw unknownReference(reference, name);
   const now = deps.clock.now();
   const ctx = { principal: caller.principal, clock: deps.clock };
   await deps.store.transaction(async (tx) => {

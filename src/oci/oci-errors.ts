@@ -48,6 +48,22 @@ export class OciError extends Error {
   }
 }
 
+/**
+ * An OciError that also means the registry lost data: the metadata names content the blob store no
+ * longer has (a deleted file or S3 object). Answered like any OciError (404 `BLOB_UNKNOWN`); the
+ * request handler also logs one line at error level naming `key`, for the operator.
+ */
+export class ContentLostError extends OciError {
+  constructor(
+    message: string,
+    /** The blob driver key that is missing. */
+    readonly key: string,
+  ) {
+    super("BLOB_UNKNOWN", message);
+    this.name = "ContentLostError";
+  }
+}
+
 /** Shorthand constructor. */
 export function ociError(code: OciErrorCode, message: string, detail?: unknown): OciError {
   return new OciError(code, message, detail);

@@ -142,16 +142,21 @@ export function createRegistryAuthenticator(opts: {
  * The token an Authorization header carries: `Bearer <jwt>`, or Basic with user `_token` and the
  * JWT as password, or Basic with an identity uid as user and that identity's pull-token JWT as
  * password (`identity` set). Undefined for no header (and for the empty Basic credentials some
- * clients send anonymously); `refused` with a reason for anything else.
+ * clients send anonymously); `refused` with a reason for anything else (a `Bearer` without a
+ * token included).
  */
 export function credentialOf(
   authorization: string | undefined,
 ): { token: string; identity?: string } | { refused: string } | undefined {
   if (!authorization) return undefined;
   const space = authorization.indexOf(" ");
-  const scheme = authorization.slice(0, space).toLowerCase();
-  const value = authorization.slice(space + 1).trim();
-  if (scheme === "bearer") return { token: value };
+  const scheme = (space < 0 ? authorization : authorization.slice(0, space)).toLowerCase();
+  const value = space < 0 ? "" : authorization.slice(space + 1).trim();
+  if (scheme === "bearer") {
+    return value === ""
+      ? { refused: "missing bearer token (Authorization: Bearer <token>)" }
+      : { token: value };
+  }
   if (scheme !== "basic") return { refused: `unsupported authorization scheme "${scheme.slice(0, 20)}"` };
   const credentials = basicCredentials(value);
   if (!credentials) return { refused: "malformed Basic credentials" };

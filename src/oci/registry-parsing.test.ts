@@ -85,6 +85,15 @@ describe("registry request parsing", () => {
     assert.match((credentialOf("Basic bm9jb2xvbg==") as { refused: string }).refused, /malformed/);
   });
 
+  it("says a bare Bearer is missing its token, not that the scheme is unknown", () => {
+    for (const header of ["Bearer", "bearer", "Bearer   "]) {
+      assert.deepEqual(credentialOf(header), {
+        refused: "missing bearer token (Authorization: Bearer <token>)",
+      });
+    }
+    assert.match((credentialOf("Digest") as { refused: string }).refused, /scheme "digest"/);
+  });
+
   it("parses RFC 3339 history bounds and names the bad parameter", () => {
     assert.equal(parseTimestampParam("start", null), undefined);
     assert.equal(parseTimestampParam("start", "2024-01-01T00:00:00Z"), Date.UTC(2024, 0, 1));

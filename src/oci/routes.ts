@@ -28,7 +28,8 @@ const ENDPOINT =
 
 /**
  * Maps a request path (without the query string) to its route, or undefined when no endpoint has
- * that shape. The name is returned as written; callers validate it with `REPOSITORY_NAME`.
+ * that shape. The name is returned as written; callers validate it with `REPOSITORY_NAME`. The last
+ * segment (reference, digest, upload id, tag) is percent-decoded, see {@link decodeSegment}.
  */
 export function matchRoute(path: string): RegistryRoute | undefined {
   if (path === "/v2/" || path === "/v2") return { kind: "base" };
@@ -37,9 +38,9 @@ export function matchRoute(path: string): RegistryRoute | undefined {
   if (!m) return undefined;
   const name = m[1] as string;
   if (m[2] !== undefined) {
-    return m[3] ? { kind: "upload", name, id: decodeURIComponent(m[3]) } : { kind: "uploads", name };
+    return m[3] ? { kind: "upload", name, id: decodeSegment(m[3]) } : { kind: "uploads", name };
   }
-  const value = m[5] === undefined ? undefined : decodeURIComponent(m[5]);
+  const value = m[5] === undefined ? undefined : decodeSegment(m[5]);
   switch (m[4]) {
     case "blobs":
       return { kind: "blob", name, digest: value as string };
@@ -49,5 +50,21 @@ export function matchRoute(path: string): RegistryRoute | undefined {
       return { kind: "referrers", name, digest: value as string };
   }
   if (m[6] !== undefined) return { kind: "tags", name };
-  return { kind: "history", name, tag: decodeURIComponent(m[8] as string) };
+  return { kind: "history", name, tag: decodeSegment(m[8] as string) };
+}
+
+/**
+ * The percent-decoded segment, or the segment as written when it is not valid percent-encoding
+ * (`t%ff`, `%E0%A4%A`). Such a segment keeps its `%`, which no tag, digest or upload id may
+ * contain, so each handler answers it as it answers any value that can name nothing there: a
+ * manifest GET/HEAD/DELETE or a tag history 404 MANIFEST_UNKNOWN, a manifest PUT 400
+ * MANIFEST_INVALID, a blob GET/HEAD/DELETE 404 BLOB_UNKNOWN, an upload 404 BLOB_UPLOAD_UNKNOWN,
+ * referrers 400 DIGEST_INVALID. A bad name (it is never decoded) is 400 NAME_INVALID.
+ */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

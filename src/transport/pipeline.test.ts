@@ -112,6 +112,20 @@ describe("pipeline", () => {
     assert.equal(bearerToken(`bearer  ${TOKEN}`), TOKEN);
   });
 
+  it("says the token is missing for no header and for a bare Bearer", () => {
+    for (const header of [undefined, "", "Bearer", "bearer", "Bearer  "]) {
+      assert.throws(
+        () => bearerToken(header),
+        (err: unknown) =>
+          err instanceof DomainError &&
+          err.code === Code.Unauthenticated &&
+          /^Unauthenticated: missing bearer token/.test(err.message),
+        String(header),
+      );
+    }
+    assert.throws(() => bearerToken("Basic abc"), /malformed Authorization header/);
+  });
+
   it("checks the scoped capability on the scope field before the handler", async () => {
     const { pipeline, entry, begin, required, seenContexts } = fixture({ allow: true });
     const record = begin();

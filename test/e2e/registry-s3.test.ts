@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { startTestS3rver, type TestS3rver } from "../../src/storage/blobs/conformance/blob-test-backends.js";
+import { createS3BlobDriver } from "../../src/storage/blobs/s3/s3-blob-driver.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 // The registry with `--blob-store s3://…` against s3rver: uploads (monolithic and chunked), pulls
@@ -79,4 +80,37 @@ describe("the registry on S3 blob storage", async () => {
     assert.equal(res.status, 400);
     assert.equal((await registry(`/v2/s3org/app/blobs/${claimed}`, { method: "HEAD" })).status, 404);
   });
+
+  it("answers 404 BLOB_UNKNOWN on GET and HEAD once the S3 object is gone, never a 200 cut short", {
+    skip,
+  }, async () => {
+    const bytes = Buffer.from("about to vanish from the bucket");
+    const digest = sha256(bytes);
+    const post = await registry(`/v2/s3org/app/blobs/uploads/?digest=${digest}`, {
+      method: "POST",
+      body: bytes,
+    });
+    assert.equal(post.status, 201);
+    const { options } = s3 as TestS3rver;
+    const bucket = createS3BlobDriver({ ...options, prefix: "wharf" });
+    try {
+      await bucket.delete(`blobs/sha256/${digest.slice(7, 9)}/${digest.slice(7)}`);
+    } finally {
+      await bucket.close();
+    }
+    for (const method of ["GET", "HEAD"]) {
+      const from = server.logLines.length;
+      const res = await registry(`/v2/s3org/app/blobs/${digest}`, { method });
+      assert.equal(res.status, 404, method);
+      assert.equal(res.headers.get("docker-content-digest"), null, method);
+      const body = await res.text();
+      if (method === "GET") assert.equal((JSON.parse(body) as OciErrors).errors[0]?.code, "BLOB_UNKNOWN");
+      const errors = server.logLines.slice(from).filter((l) => l.level === "error");
+      assert.equal(errors.length, 1, `${method}: ${JSON.stringify(errors)}`);
+    }
+  });
 });
+
+interface OciErrors {
+  errors: { code: string }[];
+}

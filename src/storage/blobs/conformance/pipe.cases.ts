@@ -123,6 +123,48 @@ export function pipeCases(fx: BlobFixture): void {
       await assert.rejects(d.pipeTo(key, collector(), { start: -1 }), RangeError);
     });
 
+    it("leaves an HTTP response unsent for a deleted object, so the server can still answer an error", async () => {
+      const d = fx.driver;
+      const key = `${fx.ns()}gone`;
+      await d.put(key, streamOf(data));
+      await d.delete(key);
+      let rejection: unknown;
+      let headersSent: boolean | undefined;
+      const server = createServer((_req, res: ServerResponse) => {
+        // The registry's way: headers set, to go out with the first byte.
+        res.statusCode = 200;
+        res.setHeader("content-length", data.length);
+        d.pipeTo(key, res).then(
+          () => res.end(),
+          (err: unknown) => {
+            rejection = err;
+            headersSent = res.headersSent;
+            res.removeHeader("content-length");
+            res.writeHead(404, { "content-type": "text/plain" });
+            res.end("gone");
+          },
+        );
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      try {
+        const { port } = server.address() as AddressInfo;
+        const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+          get(`http://127.0.0.1:${port}/`, (res) => {
+            readAll(res).then(
+              (body) => resolve({ status: res.statusCode ?? 0, body: body.toString() }),
+              reject,
+            );
+          }).on("error", reject);
+        });
+        assert.ok(rejection instanceof BlobNotFoundError, String(rejection));
+        assert.equal(headersSent, false, "nothing was sent before the rejection");
+        assert.deepEqual(answer, { status: 404, body: "gone" });
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
+
     it("gives a buffering sink (PassThrough) bytes it may keep", async () => {
       const d = fx.driver;
       const key = `${fx.ns()}big`;
