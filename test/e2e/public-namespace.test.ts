@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
+import { ConfigError, loadConfig } from "../../src/config/config.js";
 import { newRootUid } from "../../src/core/uidp.js";
 import { ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
 import { GroupsService } from "../../src/gen/platform/iam/v2/groups_pb.js";
@@ -165,5 +166,16 @@ describe("the reserved name follows --public-namespace", () => {
     );
     const plain = await wharf.create("/iam/v2/groups", { name: "public" }, bob.token);
     assert.ok(plain, "`public` is an ordinary name when another namespace is configured");
+  });
+
+  it("refuses a --public-namespace that could not be an organization name", () => {
+    for (const name of ["Public", "my org", "a--", "x".repeat(64)]) {
+      assert.throws(
+        () => loadConfig({ publicNamespace: name }, {}),
+        (err: unknown) =>
+          err instanceof ConfigError && /--public-namespace .* must be 1 to 63 characters/.test(err.message),
+        name,
+      );
+    }
   });
 });
