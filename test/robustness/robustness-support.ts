@@ -76,11 +76,7 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
         port: url.port,
         method: req.method,
         path: req.path,
-        // Node sends a GET's or DELETE's body without framing unless the length is given.
-        headers:
-          req.body === undefined
-            ? req.headers
-            : { "content-length": Buffer.byteLength(req.body), ...req.headers },
+        headers: framed(req),
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -94,6 +90,15 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
     outgoing.on("error", reject);
     outgoing.end(req.body);
   });
+}
+
+/**
+ * The request's headers with Content-Length set for a body unless Transfer-Encoding is given: Node
+ * would send a GET's or DELETE's body without any framing otherwise.
+ */
+function framed(req: RawRequest): Record<string, string | string[]> | undefined {
+  if (req.body === undefined || req.headers?.["transfer-encoding"] !== undefined) return req.headers;
+  return { "content-length": String(Buffer.byteLength(req.body)), ...req.headers };
 }
 
 /** A short description of a request and its answer for assertion messages. */
@@ -181,3 +186,30 @@ export function percentEncode(bytes: Uint8Array): string {
 
 /** `text` as UTF-8, percent-encoded for a URL path or query. */
 export const percentEncodeText = (text: string): string => percentEncode(Buffer.from(text, "utf8"));
+
+/**
+ * Counts the statuses a property saw, so a suite can show (and assert) that its inputs reached
+ * past validation: a fuzzer that only ever hears 400 tests nothing but the first check.
+ */
+export class StatusTally {
+  private readonly counts = new Map<number, number>();
+
+  add(status: number): void {
+    this.counts.set(status, (this.counts.get(status) ?? 0) + 1);
+  }
+
+  /** How many answers had a status in [from, to). */
+  within(from: number, to: number): number {
+    let n = 0;
+    for (const [status, count] of this.counts) if (status >= from && status < to) n += count;
+    return n;
+  }
+
+  /** `200×12 400×300 …`, for the test's diagnostic line. */
+  toString(): string {
+    return [...this.counts]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}×${count}`)
+      .join(" ");
+  }
+}

@@ -1,0 +1,640 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type DescMethod, getOption } from "@bufbuild/protobuf";
+import { createServiceBindings } from "../../src/api/bindings.js";
+import type { ServiceDeps } from "../../src/api/deps.js";
+import { BUILT_IN_ROLE_UIDS, BUILT_IN_ROLES } from "../../src/authz/built-in-roles.js";
+import { enumNameOf } from "../../src/authz/capabilities.js";
+import { newRootUid } from "../../src/core/uidp.js";
+import { http } from "../../src/gen/google/api/annotations_pb.js";
+import type { Capability } from "../../src/gen/platform/capabilities/capabilities_pb.js";
+import { buildMethodTable, type MethodEntry } from "../../src/transport/method-table.js";
+import { expectJson } from "../support/api-assertions.js";
+import { ociErrorOf, pushImage } from "../support/registry-push.js";
+import { startTestServer, type TestServer } from "../support/wharf-server.js";
+
+// The authorization matrix: every RPC of every bound service (enumerated from the generated
+// descriptors, so a new RPC without a row fails here), called over Connect (JSON) and over REST
+// (its google.api.http route) by the owner, editor and viewer of organization A, the owner of
+// organization B, and an anonymous caller, each time naming a resource in A. The expected outcome
+// is derived from the RPC's (platform.annotations.iam) option and the built-in roles' capabilities:
+// held → past authorization (the row's success status); not held → PERMISSION_DENIED (scoped RPCs
+// check before any lookup, so another organization's caller learns nothing about existence);
+// anonymous → UNAUTHENTICATED. Unscoped Lists answer everyone authenticated, filtered: A's
+// resource is in the answer exactly when the caller holds the capability at A.
+
+type Json = Record<string, unknown>;
+type PrincipalName = "ownerA" | "editorA" | "viewerA" | "ownerB" | "anonymous";
+const PRINCIPALS: readonly PrincipalName[] = ["anonymous", "ownerB", "viewerA", "editorA", "ownerA"];
+type Protocol = "connect" | "rest";
+
+/** RPCs any caller, anonymous included, may call; each with why. */
+const UNAUTHENTICATED_RPCS: Record<string, string> = {
+  "platform.ping.v2.PingService/Ping": "a liveness probe: answers a constant, reads no data",
+};
+
+/** The fixtures in organization A that requests name, created once before the matrix runs. */
+interface Fixtures {
+  orgA: string;
+  orgB: string;
+  subgroup: string;
+  identity: string;
+  role: string;
+  binding: string;
+  idp: string;
+  mapping: string;
+  invite: string;
+  repo: string;
+  tag: string;
+  digest: string;
+  subscription: string;
+}
+
+/**
+ * How to call one RPC. `request` builds the request message (proto JSON) for one call; mutating
+ * rows create what they change or delete per call (`fresh`), so every call has its target.
+ * `list` rows are unscoped Lists: `sees` tells whether A's fixture is in the answer. `checkedOn`
+ * marks unscoped RPCs whose service checks the capabilities itself on that uid.
+ */
+interface Row {
+  request(f: Fixtures, fresh: FreshFixtures): Promise<Json> | Json;
+  list?: { sees(response: Json, f: Fixtures): boolean };
+  /** Unscoped, no capability: any authenticated caller. */
+  open?: true;
+  /** Unscoped, checked by the service like a scoped RPC. */
+  checked?: true;
+}
+
+/** Makers of per-call resources in A (each call gets its own, so deletes and creates can repeat). */
+interface FreshFixtures {
+  name(prefix: string): string;
+  group(): Promise<string>;
+  identity(): Promise<string>;
+  role(): Promise<string>;
+  binding(): Promise<string>;
+  idp(): Promise<string>;
+  mapping(): Promise<string>;
+  invite(): Promise<string>;
+  repo(): Promise<string>;
+  tag(): Promise<string>;
+  subscription(): Promise<string>;
+  accountAssociation(): Promise<string>;
+}
+
+const VIEWER = BUILT_IN_ROLE_UIDS.viewer;
+const uidsOf = (items: unknown) => ((items as { uid: string }[] | undefined) ?? []).map((i) => i.uid);
+
+const ROWS: Record<string, Row> = {
+  "platform.ping.v2.PingService/Ping": { request: () => ({}) },
+
+  "platform.iam.v2.GroupsService/ListGroups": {
+    request: (f) => ({ uidp: { ids: [f.orgA] } }),
+    list: { sees: (r, f) => uidsOf(r.groups).includes(f.orgA) },
+  },
+  "platform.iam.v2.GroupsService/GetGroup": { request: (f) => ({ uid: f.subgroup }) },
+  "platform.iam.v2.GroupsService/CreateGroup": {
+    request: (f, fresh) => ({ parent: f.orgA, group: { name: fresh.name("g") } }),
+    checked: true,
+  },
+  "platform.iam.v2.GroupsService/UpdateGroup": {
+    request: (f) => ({ group: { uid: f.subgroup, description: "changed" }, updateMask: "description" }),
+  },
+  "platform.iam.v2.GroupsService/DeleteGroup": {
+    request: async (_f, fresh) => ({ uid: await fresh.group() }),
+  },
+
+  "platform.iam.v2.IdentitiesService/ListIdentities": {
+    request: (f) => ({ uidp: { childrenOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.identities).includes(f.identity) },
+  },
+  "platform.iam.v2.IdentitiesService/GetIdentity": { request: (f) => ({ uid: f.identity }) },
+  "platform.iam.v2.IdentitiesService/CreateIdentity": {
+    request: (f, fresh) => ({
+      parent: f.orgA,
+      identity: {
+        name: fresh.name("bot"),
+        claimMatch: { issuer: "https://ci.example.com", subject: fresh.name("s") },
+      },
+    }),
+  },
+  "platform.iam.v2.IdentitiesService/UpdateIdentity": {
+    request: (f) => ({ identity: { uid: f.identity, description: "changed" }, updateMask: "description" }),
+  },
+  "platform.iam.v2.IdentitiesService/DeleteIdentity": {
+    request: async (_f, fresh) => ({ uid: await fresh.identity() }),
+  },
+  "platform.iam.v2.IdentitiesService/LookupIdentity": {
+    request: () => ({ issuer: "https://idp.example.com", subject: "someone" }),
+    open: true,
+  },
+
+  "platform.iam.v2.RolesService/ListRoles": {
+    request: (f) => ({ uidp: { childrenOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.roles).includes(f.role) },
+  },
+  "platform.iam.v2.RolesService/GetRole": { request: (f) => ({ uid: f.role }), checked: true },
+  "platform.iam.v2.RolesService/CreateRole": {
+    request: (f, fresh) => ({
+      parent: f.orgA,
+      role: { name: fresh.name("role"), capabilities: ["CAP_REPO_LIST"] },
+    }),
+  },
+  "platform.iam.v2.RolesService/UpdateRole": {
+    request: (f) => ({ role: { uid: f.role, description: "changed" }, updateMask: "description" }),
+  },
+  "platform.iam.v2.RolesService/DeleteRole": { request: async (_f, fresh) => ({ uid: await fresh.role() }) },
+
+  "platform.iam.v2.RoleBindingsService/ListRoleBindings": {
+    request: (f) => ({ group: f.orgA }),
+    list: { sees: (r, f) => uidsOf(r.roleBindings).includes(f.binding) },
+  },
+  "platform.iam.v2.RoleBindingsService/GetRoleBinding": { request: (f) => ({ uid: f.binding }) },
+  "platform.iam.v2.RoleBindingsService/CreateRoleBinding": {
+    request: async (f, fresh) => ({
+      parent: await fresh.group(),
+      roleBinding: { identityUid: f.identity, roleUid: VIEWER },
+    }),
+  },
+  "platform.iam.v2.RoleBindingsService/BatchCreateRoleBindings": {
+    request: async (f, fresh) => ({
+      parent: await fresh.group(),
+      roleUid: VIEWER,
+      requests: [{ roleBinding: { identityUid: f.identity } }],
+    }),
+  },
+  "platform.iam.v2.RoleBindingsService/UpdateRoleBinding": {
+    request: async (_f, fresh) => ({
+      roleBinding: { uid: await fresh.binding(), roleUid: BUILT_IN_ROLE_UIDS["registry.pull"] },
+      updateMask: "roleUid",
+    }),
+  },
+  "platform.iam.v2.RoleBindingsService/DeleteRoleBinding": {
+    request: async (_f, fresh) => ({ uid: await fresh.binding() }),
+  },
+
+  "platform.iam.v2.IdentityProvidersService/ListIdentityProviders": {
+    request: (f) => ({ uidp: { childrenOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.identityProviders).includes(f.idp) },
+  },
+  "platform.iam.v2.IdentityProvidersService/GetIdentityProvider": { request: (f) => ({ uid: f.idp }) },
+  "platform.iam.v2.IdentityProvidersService/CreateIdentityProvider": {
+    request: (f, fresh) => ({
+      parent: f.orgA,
+      identityProvider: {
+        name: fresh.name("sso"),
+        defaultRole: VIEWER,
+        oidc: { issuer: "https://login.example.com", clientId: "wharf", clientSecret: "s3cret" },
+      },
+    }),
+  },
+  "platform.iam.v2.IdentityProvidersService/UpdateIdentityProvider": {
+    request: (f) => ({ identityProvider: { uid: f.idp, description: "changed" }, updateMask: "description" }),
+  },
+  "platform.iam.v2.IdentityProvidersService/DeleteIdentityProvider": {
+    request: async (_f, fresh) => ({ uid: await fresh.idp() }),
+  },
+
+  "platform.iam.v2.AccountAssociationsService/ListAccountAssociations": {
+    request: (f) => ({ uidp: { ids: [f.orgA] } }),
+    list: { sees: (r, f) => uidsOf(r.associations).includes(f.orgA) },
+  },
+  "platform.iam.v2.AccountAssociationsService/GetAccountAssociation": { request: (f) => ({ uid: f.orgA }) },
+  "platform.iam.v2.AccountAssociationsService/CreateAccountAssociation": {
+    request: async (_f, fresh) => ({
+      parent: await fresh.group(),
+      accountAssociation: { name: "clouds", amazon: { account: "123456789012" } },
+    }),
+  },
+  "platform.iam.v2.AccountAssociationsService/UpdateAccountAssociation": {
+    request: (f) => ({
+      accountAssociation: { uid: f.orgA, description: "changed" },
+      updateMask: "description",
+    }),
+  },
+  "platform.iam.v2.AccountAssociationsService/DeleteAccountAssociation": {
+    request: async (_f, fresh) => ({ uid: await fresh.accountAssociation() }),
+  },
+
+  "platform.iam.v2.GroupInvitesService/ListGroupInvites": {
+    request: (f) => ({ uidp: { childrenOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.invites).includes(f.invite) },
+  },
+  "platform.iam.v2.GroupInvitesService/GetGroupInvite": { request: (f) => ({ uid: f.invite }) },
+  "platform.iam.v2.GroupInvitesService/CreateGroupInvite": {
+    request: (f) => ({ parent: f.orgA, invite: { roleUid: VIEWER, ttl: "3600s" } }),
+  },
+  "platform.iam.v2.GroupInvitesService/DeleteGroupInvite": {
+    request: async (_f, fresh) => ({ uid: await fresh.invite() }),
+  },
+
+  "platform.iam.v2.ExternalGroupRoleMappingsService/ListExternalGroupRoleMappings": {
+    request: (f) => ({ identityProviderUid: f.idp }),
+    list: { sees: (r, f) => uidsOf(r.mappings ?? r.externalGroupRoleMappings).includes(f.mapping) },
+  },
+  "platform.iam.v2.ExternalGroupRoleMappingsService/GetExternalGroupRoleMapping": {
+    request: (f) => ({ uid: f.mapping }),
+  },
+  "platform.iam.v2.ExternalGroupRoleMappingsService/CreateExternalGroupRoleMapping": {
+    request: (f, fresh) => ({
+      parent: f.idp,
+      mapping: { externalGroupId: fresh.name("devs"), roleUid: VIEWER },
+    }),
+  },
+  "platform.iam.v2.ExternalGroupRoleMappingsService/DeleteExternalGroupRoleMapping": {
+    request: async (_f, fresh) => ({ uid: await fresh.mapping() }),
+  },
+  "platform.iam.v2.ExternalGroupRoleMappingsService/BatchDeleteExternalGroupRoleMappings": {
+    request: async (f, fresh) => ({ parent: f.idp, names: [await fresh.mapping()] }),
+  },
+
+  "platform.iam.v2.TermsService/AcceptTerms": {
+    request: (f) => ({ group: f.orgA, documentIds: ["sfdpa.v1"] }),
+  },
+  "platform.iam.v2.TermsService/ListTermsAcceptances": { request: (f) => ({ group: f.orgA }) },
+
+  "platform.registry.v2.ReposService/ListRepos": {
+    request: (f) => ({ uidp: { descendantsOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.repos).includes(f.repo) },
+  },
+  "platform.registry.v2.ReposService/GetRepo": { request: (f) => ({ uid: f.repo }) },
+  "platform.registry.v2.ReposService/CreateRepo": {
+    request: (f, fresh) => ({ parent: f.orgA, repo: { name: fresh.name("repo") } }),
+  },
+  "platform.registry.v2.ReposService/UpdateRepo": {
+    request: (f) => ({ repo: { uid: f.repo, description: "changed" }, updateMask: "description" }),
+  },
+  "platform.registry.v2.ReposService/DeleteRepo": {
+    request: async (_f, fresh) => ({ uid: await fresh.repo() }),
+  },
+  "platform.registry.v2.ReposService/GetRepoReadme": { request: (f) => ({ uid: f.repo }) },
+  "platform.registry.v2.ReposService/UpdateRepoReadme": {
+    request: (f) => ({ repoReadme: { uid: f.repo, content: "# app" }, updateMask: "content" }),
+  },
+
+  "platform.registry.v2.TagsService/ListTags": {
+    request: (f) => ({ uidp: { childrenOf: f.repo } }),
+    list: { sees: (r, f) => uidsOf(r.tags).includes(f.tag) },
+  },
+  "platform.registry.v2.TagsService/GetTag": { request: (f) => ({ uid: f.tag }) },
+  "platform.registry.v2.TagsService/CreateTag": {
+    request: (f, fresh) => ({ parent: f.repo, tag: { name: fresh.name("t"), digest: f.digest } }),
+  },
+  "platform.registry.v2.TagsService/DeleteTag": {
+    request: async (_f, fresh) => ({ uid: await fresh.tag() }),
+  },
+
+  "platform.registry.v2.ImagesService/GetArchitectures": {
+    request: (f) => ({ repoUid: f.repo, digest: f.digest }),
+  },
+  "platform.registry.v2.ImagesService/GetSize": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
+
+  "platform.events.v2.SubscriptionsService/ListSubscriptions": {
+    request: (f) => ({ uidp: { childrenOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.subscriptions).includes(f.subscription) },
+  },
+  "platform.events.v2.SubscriptionsService/GetSubscription": { request: (f) => ({ uid: f.subscription }) },
+  "platform.events.v2.SubscriptionsService/CreateSubscription": {
+    request: (f) => ({ parent: f.orgA, subscription: { sink: "http://127.0.0.1:9/hook" } }),
+  },
+  "platform.events.v2.SubscriptionsService/DeleteSubscription": {
+    request: async (_f, fresh) => ({ uid: await fresh.subscription() }),
+  },
+  "platform.events.v2.SubscriptionsService/ListDeliveries": {
+    request: (f) => ({ subscriptionUid: f.subscription }),
+  },
+};
+
+/** Every bound RPC with its annotation, read the way the transports read it. */
+const METHODS: MethodEntry[] = buildMethodTable(createServiceBindings({} as ServiceDeps));
+
+/** The capabilities a principal holds at A through its built-in role (none for B's owner and anonymous). */
+function capabilitiesAtA(who: PrincipalName): ReadonlySet<Capability> {
+  const role = { ownerA: "owner", editorA: "editor", viewerA: "viewer" }[who as string];
+  return new Set(BUILT_IN_ROLES.find((r) => r.name === role)?.capabilities ?? []);
+}
+
+type Expected = "allowed" | "denied" | "unauthenticated" | "filtered";
+
+/** The outcome the annotation and the roles call for. */
+function expectedOutcome(entry: MethodEntry, row: Row, who: PrincipalName): Expected {
+  if (entry.auth.kind === "disabled") return "allowed";
+  if (who === "anonymous") return "unauthenticated";
+  const held = entry.auth.capabilities.every((c) => capabilitiesAtA(who).has(c));
+  if (entry.auth.kind === "unscoped" && row.list) return held ? "allowed" : "filtered";
+  return held ? "allowed" : "denied";
+}
+
+/** A call's outcome on the wire: HTTP status, gRPC-style code name, and the JSON body. */
+interface Outcome {
+  status: number;
+  code: string;
+  body: Json;
+}
+
+const CONNECT_CODES: Record<number, string> = {
+  0: "ok",
+  3: "invalid_argument",
+  5: "not_found",
+  7: "permission_denied",
+  9: "failed_precondition",
+  16: "unauthenticated",
+};
+
+/** The REST request of `method` for `message` (proto JSON), following its google.api.http rule. */
+function restRequest(method: DescMethod, message: Json): { verb: string; path: string; body?: Json } {
+  const rule = getOption(method, http);
+  const verb = rule.pattern.case as string;
+  const rest = structuredClone(message);
+  const path = (rule.pattern.value as string).replace(/\{([^}=]+)(?:=[^}]*)?\}/g, (_, fieldPath: string) => {
+    const names = fieldPath.split(".").map((p) => p.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()));
+    let holder = rest;
+    for (const n of names.slice(0, -1)) holder = (holder[n] as Json | undefined) ?? {};
+    const last = names[names.length - 1] as string;
+    const value = String(holder[last] ?? "");
+    delete holder[last];
+    return value;
+  });
+  let body: Json | undefined;
+  if (rule.body === "*") body = rest;
+  else if (rule.body !== "") {
+    const field = rule.body.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+    body = (rest[field] as Json | undefined) ?? {};
+    delete rest[field];
+  }
+  const query = new URLSearchParams();
+  const flatten = (prefix: string, value: unknown): void => {
+    if (Array.isArray(value)) for (const v of value) flatten(prefix, v);
+    else if (value !== null && typeof value === "object")
+      for (const [k, v] of Object.entries(value)) flatten(prefix === "" ? k : `${prefix}.${k}`, v);
+    else query.append(prefix, String(value));
+  };
+  if (rule.body !== "*") flatten("", rest);
+  const q = query.toString();
+  return { verb: verb.toUpperCase(), path: q === "" ? path : `${path}?${q}`, ...(body ? { body } : {}) };
+}
+
+describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of B, anonymous", () => {
+  let wharf: TestServer;
+  const tokens = new Map<PrincipalName, string | undefined>();
+  let f: Fixtures;
+  let fresh: FreshFixtures;
+  let counter = 0;
+
+  /** A registered person (a root identity, as a first login creates) and a token for it. */
+  async function person(name: string): Promise<{ uid: string; token: string }> {
+    const uid = newRootUid();
+    const now = Date.now();
+    await wharf.store.identities.insert({
+      uid,
+      name,
+      description: "",
+      email: `${name}@example.com`,
+      claimMatch: { issuer: "https://idp.example.com", subject: name },
+      createTime: now,
+      updateTime: now,
+    });
+    return { uid, token: await wharf.tokenFor(uid) };
+  }
+  const post = (path: string, body: unknown) => wharf.create(path, body);
+
+  async function call(
+    protocol: Protocol,
+    entry: MethodEntry,
+    message: Json,
+    token?: string,
+  ): Promise<Outcome> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    let res: Response;
+    if (protocol === "connect") {
+      res = await fetch(`${wharf.apiUrl}${entry.rpcPath}`, {
+        method: "POST",
+        headers: { ...headers, "connect-protocol-version": "1" },
+        body: JSON.stringify(message),
+      });
+    } else {
+      const { verb, path, body } = restRequest(entry.method, message);
+      res = await fetch(`${wharf.apiUrl}${path}`, {
+        method: verb,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    }
+    const text = await res.text();
+    const body = (text === "" ? {} : JSON.parse(text)) as Json;
+    if (res.status === 200) return { status: 200, code: "ok", body };
+    const code =
+      typeof body.code === "string"
+        ? body.code
+        : (CONNECT_CODES[body.code as number] ?? `code ${String(body.code)}`);
+    return { status: res.status, code, body };
+  }
+
+  before(async () => {
+    wharf = await startTestServer();
+    const ownerA = await person("owner-a");
+    const editorA = await person("editor-a");
+    const viewerA = await person("viewer-a");
+    const ownerB = await person("owner-b");
+    const orgA = (
+      await expectJson<{ uid: string }>(
+        await wharf.api("/iam/v2/groups", { method: "POST", token: ownerA.token, body: { name: "acme" } }),
+      )
+    ).uid;
+    const orgB = (
+      await expectJson<{ uid: string }>(
+        await wharf.api("/iam/v2/groups", { method: "POST", token: ownerB.token, body: { name: "globex" } }),
+      )
+    ).uid;
+    const binding = await post(`/iam/v2/roleBindings/${orgA}`, { identityUid: viewerA.uid, roleUid: VIEWER });
+    await post(`/iam/v2/roleBindings/${orgA}`, {
+      identityUid: editorA.uid,
+      roleUid: BUILT_IN_ROLE_UIDS.editor,
+    });
+    tokens.set("ownerA", ownerA.token);
+    tokens.set("editorA", editorA.token);
+    tokens.set("viewerA", viewerA.token);
+    tokens.set("ownerB", ownerB.token);
+    tokens.set("anonymous", undefined);
+
+    const name = (prefix: string) => `${prefix}-${++counter}`;
+    const group = () => post(`/iam/v2/groups/${orgA}`, { name: name("g") });
+    const identity = () =>
+      post(`/iam/v2/identities/${orgA}`, {
+        name: name("bot"),
+        claimMatch: { issuer: "https://ci.example.com", subject: name("s") },
+      });
+    const role = () => post(`/iam/v2/roles/${orgA}`, { name: name("role"), capabilities: ["CAP_REPO_LIST"] });
+    const idp = () =>
+      post(`/iam/v2/identityProviders/${orgA}`, {
+        name: name("sso"),
+        defaultRole: VIEWER,
+        oidc: { issuer: "https://login.example.com", clientId: "wharf", clientSecret: "s3cret" },
+      });
+    const repo = () => post(`/registry/v2/repos/${orgA}`, { name: name("repo") });
+    const subscription = () => post(`/events/v2/subscriptions/${orgA}`, { sink: "http://127.0.0.1:9/hook" });
+    const invite = () => post(`/iam/v2/groupInvites/${orgA}`, { roleUid: VIEWER, ttl: "3600s" });
+
+    const repoUid = await repo();
+    const registryToken = await wharf.registryToken();
+    const repoName = `acme/${(await expectJson<{ name: string }>(await wharf.api(`/registry/v2/repos/${repoUid}`, { token: wharf.adminToken }))).name}`;
+    const image = await pushImage(wharf, repoName, "v1", registryToken, "matrix");
+    const tagOf = async (tagName: string) =>
+      (
+        await expectJson<{ tags: { uid: string; name: string }[] }>(
+          await wharf.api(`/registry/v2/tags?uidp.children_of=${repoUid}&name=${tagName}`, {
+            token: wharf.adminToken,
+          }),
+        )
+      ).tags[0]?.uid as string;
+    const idpUid = await idp();
+    const mapping = () =>
+      post(`/iam/v2/externalGroupRoleMappings/${idpUid}`, { externalGroupId: name("devs"), roleUid: VIEWER });
+    const identityUid = await identity();
+    await post(`/iam/v2/accountAssociations/${orgA}`, {
+      name: "clouds",
+      amazon: { account: "123456789012" },
+    });
+    f = {
+      orgA,
+      orgB,
+      subgroup: await group(),
+      identity: identityUid,
+      role: await role(),
+      binding,
+      idp: idpUid,
+      mapping: await mapping(),
+      invite: await invite(),
+      repo: repoUid,
+      tag: await tagOf("v1"),
+      digest: image.digest,
+      subscription: await subscription(),
+    };
+    fresh = {
+      name,
+      group,
+      identity,
+      role,
+      binding: async () => post(`/iam/v2/roleBindings/${await group()}`, { identityUid, roleUid: VIEWER }),
+      idp,
+      mapping,
+      invite,
+      repo,
+      async tag() {
+        const tagName = name("t");
+        await post(`/registry/v2/tags/${repoUid}`, { name: tagName, digest: image.digest });
+        return tagOf(tagName);
+      },
+      subscription,
+      async accountAssociation() {
+        const g = await group();
+        await post(`/iam/v2/accountAssociations/${g}`, {
+          name: "clouds",
+          amazon: { account: "123456789012" },
+        });
+        return g;
+      },
+    };
+  });
+  after(() => wharf.close());
+
+  it("has a row for every RPC, and lists every unauthenticated RPC with its reason", () => {
+    const names = METHODS.map((m) => m.rpcName).sort();
+    assert.deepEqual(Object.keys(ROWS).sort(), names, "one row per bound RPC, no stale rows");
+    assert.deepEqual(
+      METHODS.filter((m) => m.auth.kind === "disabled")
+        .map((m) => m.rpcName)
+        .sort(),
+      Object.keys(UNAUTHENTICATED_RPCS).sort(),
+      "RPCs served without authentication",
+    );
+    for (const m of METHODS) {
+      const row = ROWS[m.rpcName] as Row;
+      if (m.auth.kind !== "unscoped") continue;
+      assert.ok(
+        row.list || row.open || row.checked,
+        `${m.rpcName} is unscoped: say how its service authorizes`,
+      );
+      if (row.open) assert.deepEqual(m.auth.capabilities, [], `${m.rpcName} is open but names capabilities`);
+    }
+  });
+
+  for (const protocol of ["connect", "rest"] as const) {
+    it(`answers each principal as the annotations and roles say [${protocol}]`, async (t) => {
+      const failures: string[] = [];
+      let cells = 0;
+      for (const entry of METHODS) {
+        const row = ROWS[entry.rpcName];
+        if (!row) continue; // reported by the coverage test
+        for (const who of PRINCIPALS) {
+          cells++;
+          const expected = expectedOutcome(entry, row, who);
+          const message = await row.request(f, fresh);
+          const out = await call(protocol, entry, message, tokens.get(who));
+          const caps =
+            entry.auth.kind === "disabled" ? "" : entry.auth.capabilities.map(enumNameOf).join(",");
+          const got = `${out.status} ${out.code}`;
+          const where = `${entry.rpcName} as ${who} (needs ${caps || "nothing"}): expected ${expected}, got ${got} ${JSON.stringify(out.body).slice(0, 200)}`;
+          const ok =
+            expected === "allowed"
+              ? out.status === 200 && (!row.list || row.list.sees(out.body, f))
+              : expected === "filtered"
+                ? out.status === 200 && !row.list?.sees(out.body, f)
+                : expected === "denied"
+                  ? out.status === 403 && out.code === "permission_denied"
+                  : out.status === 401 && out.code === "unauthenticated";
+          if (!ok) failures.push(where);
+        }
+      }
+      t.diagnostic(`${protocol}: ${METHODS.length} RPCs × ${PRINCIPALS.length} principals = ${cells} cells`);
+      assert.deepEqual(failures, []);
+    });
+  }
+
+  it("keeps B's owner away from A's registry repo, and lets A's viewer pull but not push", async () => {
+    const repoName = `acme/${(await expectJson<{ name: string }>(await wharf.api(`/registry/v2/repos/${f.repo}`, { token: wharf.adminToken }))).name}`;
+    const ownerBUid = await uidOfToken(tokens.get("ownerB") as string);
+    const viewerUid = await uidOfToken(tokens.get("viewerA") as string);
+    const asB = await wharf.registryToken(ownerBUid);
+    const asViewer = await wharf.registryToken(viewerUid);
+    const reads = [
+      `/v2/${repoName}/manifests/v1`,
+      `/v2/${repoName}/manifests/${f.digest}`,
+      `/v2/${repoName}/tags/list`,
+      `/v2/${repoName}/_service/history/v1`,
+    ];
+    for (const path of reads) {
+      const denied = await wharf.registry(path, { token: asB });
+      assert.equal(denied.status, 403, `${path} as B's owner`);
+      assert.equal((await ociErrorOf(denied)).code, "DENIED");
+      const allowed = await wharf.registry(path, { token: asViewer });
+      assert.equal(allowed.status, 200, `${path} as A's viewer`);
+      await allowed.arrayBuffer();
+    }
+    for (const token of [asB, asViewer]) {
+      const push = await wharf.registry(`/v2/${repoName}/blobs/uploads/`, { method: "POST", token });
+      assert.equal(push.status, 403, "push refused");
+      assert.equal((await ociErrorOf(push)).code, "DENIED");
+      const tag = await wharf.registry(`/v2/${repoName}/manifests/evil`, {
+        method: "PUT",
+        token,
+        headers: { "content-type": "application/vnd.oci.image.manifest.v1+json" },
+        body: "{}",
+      });
+      assert.equal(tag.status, 403, "manifest PUT refused");
+      await tag.arrayBuffer();
+    }
+    // Nothing moved: the tag still names the pushed image.
+    const head = await wharf.registry(`/v2/${repoName}/manifests/v1`, {
+      method: "HEAD",
+      token: await wharf.registryToken(),
+    });
+    assert.equal(head.headers.get("docker-content-digest"), f.digest);
+  });
+
+  /** The subject of a token this test minted. */
+  async function uidOfToken(token: string): Promise<string> {
+    return (JSON.parse(Buffer.from(token.split(".")[1] as string, "base64url").toString()) as { sub: string })
+      .sub;
+  }
+});
