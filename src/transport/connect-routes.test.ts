@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import * as http2 from "node:http2";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { create, fromBinary, type MessageShape } from "@bufbuild/protobuf";
+import { create, fromBinary, type MessageShape, toBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import {
@@ -157,6 +158,100 @@ describe("Connect, gRPC, gRPC-Web and reflection on the same port", () => {
       assert.doesNotMatch((internal as ConnectError).rawMessage, /10\.0\.0\.7/);
     });
   }
+
+  describe("a request message that is not valid protobuf is INVALID_ARGUMENT on every protocol", () => {
+    const path = "/platform.registry.v2.ReposService/GetRepo";
+    // Field 1 (uid, a string) of length 2 holding bytes that are not UTF-8; then a truncated varint.
+    const malformed = [Buffer.from([0x0a, 0x02, 0xff, 0xfe]), Buffer.from([0x08, 0xff])];
+    const envelope = (message: Buffer) => {
+      const frame = Buffer.alloc(5 + message.length);
+      frame.writeUInt32BE(message.length, 1);
+      message.copy(frame, 5);
+      return frame;
+    };
+    const post = (contentType: string, body: Buffer | string, requestId: string) =>
+      fetch(`${api.baseUrl}${path}`, {
+        method: "POST",
+        headers: { ...headers, "content-type": contentType, "x-request-id": requestId },
+        body,
+      });
+    const loggedCode = async (requestId: string) => {
+      await new Promise((r) => setTimeout(r, 30));
+      return api.logLines.find((l) => l.requestId === requestId)?.code;
+    };
+
+    it("Connect unary, binary (application/proto) and JSON: HTTP 400 invalid_argument", async () => {
+      for (const [i, bytes] of malformed.entries()) {
+        const res = await post("application/proto", bytes, `bad-proto-${i}`);
+        const body = (await res.json()) as { code: string; message: string };
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.equal(body.code, "invalid_argument");
+        assert.match(body.message, /^Invalid argument: body: /);
+        assert.equal(await loggedCode(`bad-proto-${i}`), "INVALID_ARGUMENT");
+      }
+      const json = await post("application/json", '{"uid": ', "bad-json");
+      assert.equal(json.status, 400);
+      assert.equal(((await json.json()) as { code: string }).code, "invalid_argument");
+      const valid = await post(
+        "application/proto",
+        Buffer.from(toBinary(GetRepoRequestSchema, create(GetRepoRequestSchema, { uid: repoUid }))),
+        "good-proto",
+      );
+      assert.equal(valid.status, 200, "a valid binary message still goes through");
+      assert.equal(fromBinary(RepoSchema, Buffer.from(await valid.arrayBuffer())).uid, repoUid);
+    });
+
+    it("gRPC-Web: grpc-status 3 in the trailer frame", async () => {
+      for (const [i, bytes] of malformed.entries()) {
+        const res = await post("application/grpc-web+proto", envelope(bytes), `bad-grpc-web-${i}`);
+        assert.equal(res.status, 200);
+        const body = Buffer.from(await res.arrayBuffer());
+        assert.equal(body[0], 0x80, "only the trailer frame");
+        const trailer = body.subarray(5).toString();
+        assert.match(trailer, /grpc-status: ?3\r\n/i);
+        assert.match(decodeURIComponent(trailer), /Invalid argument: body: /);
+        assert.equal(await loggedCode(`bad-grpc-web-${i}`), "INVALID_ARGUMENT");
+      }
+    });
+
+    it("gRPC over HTTP/2 (the direct unary path): grpc-status 3", async () => {
+      const session = http2.connect(api.baseUrl);
+      try {
+        for (const bytes of malformed) {
+          const answer = await new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
+            const stream = session.request({
+              ":method": "POST",
+              ":path": path,
+              "content-type": "application/grpc",
+              te: "trailers",
+              ...headers,
+            });
+            let status: http2.IncomingHttpHeaders = {};
+            stream.on("response", (h) => (status = h));
+            stream.on("trailers", (t) => (status = { ...status, ...t }));
+            stream.on("error", reject);
+            stream.on("close", () => resolve(status));
+            stream.resume();
+            stream.end(envelope(bytes));
+          });
+          assert.equal(answer["grpc-status"], "3", JSON.stringify(answer));
+          assert.match(String(answer["grpc-message"]), /^Invalid argument: body: /);
+        }
+      } finally {
+        session.close();
+      }
+    });
+
+    it("REST: a malformed JSON body is 400 INVALID_ARGUMENT", async () => {
+      const res = await fetch(`${api.baseUrl}/registry/v2/repos/${OWN_ORG}`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: '{"name": ',
+      });
+      assert.equal(res.status, 400);
+      assert.equal(((await res.json()) as { code: number }).code, Code.InvalidArgument);
+    });
+  });
 
   it("logs one line per RPC with its protocol and code", async () => {
     const client = createClient(PingService, createGrpcTransport({ baseUrl: api.baseUrl }));

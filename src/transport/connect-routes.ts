@@ -1,15 +1,25 @@
 import type { DescService, Message, Registry } from "@bufbuild/protobuf";
 import {
-  type ConnectRouter,
+  Code,
+  ConnectError,
   type ContextKey,
+  createConnectRouter,
   createContextKey,
   createContextValues,
   type HandlerContext,
   type MethodImpl,
 } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import {
+  compressionBrotli,
+  compressionGzip,
+  universalRequestFromNodeRequest,
+  universalResponseToNodeResponse,
+} from "@connectrpc/connect-node";
+import type { DomainError } from "../core/errors.js";
 import { ServerReflection as ReflectionV1 } from "../gen/grpc/reflection/v1/reflection_pb.js";
 import { ServerReflection as ReflectionV1alpha } from "../gen/grpc/reflection/v1alpha/reflection_pb.js";
+import { binaryFramingOf, checkBinaryBody } from "./binary-body-check.js";
 import { toConnectError } from "./error-mapping.js";
 import { normalizeGrpcMessage } from "./grpc-message-encoding.js";
 import type { AnyRequest, AnyResponse } from "./http-response.js";
@@ -46,52 +56,54 @@ export interface ConnectRoutes {
 const kRecord: ContextKey<CallRecord | undefined> = createContextKey<CallRecord | undefined>(undefined);
 
 /**
- * Mounts every bound RPC on a `connectNodeAdapter` (gRPC, gRPC-Web and Connect JSON/binary from
- * the same handlers), each wrapped to run through the shared pipeline, plus
- * `grpc.reflection.v1` and `v1alpha` ServerReflection (no authentication: they describe the
- * schema, not data). Domain errors leave as ConnectErrors with typed details.
+ * Mounts every bound RPC on a Connect router (gRPC, gRPC-Web and Connect JSON/binary from the
+ * same handlers), each wrapped to run through the shared pipeline, plus `grpc.reflection.v1` and
+ * `v1alpha` ServerReflection (no authentication: they describe the schema, not data). Domain
+ * errors leave as ConnectErrors with typed details. Requests reach the router as
+ * `connectNodeAdapter` would pass them, except that a binary request message is checked first
+ * (`checkBinaryBody`), so one that does not decode is INVALID_ARGUMENT, not Connect's INTERNAL.
  */
 export function createConnectRoutes(options: ConnectRoutesOptions): ConnectRoutes {
   const { pipeline, methods } = options;
-  const records = new WeakMap<AnyRequest, CallRecord>();
   const services = [...new Set(methods.map((m) => m.service))];
   const reflection = createReflectionIndex([...services, ReflectionV1, ReflectionV1alpha]);
 
-  const routes = (router: ConnectRouter): void => {
-    for (const entry of methods) {
-      const impl = async (request: Message, hctx: HandlerContext): Promise<unknown> => {
-        const record = hctx.values.get(kRecord);
-        if (!record) throw new Error("connect request without a call record");
-        record.protocol = hctx.protocolName as CallRecord["protocol"];
-        try {
-          return await pipeline.invoke(
-            record,
-            entry,
-            request,
-            hctx.requestHeader.get("authorization") ?? undefined,
-          );
-        } catch (err) {
-          throw toConnectError(pipeline.fail(record, err), entry.domain);
-        }
-      };
-      router.rpc(entry.method, impl as unknown as MethodImpl<typeof entry.method>);
-    }
-    router.service(ReflectionV1, { serverReflectionInfo: reflectionStream(reflection, ReflectionV1) });
-    router.service(ReflectionV1alpha, {
-      serverReflectionInfo: reflectionStream(reflection, ReflectionV1alpha),
-    });
-  };
-
-  const handler = connectNodeAdapter({
-    routes,
+  /** Bodies that did not decode (see `checkBinaryBody`): answered before the pipeline runs. */
+  const undecodable = new WeakMap<CallRecord, DomainError>();
+  const router = createConnectRouter({
     readMaxBytes: options.maxBodyBytes,
     jsonOptions: { registry: options.registry },
-    contextValues: (req) => {
-      const values = createContextValues();
-      values.set(kRecord, records.get(req));
-      return values;
-    },
+    acceptCompression: [compressionGzip, compressionBrotli],
   });
+  for (const entry of methods) {
+    const impl = async (request: Message, hctx: HandlerContext): Promise<unknown> => {
+      const record = hctx.values.get(kRecord);
+      if (!record) throw new Error("connect request without a call record");
+      record.protocol = hctx.protocolName as CallRecord["protocol"];
+      try {
+        const invalid = undecodable.get(record);
+        if (invalid) {
+          record.rpc = entry.rpcName;
+          throw invalid;
+        }
+        return await pipeline.invoke(
+          record,
+          entry,
+          request,
+          hctx.requestHeader.get("authorization") ?? undefined,
+        );
+      } catch (err) {
+        throw toConnectError(pipeline.fail(record, err), entry.domain);
+      }
+    };
+    router.rpc(entry.method, impl as unknown as MethodImpl<typeof entry.method>);
+  }
+  router.service(ReflectionV1, { serverReflectionInfo: reflectionStream(reflection, ReflectionV1) });
+  router.service(ReflectionV1alpha, {
+    serverReflectionInfo: reflectionStream(reflection, ReflectionV1alpha),
+  });
+  const handlers = new Map<string, UniversalHandler>(router.handlers.map((h) => [h.requestPath, h]));
+  const entries = new Map(methods.map((m) => [m.rpcPath, m]));
 
   const paths = new Set<string>(methods.map((m) => m.rpcPath));
   for (const service of [ReflectionV1, ReflectionV1alpha] as DescService[]) {
@@ -101,9 +113,36 @@ export function createConnectRoutes(options: ConnectRoutesOptions): ConnectRoute
   return {
     paths,
     handle(req, res, record) {
-      records.set(req, record);
       if (record.protocol === "grpc") normalizeGrpcMessage(res);
-      handler(req, res);
+      const handler = handlers.get(record.path);
+      if (!handler) {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
+      const values = createContextValues();
+      values.set(kRecord, record);
+      let uReq = universalRequestFromNodeRequest(req, res, undefined, values);
+      const entry = entries.get(record.path);
+      const framing = binaryFramingOf(req.headers["content-type"], req.headers["content-encoding"]);
+      if (entry && framing && req.method === "POST") {
+        const body = uReq.body as AsyncIterable<Uint8Array>;
+        const onInvalid = (err: DomainError) => undecodable.set(record, err);
+        const checked = checkBinaryBody(body, framing, entry.method.input, options.maxBodyBytes, onInvalid);
+        // The body may be swapped for an empty message, whose length is not the declared one.
+        const header = new Headers(uReq.header);
+        header.delete("content-length");
+        uReq = { ...uReq, header, body: checked };
+      }
+      handler(uReq)
+        .then((uRes) => universalResponseToNodeResponse(uRes, res))
+        .catch((reason: unknown) => {
+          // What connectNodeAdapter does: a client gone (ABORTED) is no failure; anything else
+          // breaks the response already on its way, so the record keeps the cause for its log line.
+          if (ConnectError.from(reason).code === Code.Aborted) return;
+          record.cause ??= reason;
+          res.destroy();
+        });
     },
   };
 }
