@@ -431,7 +431,8 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
   }
 
   before(async () => {
-    wharf = await startTestServer();
+    // Loopback sinks: the subscriptions here never need a receiver.
+    wharf = await startTestServer({ config: { eventsAllowLoopback: "true" } });
     const ownerA = await person("owner-a");
     const editorA = await person("editor-a");
     const viewerA = await person("viewer-a");
@@ -472,7 +473,8 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
         oidc: { issuer: "https://login.example.com", clientId: "wharf", clientSecret: "s3cret" },
       });
     const repo = () => post(`/registry/v2/repos/${orgA}`, { name: name("repo") });
-    const subscription = () => post(`/events/v2/subscriptions/${orgA}`, { sink: "http://127.0.0.1:9/hook" });
+    const subscription = () =>
+      post(`/events/v2/subscriptions/${orgA}`, { sink: "http://127.0.0.1:9/hook" });
     const invite = () => post(`/iam/v2/groupInvites/${orgA}`, { roleUid: VIEWER, ttl: "3600s" });
 
     const repoUid = await repo();
