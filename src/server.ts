@@ -10,6 +10,7 @@ import { ensureAdminIdentity } from "./authz/admin-identity.js";
 import { seedBuiltInRoles } from "./authz/built-in-roles.js";
 import { publicUrlOf, type WharfConfig } from "./config/config.js";
 import { servingStoreOptions } from "./config/open-configured-store.js";
+import { storageLocationsOf } from "./config/storage-locations.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { PageTokenCodec } from "./core/list.js";
 import { startDispatcherThread } from "./events/dispatcher-thread.js";
@@ -38,6 +39,7 @@ import type { RegistryDeps } from "./oci/registry-request.js";
 import type { RegistryServer } from "./oci/registry-server.js";
 import { startRegistryServer } from "./oci/registry-server.js";
 import { createRepoResolver } from "./oci/repo-resolver.js";
+import { bindBlobStore } from "./storage/blob-store-identity.js";
 import type { BlobDriver } from "./storage/blobs/blob-driver.js";
 import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import { openStore } from "./storage/sql/open-store.js";
@@ -68,9 +70,10 @@ export interface ServerOptions {
 const PAGE_TOKEN_SECRET_KEY = "page_token_secret";
 
 /**
- * The composition root: opens the store (applying migrations), seeds built-in roles and the
- * administrator identity, builds issuer, verifier, authorization and services, and starts the API
- * listener and the registry listener. `close()` stops both and closes the store.
+ * The composition root: opens the store (applying migrations) and the blob store, refuses a blob
+ * store of another database (`BlobStoreMismatchError`, see `bindBlobStore`), seeds built-in roles
+ * and the administrator identity, builds issuer, verifier, authorization and services, and starts
+ * the API listener and the registry listener. `close()` stops both and closes the store.
  */
 export async function startServer(config: WharfConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
@@ -82,6 +85,8 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
   const closers: (() => Promise<void>)[] = [];
   const runClosers = () => Promise.allSettled(closers.reverse().map((close) => close()));
   try {
+    // Before anything touches blobs: refuse a blob store that belongs to another database.
+    await bindBlobStore(store, blobs, storageLocationsOf(config));
     const now = clock.now();
     await seedBuiltInRoles(store, now);
     await ensureAdminIdentity(store, now);

@@ -26,7 +26,11 @@ const [dataDir, logFile] = process.argv.slice(2);
 if (!dataDir || !logFile) throw new Error("usage: wharf-process <data-dir> <log-file>");
 
 const log = createWriteStream(logFile, { flags: "a" });
-const config = loadConfig({ dataDir, apiAddr: "127.0.0.1:0", registryAddr: "127.0.0.1:0" }, {});
+// bench:events delivers to a receiver on loopback, which sinks may reach only when allowed.
+const config = loadConfig(
+  { dataDir, apiAddr: "127.0.0.1:0", registryAddr: "127.0.0.1:0", eventsAllowLoopback: "true" },
+  {},
+);
 const server = await startServer(config, { logger: (line) => log.write(`${JSON.stringify(line)}\n`) });
 const issuer = createIssuer({ store: server.store, issuerUrl: server.apiUrl, clock: systemClock });
 const mint = (audience: string) => issuer.mint({ subject: ADMIN_IDENTITY_UID, audience, ttlSeconds: 7200 });

@@ -1,5 +1,7 @@
 import type { PageTokenCodec } from "../core/list.js";
 import type { EventRecorder } from "../events/event-recorder.js";
+import type { SinkAddressPolicy } from "../events/sink-address-policy.js";
+import type { SinkResolver } from "../events/sink-host.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 
@@ -18,6 +20,10 @@ export interface ServiceDeps {
   events: EventRecorder;
   /** Whether subscriptions may have plain-http sinks on non-loopback hosts (default false). */
   allowHttpSinks?: boolean;
+  /** Which addresses subscriptions' sinks may lead to; default: the policy without exceptions. */
+  sinkAddresses?: SinkAddressPolicy;
+  /** Resolves sink host names when a subscription is created; default: the system resolver. */
+  resolveSinkHost?: SinkResolver;
   /** Ids of the legal documents the server offers (TermsService); default: DEFAULT_TERMS_DOCUMENTS. */
   termsDocuments?: readonly string[];
   /**

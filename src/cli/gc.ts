@@ -1,13 +1,16 @@
 import { ConfigError, type ConfigInput, loadConfig } from "../config/config.js";
 import { openConfiguredStore } from "../config/open-configured-store.js";
+import { storageLocationsOf } from "../config/storage-locations.js";
 import { systemClock } from "../core/clock.js";
 import { collectGarbage } from "../oci/garbage-collector.js";
+import { bindBlobStore } from "../storage/blob-store-identity.js";
 import { openBlobDriver } from "../storage/blobs/open-blob-driver.js";
 import { parseDurationSeconds } from "./duration.js";
 
 /**
  * `wharf gc`: one garbage collection run against the configured store and blob storage (safe while
- * servers are pushing; see `collectGarbage`). Prints what it removed as one JSON line.
+ * servers are pushing; see `collectGarbage`). Prints what it removed as one JSON line. Refuses,
+ * deleting nothing, when the blob storage belongs to another database (`BlobStoreMismatchError`).
  */
 export async function runGc(input: ConfigInput, opts: { window: string; grace: string }): Promise<number> {
   const config = loadConfig(input);
@@ -24,6 +27,8 @@ export async function runGc(input: ConfigInput, opts: { window: string; grace: s
   const store = await openConfiguredStore(config);
   const blobs = openBlobDriver(config.blobStore, config.dataDir);
   try {
+    // A blob store of another database would lose every blob that database does not know of.
+    await bindBlobStore(store, blobs, storageLocationsOf(config));
     const report = await collectGarbage({ store, blobs, clock: systemClock }, options);
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;

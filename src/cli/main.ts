@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { ConfigError, type ConfigInput } from "../config/config.js";
+import { BlobStoreMismatchError } from "../storage/blob-store-identity.js";
 import { runAdminToken } from "./admin-token.js";
 import { AUTH_USAGE, runAuth } from "./auth.js";
 import { runGc } from "./gc.js";
@@ -117,6 +118,10 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       process.stderr.write(`wharf: ${(err as Error).message}\n`);
       return 2;
+    }
+    if (err instanceof BlobStoreMismatchError) {
+      process.stderr.write(`wharf: ${err.message}\n`);
+      return 1;
     }
     throw err;
   }

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { parseDurationSeconds } from "../cli/duration.js";
 import { MAX_GROUP_NAME_LENGTH, pathComponentProblem } from "../core/registry-name.js";
+import { formatCidr, parseCidr } from "../events/sink-address-policy.js";
 import { isLoopbackHost } from "../federation/oidc-discovery.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
 import { parseBlobDriverUrl, redactBlobDriverUrl } from "../storage/blobs/open-blob-driver.js";
@@ -45,6 +46,10 @@ export interface EventsConfig {
   allowHttp: boolean;
   /** Attempts per delivery before it is given up on (dead letter). */
   maxAttempts: number;
+  /** CIDRs sinks may reach although the sink address policy refuses them (normalised `address/prefix`). */
+  sinkAllow: string[];
+  /** Allow sinks on loopback addresses. */
+  allowLoopback: boolean;
   /** Per-attempt time limit (ms). */
   timeoutMs: number;
   /** How long a worker owns a subscription's lane before another process may take it over (ms). */
@@ -69,6 +74,8 @@ export interface ConfigInput {
   eventsAllowHttp?: string | undefined;
   eventsMaxAttempts?: string | undefined;
   eventsTimeout?: string | undefined;
+  eventsSinkAllow?: string | undefined;
+  eventsAllowLoopback?: string | undefined;
   eventsLease?: string | undefined;
 }
 
@@ -91,6 +98,8 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   eventsMaxAttempts: "WHARF_EVENTS_MAX_ATTEMPTS",
   eventsTimeout: "WHARF_EVENTS_TIMEOUT",
   eventsLease: "WHARF_EVENTS_LEASE",
+  eventsSinkAllow: "WHARF_EVENTS_SINK_ALLOW",
+  eventsAllowLoopback: "WHARF_EVENTS_ALLOW_LOOPBACK",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -138,6 +147,8 @@ function parseEvents(pick: (key: keyof ConfigInput) => string | undefined): Even
     leaseMs: parseDurationMs(pick("eventsLease") ?? "60s", "events-lease"),
   };
   // A lane must outlive at least one attempt, or a worker could never send within its lease.
+    sinkAllow: parseSinkAllow(pick("eventsSinkAllow")),
+    allowLoopback: parseFlag(pick("eventsAllowLoopback"), "events-allow-loopback"),
   if (events.leaseMs < 2 * events.timeoutMs) {
     throw new ConfigError(
       `--events-lease must be at least twice --events-timeout (got ${events.leaseMs / 1000}s and ${events.timeoutMs / 1000}s)`,
@@ -157,6 +168,24 @@ function parseCount(value: string, name: string): number {
   if (!/^\d{1,6}$/.test(value) || n < 1)
     throw new ConfigError(`--${name} must be a positive integer (got "${value}")`);
   return n;
+/** A comma-separated list of CIDRs (a bare address is a /32 or /128); [] when unset. */
+function parseSinkAllow(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const entries = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  return entries.map((entry) => {
+    const cidr = parseCidr(entry);
+    if (!cidr) {
+      throw new ConfigError(
+        `--events-sink-allow must be a comma-separated list of CIDRs like 10.0.0.0/8 or fd00::/8 ("${entry}" is not one)`,
+      );
+    }
+    return formatCidr(cidr);
+  });
+}
+
 }
 
 function parseDurationMs(value: string, name: string): number {

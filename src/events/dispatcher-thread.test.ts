@@ -7,6 +7,7 @@ import { startWebhookReceiver } from "../../test/support/webhook-receiver.js";
 import { startTestServer } from "../../test/support/wharf-server.js";
 import { createSqliteWriteLockMemory, SqliteWriteLock } from "../storage/sql/sqlite-write-lock.js";
 import { startDispatcherThread } from "./dispatcher-thread.js";
+import { NO_SINK_EXCEPTIONS } from "./sink-address-policy.js";
 
 const LOCK_HOLDER = new URL("../../test/support/lock-holding-dispatcher.ts", import.meta.url);
 
@@ -20,7 +21,10 @@ const waitUntil = async (what: string, holds: () => boolean, timeoutMs = 10_000)
 
 describe("event dispatcher thread", () => {
   it("a server's delivery thread delivers and its log lines reach the server's logger", async () => {
-    const server = await startTestServer({ events: { maxAttempts: 1, pollMs: 50 } });
+    const server = await startTestServer({
+      events: { maxAttempts: 1, pollMs: 50 },
+      config: { eventsAllowLoopback: "true" }, // the receiver listens on loopback
+    });
     const receiver = await startWebhookReceiver();
     try {
       const org = await server.create("/iam/v2/groups", { name: "threaded" });
@@ -52,6 +56,7 @@ describe("event dispatcher thread", () => {
         database: { sqlitePath: join(notADirectory, "wharf.db") },
         issuerUrl: "http://127.0.0.1:1",
         options: {},
+        sinkAddresses: NO_SINK_EXCEPTIONS,
       },
       (line) => logged.push(line as Record<string, unknown>),
     );
@@ -80,6 +85,7 @@ describe("event dispatcher thread", () => {
         database: { sqlitePath: ":memory:", sqliteWriteLock: memory },
         issuerUrl: "http://127.0.0.1:1",
         options: {},
+        sinkAddresses: NO_SINK_EXCEPTIONS,
       },
       (line) => logged.push(line as Record<string, unknown>),
       LOCK_HOLDER,

@@ -9,12 +9,17 @@ import {
   type EventDispatcher,
 } from "./event-dispatcher.js";
 import { throttlePokes } from "./poke-throttle.js";
+import type { SinkAddressOptions } from "./sink-address-policy.js";
 
-/** What the dispatcher thread needs to deliver on its own: the same database, issuer and options. */
+/**
+ * What the dispatcher thread needs to deliver on its own: the same database, issuer, options and
+ * sink address exceptions (host names are resolved with the system resolver there).
+ */
 export interface DispatcherThreadData {
   database: OpenStoreOptions;
   issuerUrl: string;
   options: Partial<DispatcherOptions>;
+  sinkAddresses: SinkAddressOptions;
 }
 
 /** Messages from the thread: its log lines. */

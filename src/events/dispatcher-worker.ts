@@ -22,6 +22,7 @@ const delivery = startWebhookDelivery({
   clock: systemClock,
   logger: (line) => post({ log: line }),
   options: data.options,
+  sinkAddresses: data.sinkAddresses,
 });
 
 port.on("message", async (message: ToDispatcherThread) => {

@@ -13,6 +13,8 @@ import type { EventOutboxStore } from "../storage/event-store.js";
 import { openStore } from "../storage/sql/open-store.js";
 import type { Store } from "../storage/store.js";
 import { type EventDispatcher, startEventDispatcher } from "./event-dispatcher.js";
+import { createSinkAddressPolicy } from "./sink-address-policy.js";
+import { systemSinkResolver } from "./sink-host.js";
 import { createWebhookSender } from "./webhook-sender.js";
 
 /** Long enough that a round it delays is told apart from one started at once, even on a busy machine. */
@@ -22,7 +24,11 @@ describe("event dispatcher lease rounds", () => {
   let dir: string;
   let store: Store;
   let receiver: WebhookReceiver;
-  const sender = createWebhookSender("wharf-test");
+  // The receiver listens on loopback, which senders refuse unless allowed.
+  const sender = createWebhookSender("wharf-test", {
+    policy: createSinkAddressPolicy({ allow: [], allowLoopback: true }),
+    resolve: systemSinkResolver,
+  });
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "wharf-dispatcher-"));

@@ -5,8 +5,16 @@ import { describe, it } from "node:test";
 import { startWebhookReceiver } from "../../test/support/webhook-receiver.js";
 import { ConfigError, loadConfig } from "../config/config.js";
 import { backoffDelay } from "./event-dispatcher.js";
+import { createSinkAddressPolicy } from "./sink-address-policy.js";
+import { systemSinkResolver } from "./sink-host.js";
 import { validateSink } from "./sink-url.js";
 import { createWebhookSender } from "./webhook-sender.js";
+
+/** The receivers here listen on loopback, which senders refuse unless allowed. */
+const LOOPBACK_ALLOWED = {
+  policy: createSinkAddressPolicy({ allow: [], allowLoopback: true }),
+  resolve: systemSinkResolver,
+};
 
 describe("backoffDelay", () => {
   it("doubles per attempt within [half, full] of the ceiling and stops at the cap", () => {
@@ -46,7 +54,14 @@ describe("events configuration", () => {
     );
     assert.deepEqual(
       config.events,
-      { allowHttp: false, maxAttempts: 5, timeoutMs: 2000, leaseMs: 60_000 },
+      {
+        allowHttp: false,
+        sinkAllow: [],
+        allowLoopback: false,
+        maxAttempts: 5,
+        timeoutMs: 2000,
+        leaseMs: 60_000,
+      },
       "parsed",
     );
     assert.throws(
@@ -62,7 +77,7 @@ describe("events configuration", () => {
 describe("webhook sender", () => {
   it("2xx is success, other statuses and a sink that never answers are failures within the time limit", async () => {
     const receiver = await startWebhookReceiver();
-    const sender = createWebhookSender("wharf-test");
+    const sender = createWebhookSender("wharf-test", LOOPBACK_ALLOWED);
     try {
       const ok = await sender.send(receiver.url(), { "ce-id": "1" }, "{}", 2000);
       assert.deepEqual(ok, { ok: true, status: 200, error: "" }, "2xx");
@@ -92,7 +107,7 @@ describe("webhook sender", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
-    const sender = createWebhookSender("wharf-test");
+    const sender = createWebhookSender("wharf-test", LOOPBACK_ALLOWED);
     try {
       const refused = await sender.send(`http://127.0.0.1:${port}/hook`, { "ce-id": "1" }, "{}", 2000);
       assert.equal(refused.ok, false, "fails");

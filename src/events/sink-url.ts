@@ -1,5 +1,8 @@
+import { isIP } from "node:net";
 import { invalidArgument } from "../core/errors.js";
 import { isLoopbackHost } from "../federation/oidc-discovery.js";
+import type { SinkAddressPolicy } from "./sink-address-policy.js";
+import { type SinkResolver, sinkAddressRefusal, sinkHostOf, unresolvedSinkHost } from "./sink-host.js";
 
 const MAX_SINK_LENGTH = 2048;
 
@@ -36,4 +39,30 @@ export function validateSink(sink: string, allowHttp: boolean): string {
   }
   if (url.hash !== "") throw invalidArgument("sink", "sink must not have a fragment");
   return url.href;
+}
+
+/**
+ * Checks where a sink (as validateSink returned it) leads: an address host must be allowed by
+ * `policy`, a name must resolve with `resolve` and every address it resolves to must be allowed.
+ * INVALID_ARGUMENT on `sink` saying why otherwise. Delivery checks again the address it connects
+ * to (guarded-connector.ts), as the name may resolve elsewhere by then.
+ */
+export async function validateSinkAddresses(
+  sink: string,
+  policy: SinkAddressPolicy,
+  resolve: SinkResolver,
+): Promise<void> {
+  const host = sinkHostOf(new URL(sink));
+  let addresses: string[];
+  if (isIP(host) !== 0) addresses = [host];
+  else {
+    try {
+      addresses = await resolve(host);
+    } catch (err) {
+      throw invalidArgument("sink", unresolvedSinkHost(host, err));
+    }
+    if (addresses.length === 0) throw invalidArgument("sink", unresolvedSinkHost(host));
+  }
+  const refusal = sinkAddressRefusal(host, addresses, policy);
+  if (refusal !== undefined) throw invalidArgument("sink", refusal);
 }

@@ -16,7 +16,9 @@ import {
   type SubscriptionsService,
 } from "../gen/platform/events/v2/subscriptions_pb.js";
 import type { DeliveryRow, SubscriptionRow, SubscriptionStatus } from "../storage/event-store.js";
-import { validateSink } from "./sink-url.js";
+import { createSinkAddressPolicy, NO_SINK_EXCEPTIONS } from "./sink-address-policy.js";
+import { systemSinkResolver } from "./sink-host.js";
+import { validateSink, validateSinkAddresses } from "./sink-url.js";
 
 /** Default order: the primary key, as the hosted service lists subscriptions. */
 const SUBSCRIPTION_LIST: ListSpec<SubscriptionRow> = {
@@ -64,10 +66,13 @@ function afterIdOf(pageToken: string): number | undefined {
 /**
  * SubscriptionsService: webhook subscriptions of groups (`<group uid>/<16 hex>`), and their
  * deliveries. Creating and deleting a subscription are themselves events (of the subscription's
- * group). Plain-http sinks need `allowHttp` unless they are loopback URLs.
+ * group). Plain-http sinks need `allowHttp` unless they are loopback URLs. A sink's host must
+ * resolve (`deps.resolveSinkHost`) to addresses only that `deps.sinkAddresses` allows (ADR 0017).
  */
 export function createSubscriptionsService(deps: ServiceDeps): ServiceHandlers<typeof SubscriptionsService> {
   const { store, events } = deps;
+  const sinkPolicy = deps.sinkAddresses ?? createSinkAddressPolicy(NO_SINK_EXCEPTIONS);
+  const resolveSinkHost = deps.resolveSinkHost ?? systemSinkResolver;
   return {
     async listSubscriptions(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_EVENTS_SUBSCRIPTION_LIST]);
@@ -87,6 +92,7 @@ export function createSubscriptionsService(deps: ServiceDeps): ServiceHandlers<t
     async createSubscription(req, ctx) {
       const sink = validateSink(req.subscription?.sink ?? "", deps.allowHttpSinks ?? false);
       if (!(await store.groups.get(req.parent))) throw notFound("group", req.parent);
+      await validateSinkAddresses(sink, sinkPolicy, resolveSinkHost);
       const row: SubscriptionRow = {
         uid: newChildUid(req.parent),
         groupUid: req.parent,

@@ -8,6 +8,8 @@ import {
   type EventDispatcher,
   startEventDispatcher,
 } from "./event-dispatcher.js";
+import { createSinkAddressPolicy, type SinkAddressOptions } from "./sink-address-policy.js";
+import { type SinkResolver, systemSinkResolver } from "./sink-host.js";
 import { WEBHOOK_AUDIENCE } from "./webhook-request.js";
 import { createWebhookSender } from "./webhook-sender.js";
 
@@ -20,6 +22,8 @@ const DELIVERY_TOKEN_TTL_SECONDS = 300;
  * Delivers the outbox over HTTP on the calling thread: a webhook sender, tokens signed with the
  * issuer's current key, and startEventDispatcher. `close` stops the dispatcher, then the sender's
  * connections. The serving process runs it on a worker thread (dispatcher-thread.ts).
+ * Connections go only to addresses the sink address policy with `sinkAddresses` allows, host
+ * names resolved with `resolveSinkHost` (default: the system resolver).
  */
 export function startWebhookDelivery(deps: {
   events: EventOutboxStore;
@@ -27,8 +31,13 @@ export function startWebhookDelivery(deps: {
   clock: Clock;
   logger: DispatcherLogger;
   options: Partial<DispatcherOptions>;
+  sinkAddresses: SinkAddressOptions;
+  resolveSinkHost?: SinkResolver;
 }): EventDispatcher {
-  const sender = createWebhookSender(WEBHOOK_USER_AGENT);
+  const sender = createWebhookSender(WEBHOOK_USER_AGENT, {
+    policy: createSinkAddressPolicy(deps.sinkAddresses),
+    resolve: deps.resolveSinkHost ?? systemSinkResolver,
+  });
   const dispatcher = startEventDispatcher({
     events: deps.events,
     sign: createDeliverySigner({

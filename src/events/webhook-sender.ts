@@ -1,4 +1,7 @@
 import { Agent, type Dispatcher } from "undici";
+import { createGuardedConnector } from "./guarded-connector.js";
+import type { SinkAddressPolicy } from "./sink-address-policy.js";
+import type { SinkResolver } from "./sink-host.js";
 
 /** How one POST to a sink ended. */
 export interface SendResult {
@@ -27,14 +30,23 @@ const CONNECTIONS_PER_ORIGIN = 64;
  * A sender over undici's keep-alive connection pools (one per sink origin, http or https). A 2xx
  * answer is success; anything else (redirects are not followed), a connection error or the time
  * limit is a failure. The limit covers the whole attempt (waiting for a connection, sending, the
- * answer and its body, which is discarded). `close` destroys the pooled sockets.
+ * answer and its body, which is discarded). `close` destroys the pooled sockets. Connections go
+ * only to addresses `sinkAddresses.policy` allows (host names resolved with `sinkAddresses.resolve`
+ * as the socket connects, see guarded-connector.ts); a refused one fails the attempt with the
+ * reason, like a connection error.
  *
  * Built on undici's `dispatch` handler API rather than its `request`: one delivery costs ~50 µs of
  * CPU on a loopback sink (node:http ~75 µs, `request` with an AbortSignal for the limit ~65 µs)
  * on the 2-core bench machine, where a sink can take thousands per second.
  */
-export function createWebhookSender(userAgent: string): { send: WebhookSender; close(): void } {
-  const agent = new Agent({ connections: CONNECTIONS_PER_ORIGIN });
+export function createWebhookSender(
+  userAgent: string,
+  sinkAddresses: { policy: SinkAddressPolicy; resolve: SinkResolver },
+): { send: WebhookSender; close(): void } {
+  const agent = new Agent({
+    connections: CONNECTIONS_PER_ORIGIN,
+    connect: createGuardedConnector(sinkAddresses.policy, sinkAddresses.resolve),
+  });
   const targets = new Map<string, { origin: string; path: string }>();
   const targetOf = (sink: string) => {
     let target = targets.get(sink);

@@ -4,6 +4,7 @@ import { before, describe, it } from "node:test";
 import { forEachEngine } from "../../test/support/databases.js";
 import type { Clock } from "../core/clock.js";
 import { newChildUid, newRootUid } from "../core/uidp.js";
+import { BLOB_STORE_ID_KEY, bindBlobStore } from "../storage/blob-store-identity.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import { createMemoryBlobDriver } from "../storage/blobs/memory/memory-blob-driver.js";
 import type { RepoRow, Store } from "../storage/store.js";
@@ -228,5 +229,13 @@ forEachEngine("garbage collection", (db) => {
         assert.ok(await store.blobs.getLinked(repo.uid, ref.digest), `round ${round}: and linked`);
       }
     }
+  });
+
+  it("never sweeps the blob store's identity object, however old", async () => {
+    const id = await bindBlobStore(store, blobs, { database: "test", blobStore: "memory:" });
+    const farFuture = { now: () => Date.now() + 400 * DAY };
+    await collectGarbage({ store, blobs, clock: farFuture }, { graceMs: 0, historyWindowMs: 0 });
+    assert.ok(await blobs.stat(BLOB_STORE_ID_KEY), "the identity object is still there");
+    assert.equal(await bindBlobStore(store, blobs, { database: "test", blobStore: "memory:" }), id);
   });
 });

@@ -57,6 +57,8 @@ export async function collectGarbage(
     await blobs.delete(`uploads/${upload.id}`);
     report.uploads++;
   }
+  // The stray sweeps list only `uploads/` and `blobs/`: other objects, such as the blob store's
+  // identity (BLOB_STORE_ID_KEY, a top-level key), are never candidates.
   for await (const object of blobs.list("uploads/")) {
     const id = object.key.slice("uploads/".length);
     if (object.modifiedTime < uploadCutoff && !(await store.uploads.get(id))) {

@@ -25,6 +25,8 @@ export interface BlobRecordStore {
   link(repoUid: string, blob: BlobRow, now: number): Promise<void>;
   /** Removes the link of `digest` from `repoUid`; false when there was none. The blob row stays (GC removes it). */
   unlink(repoUid: string, digest: string): Promise<boolean>;
+  /** Whether any blob is recorded at all (linked or not): does this metadata store expect blob bytes? */
+  anyRecorded(): Promise<boolean>;
 }
 
 /** What a manifest points at: a blob (config, layer, …) or a child manifest (of an index). */

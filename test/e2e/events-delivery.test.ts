@@ -6,6 +6,7 @@ import { newRootUid } from "../../src/core/uidp.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
 import { createTestDatabase, engineSkipReason } from "../support/databases.js";
 import { buildImage, pushImage } from "../support/registry-push.js";
+import { fakeSinkResolver, NO_DELIVERY } from "../support/sink-dns.js";
 import {
   type ReceivedDelivery,
   startWebhookReceiver,
@@ -15,6 +16,8 @@ import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const FAST_RETRIES = { backoffBaseMs: 40, backoffMaxMs: 200, pollMs: 50 };
+/** The receivers listen on loopback, which sinks may reach only when the server allows it. */
+const LOOPBACK_SINKS = { eventsAllowLoopback: "true" };
 
 function typesOf(deliveries: ReceivedDelivery[]): string[] {
   return deliveries.map((d) => String(d.headers["ce-type"]));
@@ -33,6 +36,7 @@ describe("event delivery", () => {
     server = await startTestServer({
       events: FAST_RETRIES,
       pullEvents: { flushMs: 50, subscribedTtlMs: 100 },
+      config: LOOPBACK_SINKS,
     });
     receiver = await startWebhookReceiver();
     org = await server.create("/iam/v2/groups", { name: "acme" });
@@ -204,7 +208,10 @@ describe("event delivery: dead letters", () => {
   let receiver: WebhookReceiver;
 
   before(async () => {
-    server = await startTestServer({ events: FAST_RETRIES, config: { eventsMaxAttempts: "3" } });
+    server = await startTestServer({
+      events: FAST_RETRIES,
+      config: { ...LOOPBACK_SINKS, eventsMaxAttempts: "3" },
+    });
     receiver = await startWebhookReceiver();
   });
   after(async () => {
@@ -260,7 +267,7 @@ describe("webhook verifier refuses forged deliveries", () => {
   let org: string;
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ config: LOOPBACK_SINKS });
     receiver = await startWebhookReceiver();
     org = await server.create("/iam/v2/groups", { name: "acme" });
     await server.create(`/events/v2/subscriptions/${org}`, { sink: receiver.url() });
@@ -317,7 +324,12 @@ describe("subscriptions API", () => {
   let org: string;
 
   before(async () => {
-    server = await startTestServer();
+    // hooks.example.com is simulated: this machine has no DNS, and this server delivers nothing, as
+    // its sinks are no receivers.
+    server = await startTestServer({
+      resolveSinkHost: fakeSinkResolver({ "hooks.example.com": ["203.0.113.10"] }),
+      events: NO_DELIVERY,
+    });
     org = await server.create("/iam/v2/groups", { name: "acme" });
   });
   after(() => server.close());
@@ -407,7 +419,8 @@ describe("several server processes share delivery [postgres]", { skip: pgSkip },
 
   before(async () => {
     const { databaseUrl } = await db.freshOptions();
-    for (let i = 0; i < 3; i++) servers.push(await startTestServer({ databaseUrl, events: { pollMs: 30 } }));
+    for (let i = 0; i < 3; i++)
+      servers.push(await startTestServer({ databaseUrl, events: { pollMs: 30 }, config: LOOPBACK_SINKS }));
     receiver = await startWebhookReceiver();
   });
   after(async () => {

@@ -16,7 +16,7 @@ describe("SubscriptionsService over gRPC (grpc-js)", () => {
   let receiver: WebhookReceiver;
 
   before(async () => {
-    wharf = await startTestServer();
+    wharf = await startTestServer({ config: { eventsAllowLoopback: "true" } }); // a loopback receiver
     receiver = await startWebhookReceiver();
     client = new grpc.Client(new URL(wharf.apiUrl).host, grpc.credentials.createInsecure());
   });

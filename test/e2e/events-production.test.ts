@@ -100,7 +100,11 @@ forEachEngine("events of API changes", (db) => {
 
   before(async () => {
     const { databaseUrl } = db.engine === "postgres" ? await db.freshOptions() : {};
-    server = await startTestServer(databaseUrl ? { databaseUrl } : {});
+    // The receiver listens on loopback, which sinks may reach only when the server allows it.
+    server = await startTestServer({
+      config: { eventsAllowLoopback: "true" },
+      ...(databaseUrl ? { databaseUrl } : {}),
+    });
     receiver = await startWebhookReceiver();
     org = await server.create("/iam/v2/groups", { name: "acme" });
   });

@@ -473,8 +473,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
         oidc: { issuer: "https://login.example.com", clientId: "wharf", clientSecret: "s3cret" },
       });
     const repo = () => post(`/registry/v2/repos/${orgA}`, { name: name("repo") });
-    const subscription = () =>
-      post(`/events/v2/subscriptions/${orgA}`, { sink: "http://127.0.0.1:9/hook" });
+    const subscription = () => post(`/events/v2/subscriptions/${orgA}`, { sink: "http://127.0.0.1:9/hook" });
     const invite = () => post(`/iam/v2/groupInvites/${orgA}`, { roleUid: VIEWER, ttl: "3600s" });
 
     const repoUid = await repo();

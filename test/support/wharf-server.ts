@@ -58,6 +58,8 @@ export async function startTestServer(
     /** Event delivery and pull batching tunables. */
     events?: ServerOptions["events"];
     pullEvents?: ServerOptions["pullEvents"];
+    /** Resolves webhook sink host names (simulated DNS); delivery then runs on the test's thread. */
+    resolveSinkHost?: ServerOptions["resolveSinkHost"];
   } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "wharf-test-"));
@@ -78,6 +80,7 @@ export async function startTestServer(
     ...(opts.federation ? { federation: opts.federation } : {}),
     ...(opts.events ? { events: opts.events } : {}),
     ...(opts.pullEvents ? { pullEvents: opts.pullEvents } : {}),
+    ...(opts.resolveSinkHost ? { resolveSinkHost: opts.resolveSinkHost } : {}),
   });
   const issuer = createIssuer({
     store: server.store,

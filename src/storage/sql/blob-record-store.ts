@@ -56,5 +56,9 @@ export function createBlobRecordStore(ctx: SqlContext): BlobRecordStore {
         .executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
+
+    async anyRecorded() {
+      return (await db.selectFrom("blobs").select("digest").limit(1).executeTakeFirst()) !== undefined;
+    },
   };
 }

@@ -41,12 +41,14 @@ export function registryDataCases(db: TestDatabase): void {
       const [a, b] = [await newRepo("blob-a"), await newRepo("blob-b")];
       const blob = { digest: digest(1), size: 123_456_789_012, createTime: T0 };
       assert.equal(await store.blobs.get(blob.digest), undefined);
+      assert.equal(await store.blobs.anyRecorded(), false, "a fresh store records no blob");
       await store.blobs.link(a.uid, blob, T0);
       await store.blobs.link(a.uid, { ...blob, createTime: T0 + 9 }, T0 + 9);
       assert.deepEqual(await store.blobs.get(blob.digest), blob);
       assert.deepEqual(await store.blobs.getLinked(a.uid, blob.digest), blob);
       assert.equal(await store.blobs.getLinked(b.uid, blob.digest), undefined);
       await store.blobs.link(b.uid, blob, T0 + 1);
+      assert.equal(await store.blobs.anyRecorded(), true);
       assert.equal(await store.blobs.unlink(a.uid, blob.digest), true);
       assert.equal(await store.blobs.unlink(a.uid, blob.digest), false);
       assert.equal(await store.blobs.getLinked(a.uid, blob.digest), undefined);

@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { fakeSinkResolver } from "../../test/support/sink-dns.js";
+import { startWebhookReceiver } from "../../test/support/webhook-receiver.js";
+import { createSinkAddressPolicy, NO_SINK_EXCEPTIONS } from "./sink-address-policy.js";
+import { systemSinkResolver } from "./sink-host.js";
+import { createWebhookSender } from "./webhook-sender.js";
+
+const LOOPBACK_ALLOWED = createSinkAddressPolicy({ allow: [], allowLoopback: true });
+const STRICT = createSinkAddressPolicy(NO_SINK_EXCEPTIONS);
+
+// Only loopback receivers are ever connected to: no test may send traffic beyond this machine.
+describe("webhook sender: the address connected to is checked (connect time)", () => {
+  it("refuses a loopback sink unless allowed, before connecting", async () => {
+    const receiver = await startWebhookReceiver();
+    const strict = createWebhookSender("wharf-test", { policy: STRICT, resolve: systemSinkResolver });
+    const open = createWebhookSender("wharf-test", { policy: LOOPBACK_ALLOWED, resolve: systemSinkResolver });
+    try {
+      const port = new URL(receiver.url()).port;
+      for (const sink of [receiver.url(), `http://localhost:${port}/hook`]) {
+        const refused = await strict.send(sink, { "ce-id": "1" }, "{}", 2000);
+        assert.equal(refused.ok, false, `${sink} fails`);
+        assert.equal(refused.status, 0, "without a status");
+        assert.match(
+          refused.error,
+          /^SinkAddressRefused: sink host (127\.0\.0\.1 is|localhost resolves to 127\.0\.0\.1,) a loopback address/,
+          `${sink}: ${refused.error}`,
+        );
+      }
+      assert.equal(receiver.received.length, 0, "nothing reached the receiver");
+      const ok = await open.send(`http://localhost:${port}/hook`, { "ce-id": "2" }, "{}", 2000);
+      assert.deepEqual(ok, { ok: true, status: 200, error: "" }, "allowed with --events-allow-loopback");
+      assert.equal(receiver.received.length, 1);
+    } finally {
+      strict.close();
+      open.close();
+      await receiver.close();
+    }
+  });
+
+  it("DNS rebinding: a name that now resolves to a refused address is refused as the socket connects", async () => {
+    // Simulated DNS (this machine has none to change): the name first leads to the loopback
+    // receiver, then to the metadata address, as an attacker's DNS server would answer.
+    const receiver = await startWebhookReceiver();
+    const port = new URL(receiver.url()).port;
+    let answer = ["127.0.0.1"];
+    const resolve = fakeSinkResolver({ "rebind.example.com": () => answer });
+    const senders = [1, 2, 3].map(() =>
+      createWebhookSender("wharf-test", { policy: LOOPBACK_ALLOWED, resolve }),
+    );
+    const [first, second, third] = senders as [
+      ReturnType<typeof createWebhookSender>,
+      ReturnType<typeof createWebhookSender>,
+      ReturnType<typeof createWebhookSender>,
+    ];
+    const sink = `http://rebind.example.com:${port}/hook`;
+    try {
+      const ok = await first.send(sink, { "ce-id": "1" }, "{}", 2000);
+      assert.deepEqual(
+        ok,
+        { ok: true, status: 200, error: "" },
+        "the resolver's address is the one connected to",
+      );
+      assert.equal(receiver.received[0]?.headers.host, `rebind.example.com:${port}`, "for the sink's name");
+      // A sender's pooled connection stays with the address checked when it opened; a new one
+      // (another process, or after the pool dropped it) resolves again.
+      answer = ["169.254.169.254"];
+      const refused = await second.send(sink, { "ce-id": "2" }, "{}", 2000);
+      assert.equal(refused.ok, false, "refused");
+      assert.equal(refused.status, 0, "without a status");
+      assert.match(
+        refused.error,
+        /^SinkAddressRefused: sink host rebind\.example\.com resolves to 169\.254\.169\.254, a cloud metadata address/,
+      );
+      answer = ["127.0.0.1", "::ffff:169.254.169.254"];
+      const mixed = await third.send(sink, { "ce-id": "3" }, "{}", 2000);
+      assert.match(
+        mixed.error,
+        /resolves to ::ffff:169\.254\.169\.254, a cloud metadata/,
+        "every address counts",
+      );
+      assert.equal(receiver.received.length, 1, "only the first delivery arrived");
+      assert.deepEqual(
+        resolve.calls,
+        Array(3).fill("rebind.example.com"),
+        "each connection resolved the name",
+      );
+    } finally {
+      for (const sender of senders) sender.close();
+      await receiver.close();
+    }
+  });
+
+  it("a name that does not resolve fails the attempt with the resolver's error", async () => {
+    const sender = createWebhookSender("wharf-test", {
+      policy: LOOPBACK_ALLOWED,
+      resolve: fakeSinkResolver({}),
+    });
+    try {
+      const failed = await sender.send("https://gone.example.com/hook", {}, "{}", 2000);
+      assert.equal(failed.ok, false);
+      assert.match(failed.error, /ENOTFOUND/);
+    } finally {
+      sender.close();
+    }
+  });
+
+  it("refuses address sinks in refused ranges without connecting (IPv4, IPv6, mapped)", async () => {
+    const sender = createWebhookSender("wharf-test", {
+      policy: LOOPBACK_ALLOWED,
+      resolve: fakeSinkResolver({}),
+    });
+    try {
+      for (const [sink, expected] of [
+        ["https://169.254.169.254/latest/meta-data/", /169\.254\.169\.254 is a cloud metadata address/],
+        ["https://[fe80::1]/", /fe80::1 is a link-local address/],
+        ["https://[::ffff:a9fe:a9fe]/", /::ffff:a9fe:a9fe is a cloud metadata address/],
+        ["https://0.0.0.0/", /0\.0\.0\.0 is an unspecified address/],
+      ] as const) {
+        const refused = await sender.send(sink, {}, "{}", 2000);
+        assert.match(refused.error, /^SinkAddressRefused: /, sink);
+        assert.match(refused.error, expected, sink);
+      }
+    } finally {
+      sender.close();
+    }
+  });
+});

@@ -1,0 +1,133 @@
+import { randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
+import { text } from "node:stream/consumers";
+import type { BlobDriver } from "./blobs/blob-driver.js";
+import type { Store } from "./store.js";
+
+/**
+ * The blob store object holding the id of the metadata store it belongs to. A top-level key, so
+ * outside `blobs/` and `uploads/`, the only prefixes garbage collection sweeps.
+ */
+export const BLOB_STORE_ID_KEY = "wharf-store-id";
+/** The setting holding the metadata store's id (the same id is stamped into its blob store). */
+export const STORE_ID_SETTING = "store_id";
+/** The setting recording that a blob store was stamped with that id (the binding completed once). */
+export const BLOB_STORE_BOUND_SETTING = "blob_store_bound";
+
+const STORE_ID = /^[0-9a-f]{32}$/;
+/** Longest stamp read back; a real one is 33 bytes (id and newline). */
+const MAX_STAMP_BYTES = 1024;
+
+/** Where the two stores live, for messages: never with a password or secret in them. */
+export interface StorageLocations {
+  /** The database: a redacted PostgreSQL URL or the SQLite file's path. */
+  database: string;
+  /** The blob store: a folder, a redacted `s3://…` URL or `memory:`. */
+  blobStore: string;
+}
+
+/**
+ * The metadata store and the blob store are not one deployment's pair; nothing was changed. The
+ * message is one line naming both locations and what to do; the CLI prints it and exits 1.
+ */
+export class BlobStoreMismatchError extends Error {
+  override readonly name = "BlobStoreMismatchError";
+}
+
+/**
+ * Checks that `blobs` belongs to `store` before anything reads, writes or deletes blobs, binding
+ * them on first use. The metadata store keeps a random id (setting {@link STORE_ID_SETTING}); its
+ * blob store keeps the same id in the object {@link BLOB_STORE_ID_KEY}. Resolves with the id when:
+ *
+ * - both carry the same id;
+ * - the blob store has no id and holds no blobs, the metadata store records no blobs, and its id
+ *   (if any) is not yet bound to a blob store (a fresh pair; or a new empty blob store for a
+ *   metadata store that never stored blobs): the blob store is stamped;
+ * - neither carries an id yet, or the metadata store has an id but its binding never completed,
+ *   and both hold blobs (a deployment from before ids existed): both are stamped.
+ *
+ * Rejects with {@link BlobStoreMismatchError}, changing nothing, when the ids differ; when the blob
+ * store has an id and the metadata store none; when the metadata store's id is bound and the blob
+ * store has no id but holds blobs (another deployment's data), or holds none while the metadata
+ * store records blobs (a wrong location, or lost blobs); and when one side holds blobs the other
+ * does not know of. Other failures (I/O, database) reject as they are.
+ *
+ * Concurrency: servers starting at once on one database agree on one id (both sides are written
+ * with put-if-absent semantics and read back; the metadata side first, so a racer that sees the blob
+ * store's id also sees the database's). Without a conditional write in the blob driver, two
+ * DIFFERENT deployments stamping the same empty blob store within the same moment may both pass
+ * once; the later start of one of them then refuses.
+ */
+export async function bindBlobStore(
+  store: Store,
+  blobs: BlobDriver,
+  where: StorageLocations,
+): Promise<string> {
+  const refuse = (why: string): never => {
+    throw new BlobStoreMismatchError(
+      `blob store ${where.blobStore} does not belong to database ${where.database}: ${why}; nothing was changed (use the blob store of this database, or the database of this blob store)`,
+    );
+  };
+  // Blob side first: a concurrent starter writes the database's id before the blob store's.
+  const blobStoreId = await readStamp(blobs, refuse);
+  const storeId = await store.settings.get(STORE_ID_SETTING);
+  if (blobStoreId !== undefined) {
+    if (storeId === blobStoreId) return storeId;
+    return refuse(
+      storeId === undefined
+        ? `the blob store belongs to the deployment ${blobStoreId} and the database has no id`
+        : `the blob store belongs to the deployment ${blobStoreId}, the database to ${storeId}`,
+    );
+  }
+  const bound = storeId !== undefined && (await store.settings.get(BLOB_STORE_BOUND_SETTING)) !== undefined;
+  if (bound) {
+    // Another server of this deployment may have stamped a shared blob store since the first read.
+    const again = await readStamp(blobs, refuse);
+    if (again === storeId) return storeId;
+    if (again !== undefined)
+      return refuse(`the blob store belongs to the deployment ${again}, the database to ${storeId}`);
+  }
+  const holds = await holdsBlobs(blobs);
+  const records = await store.blobs.anyRecorded();
+  if (bound && holds) {
+    return refuse(`the database (${storeId}) is bound to another blob store; this one holds blobs but no id`);
+  }
+  if (holds && !records) return refuse("the blob store holds blobs the database has no record of");
+  if (!holds && records) {
+    return refuse(
+      "the database records blobs but the blob store holds none (a wrong location, or lost blobs)",
+    );
+  }
+  const id = await store.settings.putIfAbsent(STORE_ID_SETTING, storeId ?? randomBytes(16).toString("hex"));
+  const stamped = await stampIfAbsent(blobs, id, refuse);
+  if (stamped !== id)
+    return refuse(`the blob store belongs to the deployment ${stamped}, the database to ${id}`);
+  await store.settings.putIfAbsent(BLOB_STORE_BOUND_SETTING, id);
+  return id;
+}
+
+/** The id stamped in `blobs`, or undefined when there is none; refuses an unreadable stamp. */
+async function readStamp(blobs: BlobDriver, refuse: (why: string) => never): Promise<string | undefined> {
+  const stat = await blobs.stat(BLOB_STORE_ID_KEY);
+  if (stat === undefined) return undefined;
+  if (stat.size > MAX_STAMP_BYTES) return refuse(`its ${BLOB_STORE_ID_KEY} object is not a Wharf store id`);
+  const value = (await text(await blobs.read(BLOB_STORE_ID_KEY, { start: 0, end: MAX_STAMP_BYTES }))).trim();
+  if (!STORE_ID.test(value)) return refuse(`its ${BLOB_STORE_ID_KEY} object is not a Wharf store id`);
+  return value;
+}
+
+/** Writes `id` into `blobs` unless a stamp is there already; resolves with the stamp now stored. */
+async function stampIfAbsent(blobs: BlobDriver, id: string, refuse: (why: string) => never): Promise<string> {
+  if ((await readStamp(blobs, refuse)) === undefined) {
+    await blobs.put(BLOB_STORE_ID_KEY, Readable.from([Buffer.from(`${id}\n`)]));
+  }
+  const stored = await readStamp(blobs, refuse);
+  if (stored === undefined) throw new Error(`${BLOB_STORE_ID_KEY} vanished after it was written`);
+  return stored;
+}
+
+/** Whether `blobs` holds any blob bytes (objects under `blobs/`). */
+async function holdsBlobs(blobs: BlobDriver): Promise<boolean> {
+  for await (const _ of blobs.list("blobs/")) return true;
+  return false;
+}
