@@ -8,8 +8,12 @@ import { createWebhookSender } from "./webhook-sender.js";
 
 const LOOPBACK_ALLOWED = createSinkAddressPolicy({ allow: [], allowLoopback: true });
 const STRICT = createSinkAddressPolicy(NO_SINK_EXCEPTIONS);
+/** Only the receivers' address is open: the rest of 127/8 stands for the refused addresses. */
+const RECEIVERS_ONLY = createSinkAddressPolicy({ allow: ["127.0.0.1/32"], allowLoopback: false });
 
-// Only loopback receivers are ever connected to: no test may send traffic beyond this machine.
+// Every address here, refused ones included, is on this machine: were a check missing, the
+// connection would still not leave it (no test may send traffic beyond loopback). The ranges
+// themselves are covered by sink-address-policy.test.ts.
 describe("webhook sender: the address connected to is checked (connect time)", () => {
   it("refuses a loopback sink unless allowed, before connecting", async () => {
     const receiver = await startWebhookReceiver();
@@ -39,14 +43,14 @@ describe("webhook sender: the address connected to is checked (connect time)", (
   });
 
   it("DNS rebinding: a name that now resolves to a refused address is refused as the socket connects", async () => {
-    // Simulated DNS (this machine has none to change): the name first leads to the loopback
-    // receiver, then to the metadata address, as an attacker's DNS server would answer.
+    // Simulated DNS (this machine has none to change): the name first leads to the receiver, then
+    // to a refused address (an attacker's DNS server would answer the metadata address).
     const receiver = await startWebhookReceiver();
     const port = new URL(receiver.url()).port;
     let answer = ["127.0.0.1"];
     const resolve = fakeSinkResolver({ "rebind.example.com": () => answer });
     const senders = [1, 2, 3].map(() =>
-      createWebhookSender("wharf-test", { policy: LOOPBACK_ALLOWED, resolve }),
+      createWebhookSender("wharf-test", { policy: RECEIVERS_ONLY, resolve }),
     );
     const [first, second, third] = senders as [
       ReturnType<typeof createWebhookSender>,
@@ -64,19 +68,19 @@ describe("webhook sender: the address connected to is checked (connect time)", (
       assert.equal(receiver.received[0]?.headers.host, `rebind.example.com:${port}`, "for the sink's name");
       // A sender's pooled connection stays with the address checked when it opened; a new one
       // (another process, or after the pool dropped it) resolves again.
-      answer = ["169.254.169.254"];
+      answer = ["127.0.0.2"];
       const refused = await second.send(sink, { "ce-id": "2" }, "{}", 2000);
       assert.equal(refused.ok, false, "refused");
       assert.equal(refused.status, 0, "without a status");
       assert.match(
         refused.error,
-        /^SinkAddressRefused: sink host rebind\.example\.com resolves to 169\.254\.169\.254, a cloud metadata address/,
+        /^SinkAddressRefused: sink host rebind\.example\.com resolves to 127\.0\.0\.2, a loopback address/,
       );
-      answer = ["127.0.0.1", "::ffff:169.254.169.254"];
+      answer = ["127.0.0.1", "::ffff:127.0.0.2"];
       const mixed = await third.send(sink, { "ce-id": "3" }, "{}", 2000);
       assert.match(
         mixed.error,
-        /resolves to ::ffff:169\.254\.169\.254, a cloud metadata/,
+        /resolves to ::ffff:127\.0\.0\.2, a loopback address/,
         "every address counts",
       );
       assert.equal(receiver.received.length, 1, "only the first delivery arrived");
@@ -106,23 +110,29 @@ describe("webhook sender: the address connected to is checked (connect time)", (
   });
 
   it("refuses address sinks in refused ranges without connecting (IPv4, IPv6, mapped)", async () => {
+    const receiver = await startWebhookReceiver();
+    const port = new URL(receiver.url()).port;
     const sender = createWebhookSender("wharf-test", {
-      policy: LOOPBACK_ALLOWED,
+      policy: RECEIVERS_ONLY,
       resolve: fakeSinkResolver({}),
     });
     try {
       for (const [sink, expected] of [
-        ["https://169.254.169.254/latest/meta-data/", /169\.254\.169\.254 is a cloud metadata address/],
-        ["https://[fe80::1]/", /fe80::1 is a link-local address/],
-        ["https://[::ffff:a9fe:a9fe]/", /::ffff:a9fe:a9fe is a cloud metadata address/],
-        ["https://0.0.0.0/", /0\.0\.0\.0 is an unspecified address/],
+        [`http://127.0.0.2:${port}/hook`, /127\.0\.0\.2 is a loopback address/],
+        [`http://[::1]:${port}/hook`, /::1 is a loopback address/],
+        [`http://[::ffff:127.0.0.2]:${port}/hook`, /::ffff:7f00:2 is a loopback address/],
+        [`http://0.0.0.0:${port}/hook`, /0\.0\.0\.0 is an unspecified address/],
       ] as const) {
         const refused = await sender.send(sink, {}, "{}", 2000);
         assert.match(refused.error, /^SinkAddressRefused: /, sink);
         assert.match(refused.error, expected, sink);
       }
+      assert.equal(receiver.received.length, 0, "nothing was sent (0.0.0.0 reaches the receiver on Linux)");
+      const ok = await sender.send(receiver.url(), {}, "{}", 2000);
+      assert.equal(ok.ok, true, "the allowed address is reached");
     } finally {
       sender.close();
+      await receiver.close();
     }
   });
 });

@@ -144,8 +144,11 @@ describe("webhook sinks cannot reach internal addresses (REST and gRPC)", () => 
       const pending = await expectJson<{ deliveries?: DeliveryJson[] }>(
         await server.api(`/events/v2/deliveries?subscription_uid=${uid}`, { token: server.adminToken }),
       );
-      assert.equal(pending.deliveries?.length, 1, "its created event is owed");
-      assert.equal(pending.deliveries?.[0]?.attempts ?? "0", "0", "and was never attempted");
+      // The first subscription also owes the second one's created event.
+      assert.ok((pending.deliveries?.length ?? 0) >= 1, "its created event is owed");
+      for (const delivery of pending.deliveries ?? []) {
+        assert.equal(delivery.attempts ?? "0", "0", `${delivery.eventType} was never attempted`);
+      }
       const deleted = await server.api(`/events/v2/subscriptions/${uid}`, {
         method: "DELETE",
         token: server.adminToken,
