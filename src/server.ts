@@ -21,6 +21,8 @@ import {
   type PullEventOptions,
   startPullEventBuffer,
 } from "./events/pull-event-buffer.js";
+import { createSinkAddressPolicy, type SinkAddressOptions } from "./events/sink-address-policy.js";
+import type { SinkResolver } from "./events/sink-host.js";
 import { startWebhookDelivery } from "./events/webhook-delivery.js";
 import { createFederation, type FederationOptions } from "./federation/federation.js";
 import type { PullTokenAuthenticator } from "./federation/pull-token-auth.js";
@@ -65,6 +67,12 @@ export interface ServerOptions {
   events?: Partial<DispatcherOptions>;
   /** Pull event batching tunables. */
   pullEvents?: Partial<PullEventOptions>;
+  /**
+   * Resolves webhook sink host names, when subscriptions are created and when deliveries connect;
+   * default: the system resolver. Tests simulate DNS with it (delivery then runs on the serving
+   * thread: a function cannot be handed to another thread).
+   */
+  resolveSinkHost?: SinkResolver;
 }
 
 const PAGE_TOKEN_SECRET_KEY = "page_token_secret";
@@ -131,14 +139,21 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       leaseMs: config.events.leaseMs,
       ...options.events,
     };
-    // Delivery runs on its own thread, except with a test's clock, which a thread cannot share.
+    const sinkAddresses: SinkAddressOptions = {
+      allow: config.events.sinkAllow,
+      allowLoopback: config.events.allowLoopback,
+    };
+    // Delivery runs on its own thread, except with a test's clock or resolver, which a thread cannot share.
     const dispatcher =
-      clock === systemClock
+      clock === systemClock && !options.resolveSinkHost
         ? startDispatcherThread(
-            { database: storeOptions.worker, issuerUrl: apiUrl, options: deliveryOptions },
+            { database: storeOptions.worker, issuerUrl: apiUrl, options: deliveryOptions, sinkAddresses },
             logger,
           )
-        : startWebhookDelivery({ events: store.events, issuer, clock, logger, options: deliveryOptions });
+        : startWebhookDelivery({
+            ...{ events: store.events, issuer, clock, logger, options: deliveryOptions, sinkAddresses },
+            resolveSinkHost: options.resolveSinkHost,
+          });
     closers.push(() => dispatcher.close());
     const events: EventRecorder = createEventRecorder({
       apiUrl: () => apiUrl,
@@ -160,6 +175,8 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       events,
       bindingsChanged: (identityUid?: string) => access.invalidate(identityUid),
       allowHttpSinks: config.events.allowHttp,
+      sinkAddresses: createSinkAddressPolicy(sinkAddresses),
+      resolveSinkHost: options.resolveSinkHost,
       termsDocuments: config.termsDocuments,
       publicNamespace: config.publicNamespace,
     });

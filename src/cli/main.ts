@@ -36,6 +36,9 @@ Options (each also as an environment variable):
   --login-client-id ID    WHARF_LOGIN_CLIENT_ID      Wharf's client id at that issuer
   --login-client-secret S WHARF_LOGIN_CLIENT_SECRET  its client secret (prefer the variable; omit for PKCE-only clients)
   --events-allow-http BOOL  WHARF_EVENTS_ALLOW_HTTP  allow plain-http webhook sinks beyond loopback (default false)
+  --events-sink-allow CIDRS WHARF_EVENTS_SINK_ALLOW  comma-separated ranges webhook sinks may reach although refused
+                                               (link-local, metadata, multicast…; default none)
+  --events-allow-loopback BOOL  WHARF_EVENTS_ALLOW_LOOPBACK  allow webhook sinks on loopback addresses (default false)
   --events-max-attempts N WHARF_EVENTS_MAX_ATTEMPTS  attempts before a delivery is given up on (default 20)
   --events-timeout DUR    WHARF_EVENTS_TIMEOUT time limit of one delivery attempt (default 10s)
   --events-lease DUR      WHARF_EVENTS_LEASE   how long a stopped process's deliveries wait before another
@@ -57,6 +60,8 @@ const CONFIG_OPTIONS = {
   "login-client-id": { type: "string" },
   "login-client-secret": { type: "string" },
   "events-allow-http": { type: "string" },
+  "events-sink-allow": { type: "string" },
+  "events-allow-loopback": { type: "string" },
   "events-max-attempts": { type: "string" },
   "events-timeout": { type: "string" },
   "events-lease": { type: "string" },
@@ -143,6 +148,8 @@ function configInput(values: Partial<Record<keyof typeof CONFIG_OPTIONS, string>
     loginClientId: values["login-client-id"],
     loginClientSecret: values["login-client-secret"],
     eventsAllowHttp: values["events-allow-http"],
+    eventsSinkAllow: values["events-sink-allow"],
+    eventsAllowLoopback: values["events-allow-loopback"],
     eventsMaxAttempts: values["events-max-attempts"],
     eventsTimeout: values["events-timeout"],
     eventsLease: values["events-lease"],

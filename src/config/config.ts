@@ -44,12 +44,12 @@ export interface WharfConfig {
 export interface EventsConfig {
   /** Allow plain-http sinks on non-loopback hosts. */
   allowHttp: boolean;
-  /** Attempts per delivery before it is given up on (dead letter). */
-  maxAttempts: number;
   /** CIDRs sinks may reach although the sink address policy refuses them (normalised `address/prefix`). */
   sinkAllow: string[];
   /** Allow sinks on loopback addresses. */
   allowLoopback: boolean;
+  /** Attempts per delivery before it is given up on (dead letter). */
+  maxAttempts: number;
   /** Per-attempt time limit (ms). */
   timeoutMs: number;
   /** How long a worker owns a subscription's lane before another process may take it over (ms). */
@@ -72,10 +72,10 @@ export interface ConfigInput {
   loginClientId?: string | undefined;
   loginClientSecret?: string | undefined;
   eventsAllowHttp?: string | undefined;
-  eventsMaxAttempts?: string | undefined;
-  eventsTimeout?: string | undefined;
   eventsSinkAllow?: string | undefined;
   eventsAllowLoopback?: string | undefined;
+  eventsMaxAttempts?: string | undefined;
+  eventsTimeout?: string | undefined;
   eventsLease?: string | undefined;
 }
 
@@ -95,11 +95,11 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   loginClientId: "WHARF_LOGIN_CLIENT_ID",
   loginClientSecret: "WHARF_LOGIN_CLIENT_SECRET",
   eventsAllowHttp: "WHARF_EVENTS_ALLOW_HTTP",
+  eventsSinkAllow: "WHARF_EVENTS_SINK_ALLOW",
+  eventsAllowLoopback: "WHARF_EVENTS_ALLOW_LOOPBACK",
   eventsMaxAttempts: "WHARF_EVENTS_MAX_ATTEMPTS",
   eventsTimeout: "WHARF_EVENTS_TIMEOUT",
   eventsLease: "WHARF_EVENTS_LEASE",
-  eventsSinkAllow: "WHARF_EVENTS_SINK_ALLOW",
-  eventsAllowLoopback: "WHARF_EVENTS_ALLOW_LOOPBACK",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -142,13 +142,13 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
 function parseEvents(pick: (key: keyof ConfigInput) => string | undefined): EventsConfig {
   const events: EventsConfig = {
     allowHttp: parseFlag(pick("eventsAllowHttp"), "events-allow-http"),
+    sinkAllow: parseSinkAllow(pick("eventsSinkAllow")),
+    allowLoopback: parseFlag(pick("eventsAllowLoopback"), "events-allow-loopback"),
     maxAttempts: parseCount(pick("eventsMaxAttempts") ?? "20", "events-max-attempts"),
     timeoutMs: parseDurationMs(pick("eventsTimeout") ?? "10s", "events-timeout"),
     leaseMs: parseDurationMs(pick("eventsLease") ?? "60s", "events-lease"),
   };
   // A lane must outlive at least one attempt, or a worker could never send within its lease.
-    sinkAllow: parseSinkAllow(pick("eventsSinkAllow")),
-    allowLoopback: parseFlag(pick("eventsAllowLoopback"), "events-allow-loopback"),
   if (events.leaseMs < 2 * events.timeoutMs) {
     throw new ConfigError(
       `--events-lease must be at least twice --events-timeout (got ${events.leaseMs / 1000}s and ${events.timeoutMs / 1000}s)`,
@@ -163,11 +163,6 @@ function parseFlag(value: string | undefined, name: string): boolean {
   throw new ConfigError(`--${name} must be true or false (got "${value}")`);
 }
 
-function parseCount(value: string, name: string): number {
-  const n = Number(value);
-  if (!/^\d{1,6}$/.test(value) || n < 1)
-    throw new ConfigError(`--${name} must be a positive integer (got "${value}")`);
-  return n;
 /** A comma-separated list of CIDRs (a bare address is a /32 or /128); [] when unset. */
 function parseSinkAllow(value: string | undefined): string[] {
   if (value === undefined) return [];
@@ -186,6 +181,11 @@ function parseSinkAllow(value: string | undefined): string[] {
   });
 }
 
+function parseCount(value: string, name: string): number {
+  const n = Number(value);
+  if (!/^\d{1,6}$/.test(value) || n < 1)
+    throw new ConfigError(`--${name} must be a positive integer (got "${value}")`);
+  return n;
 }
 
 function parseDurationMs(value: string, name: string): number {
