@@ -31,7 +31,9 @@ export type Subscription = Message<"platform.events.v2.Subscription"> & {
 
   /**
    * Required: an absolute http(s) URL without credentials. Plain http only for loopback hosts,
-   * unless the server allows it (--events-allow-http).
+   * unless the server allows it (--events-allow-http). Its host must resolve to addresses webhooks
+   * may reach: not loopback, link-local, cloud metadata, unspecified, multicast or broadcast,
+   * unless the server allows them (--events-allow-loopback, --events-sink-allow).
    *
    * @generated from field: string sink = 2;
    */
