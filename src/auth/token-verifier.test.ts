@@ -100,6 +100,24 @@ forEachEngine("token verifier", (db) => {
     await rejectsUnauthenticated(verifier.authenticate(token), /token has expired/);
   });
 
+  it("rejects a token issued in the future (iat), even where exp gets a long tolerance", async () => {
+    const verifier = setup();
+    const lenient = createTokenVerifier({
+      store,
+      issuerUrl: API,
+      audience: API,
+      clock,
+      clockToleranceSeconds: 86_400,
+    });
+    const ahead = (ms: number) =>
+      createIssuer({ store, issuerUrl: API, clock: { now: () => clock.now() + ms } });
+    const skewed = await ahead(20_000).mint({ subject: alice, audience: API, ttlSeconds: 60 });
+    assert.equal((await verifier.authenticate(skewed)).identityUid, alice, "within the 30 s tolerance");
+    const future = await ahead(600_000).mint({ subject: alice, audience: API, ttlSeconds: 60 });
+    await rejectsUnauthenticated(verifier.authenticate(future), /issued in the future/);
+    await rejectsUnauthenticated(lenient.authenticate(future), /issued in the future/);
+  });
+
   it("stops honouring a cached token at its expiry", async () => {
     const verifier = setup();
     const token = await mint({ ttlSeconds: 60 });

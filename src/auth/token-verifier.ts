@@ -18,6 +18,9 @@ import { createVerifiedTokenCache } from "./verified-token-cache.js";
  */
 export const WRONG_AUDIENCE = "WRONG_AUDIENCE";
 
+/** Seconds of clock skew tolerated by default, and at most on `iat` (see `authenticate`). */
+const DEFAULT_CLOCK_TOLERANCE_SECONDS = 30;
+
 /** Tokens longer than this are refused before any parsing. */
 const MAX_TOKEN_LENGTH = 16 * 1024;
 
@@ -26,7 +29,8 @@ export interface TokenVerifier {
   /**
    * Verifies `token` (a compact JWS): signature by one of the issuer's stored keys, `alg` ES256
    * only, `iss` equal to the issuer URL, `aud` containing one of the accepted audiences, `exp`
-   * present and not passed, `nbf` (when present) reached, both with the clock tolerance, `sub` a
+   * present and not passed, `nbf` (when present) reached, both with the clock tolerance, `iat` not
+   * in the future (by at most that tolerance, and never more than 30 s), `sub` a
    * valid identity uidp, and no revocation matching its `sub` and `iat`. A verified token is
    * remembered until its `exp`, so presenting it again costs no signature check (the revocation
    * check runs on every call: two map lookups). Throws UNAUTHENTICATED describing what failed
@@ -72,11 +76,12 @@ export function createTokenVerifier(opts: {
     throw new TypeError("createTokenVerifier needs keys (issuer, keys or store) and issuerUrl");
   const audience = typeof opts.audience === "string" ? [opts.audience] : [...opts.audience];
   const adminUid = opts.adminUid ?? ADMIN_IDENTITY_UID;
-  const clockTolerance = opts.clockToleranceSeconds ?? 30;
+  const clockTolerance = opts.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS;
   if (!(clockTolerance >= 0 && clockTolerance <= MAX_CLOCK_TOLERANCE_SECONDS)) {
     // Key retirement and revocation pruning assume no verifier accepts a token longer than this.
     throw new TypeError(`clockToleranceSeconds must be 0 to ${MAX_CLOCK_TOLERANCE_SECONDS}`);
   }
+  const issuedAtTolerance = Math.min(clockTolerance, DEFAULT_CLOCK_TOLERANCE_SECONDS);
   const { revocations } = opts;
   const cache = createVerifiedTokenCache<Principal>(opts.maxCachedTokens ?? 10_000);
   const inFlight = new Map<string, Promise<Principal>>();
@@ -109,6 +114,11 @@ export function createTokenVerifier(opts: {
     } catch (err) {
       const message = describeVerificationError(err, { issuerUrl: issuerUrl ?? "", audience });
       throw isAudienceError(err) ? unauthenticated(message, WRONG_AUDIENCE) : unauthenticated(message);
+    }
+    // Revocations match on `iat` and key retirement counts from it: a token dated in the future
+    // would outlive both, so it is refused like one not yet valid, whatever tolerance `exp` gets.
+    if ((payload.iat ?? 0) > Math.floor(clock.now() / 1000) + issuedAtTolerance) {
+      throw unauthenticated("token is not yet valid (issued in the future)");
     }
     const sub = payload.sub ?? "";
     if (!isUidp(sub) && (opts.anonymousSubject === undefined || sub !== opts.anonymousSubject)) {
