@@ -205,6 +205,22 @@ export class StatusTally {
     return n;
   }
 
+  /**
+   * Asserts some answers fell in each [from, to) range, once the property ran at least 100 times
+   * (a short replay run may simply not reach them).
+   */
+  assertReached(ranges: readonly [number, number][]): void {
+    let total = 0;
+    for (const count of this.counts.values()) total += count;
+    if (total < 100) return;
+    for (const [from, to] of ranges) {
+      assert.ok(
+        this.within(from, to) > 0,
+        `no answer in ${from}–${to - 1}, so the inputs stopped short: ${this}`,
+      );
+    }
+  }
+
   /** `200×12 400×300 …`, for the test's diagnostic line. */
   toString(): string {
     return [...this.counts]
