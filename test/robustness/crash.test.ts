@@ -187,6 +187,15 @@ async function historyOf(registry: RegistryClient, repo: string, tag: string): P
   return records.map((r) => r.digest).filter((d, i, all) => i === 0 || all[i - 1] !== d);
 }
 
+/** Runs `check` over `items`, at most 8 at a time (the checks after a restart are many small requests). */
+async function forEachLimited<T>(items: readonly T[], check: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await check(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+}
+
 /** Tallies reported at the end of each engine's run. */
 interface Tally {
   cycles: number;
@@ -230,13 +239,14 @@ for (const engine of ENGINES) {
         registryAddr: `127.0.0.1:${await freeLoopbackPort()}`,
       };
       const running = await start();
-      registry = {
-        url: running.registryUrl,
-        token: await adminTokenOf(dataDir, running.apiUrl, { audience: running.registryUrl, env }),
-      };
+      const [registryToken, apiToken] = await Promise.all([
+        adminTokenOf(dataDir, running.apiUrl, { audience: running.registryUrl, env }),
+        adminTokenOf(dataDir, running.apiUrl, { env }),
+      ]);
+      registry = { url: running.registryUrl, token: registryToken };
       const res = await fetch(`${running.apiUrl}/iam/v2/groups`, {
         method: "POST",
-        headers: { authorization: `Bearer ${await adminTokenOf(dataDir, running.apiUrl, { env })}` },
+        headers: { authorization: `Bearer ${apiToken}` },
         body: JSON.stringify({ name: ORG }),
       });
       assert.equal(res.status, 200, await res.text());
@@ -310,7 +320,7 @@ for (const engine of ENGINES) {
         await start();
 
         // 1. Every acknowledged push (of every cycle so far) is whole: manifest and blobs by digest.
-        for (const push of stored) {
+        await forEachLimited(stored, async (push) => {
           const manifest = await call(
             registry,
             "GET",
@@ -330,73 +340,79 @@ for (const engine of ENGINES) {
           if (whole) tally.verifications++;
           else tally.lost++;
           assert.ok(whole, `acknowledged push ${push.repo}@${push.digest} (cycle ${push.cycle}) is intact`);
-        }
+        });
 
         // 2. What was not acknowledged is absent or whole, never partial.
-        for (const push of pushes.filter((p) => !p.acknowledged)) {
-          const manifest = await call(
-            registry,
-            "GET",
-            `/v2/${push.repo}/manifests/${push.digest}`,
-            undefined,
-            {
-              accept: OCI_MANIFEST,
-            },
-          );
-          assert.ok([200, 404].includes(manifest.status), `manifest answered ${manifest.status}`);
-          if (manifest.status === 200) {
-            assertWhole(manifest, push.digest, "unacknowledged manifest");
-            tally.unacknowledgedButStored++;
-          }
-          for (const blob of push.blobs) {
-            const res = await call(registry, "GET", `/v2/${push.repo}/blobs/${sha256(blob)}`);
-            assert.ok([200, 404].includes(res.status), `blob answered ${res.status}`);
-            if (res.status === 200) assertWhole(res, sha256(blob), "unacknowledged blob");
-          }
-        }
+        await forEachLimited(
+          pushes.filter((p) => !p.acknowledged),
+          async (push) => {
+            const manifest = await call(
+              registry,
+              "GET",
+              `/v2/${push.repo}/manifests/${push.digest}`,
+              undefined,
+              {
+                accept: OCI_MANIFEST,
+              },
+            );
+            assert.ok([200, 404].includes(manifest.status), `manifest answered ${manifest.status}`);
+            if (manifest.status === 200) {
+              assertWhole(manifest, push.digest, "unacknowledged manifest");
+              tally.unacknowledgedButStored++;
+            }
+            for (const blob of push.blobs) {
+              const res = await call(registry, "GET", `/v2/${push.repo}/blobs/${sha256(blob)}`);
+              assert.ok([200, 404].includes(res.status), `blob answered ${res.status}`);
+              if (res.status === 200) assertWhole(res, sha256(blob), "unacknowledged blob");
+            }
+          },
+        );
 
         // 3. An interrupted session resumes where it stands, or is cleanly unknown or refused.
-        for (const push of pushes.filter((p) => p.interrupted !== undefined)) {
-          const { location, blob } = push.interrupted as { location: string; blob: Buffer };
-          const status = await call(registry, "GET", location);
-          if (status.status === 404) {
-            assert.match(status.body.toString(), /BLOB_UPLOAD_UNKNOWN/);
-            tally.sessionsUnknown++;
-            continue;
-          }
-          expectStatus(status, 204, "upload status");
-          const end = Number(/^0-(\d+)$/.exec(String(status.headers.range))?.[1]);
-          // Chunks are whole multiples of CHUNK bytes, so "0-0" can only mean an empty session.
-          const offset = end === 0 ? 0 : end + 1;
-          assert.ok(offset <= blob.length, `the session holds ${offset} of ${blob.length} bytes`);
-          const rest = blob.subarray(offset);
-          const patched =
-            rest.length === 0
-              ? undefined
-              : await call(registry, "PATCH", location, rest, {
-                  "content-range": `${offset}-${blob.length - 1}`,
-                });
-          const finished =
-            patched === undefined || patched.status === 202
-              ? await call(registry, "PUT", withDigest(location, sha256(blob)))
-              : patched;
-          if (finished.status !== 201) {
-            // Refused: bytes past the recorded size (a chunk cut off), or bytes already moved away
-            // by a finish the kill cut off. Either way the session is over.
-            const refusal = `${finished.status} ${finished.body.toString()}`;
-            assert.match(refusal, /^(400 .*BLOB_UPLOAD_INVALID|404 .*BLOB_UPLOAD_UNKNOWN)/);
-            tally.sessionsRefused++;
-            expectStatus(await call(registry, "GET", location), 404, "a refused session");
-            continue;
-          }
-          const got = expectStatus(
-            await call(registry, "GET", `/v2/${push.repo}/blobs/${sha256(blob)}`),
-            200,
-            "resumed blob",
-          );
-          assertWhole(got, sha256(blob), "resumed blob");
-          tally.sessionsResumed++;
-        }
+        await forEachLimited(
+          pushes.filter((p) => p.interrupted !== undefined),
+          async (push) => {
+            const { location, blob } = push.interrupted as { location: string; blob: Buffer };
+            const status = await call(registry, "GET", location);
+            if (status.status === 404) {
+              assert.match(status.body.toString(), /BLOB_UPLOAD_UNKNOWN/);
+              tally.sessionsUnknown++;
+              return;
+            }
+            expectStatus(status, 204, "upload status");
+            const end = Number(/^0-(\d+)$/.exec(String(status.headers.range))?.[1]);
+            // Chunks are whole multiples of CHUNK bytes, so "0-0" can only mean an empty session.
+            const offset = end === 0 ? 0 : end + 1;
+            assert.ok(offset <= blob.length, `the session holds ${offset} of ${blob.length} bytes`);
+            const rest = blob.subarray(offset);
+            const patched =
+              rest.length === 0
+                ? undefined
+                : await call(registry, "PATCH", location, rest, {
+                    "content-range": `${offset}-${blob.length - 1}`,
+                  });
+            const finished =
+              patched === undefined || patched.status === 202
+                ? await call(registry, "PUT", withDigest(location, sha256(blob)))
+                : patched;
+            if (finished.status !== 201) {
+              // Refused: bytes past the recorded size (a chunk cut off), or bytes already moved away
+              // by a finish the kill cut off. Either way the session is over.
+              const refusal = `${finished.status} ${finished.body.toString()}`;
+              assert.match(refusal, /^(400 .*BLOB_UPLOAD_INVALID|404 .*BLOB_UPLOAD_UNKNOWN)/);
+              tally.sessionsRefused++;
+              expectStatus(await call(registry, "GET", location), 404, "a refused session");
+              return;
+            }
+            const got = expectStatus(
+              await call(registry, "GET", `/v2/${push.repo}/blobs/${sha256(blob)}`),
+              200,
+              "resumed blob",
+            );
+            assertWhole(got, sha256(blob), "resumed blob");
+            tally.sessionsResumed++;
+          },
+        );
 
         // 4. Every push that was cut off can be started again from scratch, and then counts as stored.
         const repush = pushes.filter((p) => !p.acknowledged);
@@ -406,7 +422,7 @@ for (const engine of ENGINES) {
         stored.push(...repush);
 
         // 5. Tags and their history: each tag names this cycle's push, its history every cycle's.
-        for (const push of pushes) {
+        await forEachLimited(pushes, async (push) => {
           const byTag = expectStatus(
             await call(registry, "HEAD", `/v2/${push.repo}/manifests/${push.tag}`, undefined, {
               accept: OCI_MANIFEST,
@@ -420,7 +436,7 @@ for (const engine of ENGINES) {
             tagDigests.get(`${push.repo}:${push.tag}`),
             `history of ${push.repo}:${push.tag}`,
           );
-        }
+        });
       }
 
       assert.equal(tally.lost, 0);
