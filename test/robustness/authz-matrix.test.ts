@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type DescMethod, getOption } from "@bufbuild/protobuf";
+import { type DescMethod, fromJson, getOption, type JsonValue, toJson } from "@bufbuild/protobuf";
+import * as grpc from "@grpc/grpc-js";
 import { createServiceBindings } from "../../src/api/bindings.js";
 import type { ServiceDeps } from "../../src/api/deps.js";
 import { BUILT_IN_ROLE_UIDS, BUILT_IN_ROLES } from "../../src/authz/built-in-roles.js";
@@ -10,12 +11,13 @@ import { http } from "../../src/gen/google/api/annotations_pb.js";
 import type { Capability } from "../../src/gen/platform/capabilities/capabilities_pb.js";
 import { buildMethodTable, type MethodEntry } from "../../src/transport/method-table.js";
 import { expectJson } from "../support/api-assertions.js";
+import { grpcCall } from "../support/grpc-call.js";
 import { ociErrorOf, pushImage } from "../support/registry-push.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 // The authorization matrix: every RPC of every bound service (enumerated from the generated
-// descriptors, so a new RPC without a row fails here), called over Connect (JSON) and over REST
-// (its google.api.http route) by the owner, editor and viewer of organization A, the owner of
+// descriptors, so a new RPC without a row fails here), called over Connect (JSON), over REST (its
+// google.api.http route) and over gRPC (@grpc/grpc-js, the direct unary path) by the owner, editor and viewer of organization A, the owner of
 // organization B, and an anonymous caller, each time naming a resource in A. The expected outcome
 // is derived from the RPC's (platform.annotations.iam) option and the built-in roles' capabilities:
 // held → past authorization (the row's success status); not held → PERMISSION_DENIED (scoped RPCs
@@ -26,7 +28,7 @@ import { startTestServer, type TestServer } from "../support/wharf-server.js";
 type Json = Record<string, unknown>;
 type PrincipalName = "ownerA" | "editorA" | "viewerA" | "ownerB" | "anonymous";
 const PRINCIPALS: readonly PrincipalName[] = ["anonymous", "ownerB", "viewerA", "editorA", "ownerA"];
-type Protocol = "connect" | "rest";
+type Protocol = "connect" | "rest" | "grpc";
 
 /** RPCs any caller, anonymous included, may call; each with why. */
 const UNAUTHENTICATED_RPCS: Record<string, string> = {
@@ -379,6 +381,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
   let f: Fixtures;
   let fresh: FreshFixtures;
   let counter = 0;
+  let grpcClient: grpc.Client;
 
   /** A registered person (a root identity, as a first login creates) and a token for it. */
   async function person(name: string): Promise<{ uid: string; token: string }> {
@@ -406,6 +409,22 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     let res: Response;
+    if (protocol === "grpc") {
+      const { response, error } = await grpcCall(
+        grpcClient,
+        entry.rpcPath,
+        { input: entry.method.input, output: entry.method.output },
+        fromJson(entry.method.input, message as JsonValue),
+        token,
+      );
+      if (error)
+        return {
+          status: error.code,
+          code: CONNECT_CODES[error.code] ?? `code ${error.code}`,
+          body: { message: error.details },
+        };
+      return { status: 200, code: "ok", body: toJson(entry.method.output, response!) as Json };
+    }
     if (protocol === "connect") {
       res = await fetch(`${wharf.apiUrl}${entry.rpcPath}`, {
         method: "POST",
@@ -433,6 +452,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
   before(async () => {
     // Loopback sinks: the subscriptions here never need a receiver.
     wharf = await startTestServer({ config: { eventsAllowLoopback: "true" } });
+    grpcClient = new grpc.Client(new URL(wharf.apiUrl).host, grpc.credentials.createInsecure());
     const ownerA = await person("owner-a");
     const editorA = await person("editor-a");
     const viewerA = await person("viewer-a");
@@ -537,7 +557,10 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       },
     };
   });
-  after(() => wharf.close());
+  after(async () => {
+    grpcClient.close();
+    await wharf.close();
+  });
 
   it("has a row for every RPC, and lists every unauthenticated RPC with its reason", () => {
     const names = METHODS.map((m) => m.rpcName).sort();
@@ -560,7 +583,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     }
   });
 
-  for (const protocol of ["connect", "rest"] as const) {
+  for (const protocol of ["connect", "rest", "grpc"] as const) {
     it(`answers each principal as the annotations and roles say [${protocol}]`, async (t) => {
       const failures: string[] = [];
       let cells = 0;
@@ -576,14 +599,17 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
             entry.auth.kind === "disabled" ? "" : entry.auth.capabilities.map(enumNameOf).join(",");
           const got = `${out.status} ${out.code}`;
           const where = `${entry.rpcName} as ${who} (needs ${caps || "nothing"}): expected ${expected}, got ${got} ${JSON.stringify(out.body).slice(0, 200)}`;
+          // gRPC has no HTTP status: its `status` is the gRPC code (0 OK, 7, 16).
+          const [okStatus, deniedStatus, anonymousStatus] =
+            protocol === "grpc" ? [200, 7, 16] : [200, 403, 401];
           const ok =
             expected === "allowed"
-              ? out.status === 200 && (!row.list || row.list.sees(out.body, f))
+              ? out.status === okStatus && (!row.list || row.list.sees(out.body, f))
               : expected === "filtered"
-                ? out.status === 200 && !row.list?.sees(out.body, f)
+                ? out.status === okStatus && !row.list?.sees(out.body, f)
                 : expected === "denied"
-                  ? out.status === 403 && out.code === "permission_denied"
-                  : out.status === 401 && out.code === "unauthenticated";
+                  ? out.status === deniedStatus && out.code === "permission_denied"
+                  : out.status === anonymousStatus && out.code === "unauthenticated";
           if (!ok) failures.push(where);
         }
       }
