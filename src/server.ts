@@ -32,6 +32,9 @@ import { createLoginFlow } from "./login/login-flow.js";
 import { createLoginRoutes } from "./login/login-routes.js";
 import { resolveSessionGrants, sessionGrantUids } from "./login/session-grants.js";
 import { createUpstreamOidc } from "./login/upstream-oidc-client.js";
+import type { GcMetrics } from "./observability/gc-metrics.js";
+import { createReadinessCheck, writeBlobProbe } from "./observability/readiness.js";
+import { createServerMetrics } from "./observability/server-metrics.js";
 import { createBlobUploads } from "./oci/blob-uploads.js";
 import { collectGarbage } from "./oci/garbage-collector.js";
 import { createPublicContent } from "./oci/public-content.js";
@@ -47,6 +50,7 @@ import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
 import { createApiHandler, startApiServer } from "./transport/create-api-handler.js";
+import { createOperationsRoutes } from "./transport/operations-routes.js";
 
 /** A running Wharf: where it listens, and how to stop it. */
 export interface RunningServer {
@@ -92,9 +96,13 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
   // Stopped first on close (before the listeners and the store), in reverse order of start.
   const closers: (() => Promise<void>)[] = [];
   const runClosers = () => Promise.allSettled(closers.reverse().map((close) => close()));
+  // Listeners already bound when start-up fails (a busy registry port): closed, so the process can exit.
+  const listening: { close(options?: { graceMs?: number }): Promise<void> }[] = [];
   try {
     // Before anything touches blobs: refuse a blob store that belongs to another database.
     await bindBlobStore(store, blobs, storageLocationsOf(config));
+    // Proves blob storage takes writes before serving, and leaves the object readiness looks for.
+    await writeBlobProbe(blobs);
     const now = clock.now();
     await seedBuiltInRoles(store, now);
     await ensureAdminIdentity(store, now);
@@ -121,6 +129,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       // calls are answered on the raw HTTP/2 stream API before the compatibility layer (ADR 0006).
       onStream: (stream, headers) => handler.onStream(stream, headers),
     });
+    listening.push(api);
     const apiUrl = publicUrlOf(config.publicUrl, api.address);
     let registryUrl = "";
     const issuer = createIssuer({ store, issuerUrl: apiUrl, clock });
@@ -180,13 +189,28 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       termsDocuments: config.termsDocuments,
       publicNamespace: config.publicNamespace,
     });
+    const metrics = createServerMetrics({
+      events: { backlog: (limit) => store.subscriptions.backlog(limit), now: () => clock.now() },
+    });
+    const readiness = createReadinessCheck({
+      database: () => store.settings.get(PAGE_TOKEN_SECRET_KEY),
+      blobs,
+      logger,
+    });
     const handler = createApiHandler({
       bindings,
       authenticator: verifier,
       accessFor: (principal) => access.accessFor(principal),
       clock,
       logger,
+      metrics: metrics.api,
       extraRoutes: [
+        ...createOperationsRoutes({
+          readiness,
+          metrics: { ...metrics, public: config.metricsPublic },
+          authenticator: verifier,
+          accessFor: (principal) => access.accessFor(principal),
+        }),
         ...createWellKnownRoutes(issuer),
         ...createAuthRoutes({
           store,
@@ -220,10 +244,13 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const registry = await startRegistry(config, {
       ...{ store, issuer, access, apiUrl, clock, logger, blobs, events, pullEvents },
       pullTokens: federation.pullTokens,
+      readiness,
+      metrics: metrics.registry,
     });
+    listening.push(registry.server);
     federation.setRegistryUrl(registry.url);
     registryUrl = registry.url;
-    const gc = scheduleGarbageCollection(config.gcIntervalMs, { store, blobs, clock }, logger);
+    const gc = scheduleGarbageCollection(config.gcIntervalMs, { store, blobs, clock }, logger, metrics.gc);
     return {
       apiUrl,
       registryUrl: registry.url,
@@ -236,6 +263,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       },
     };
   } catch (err) {
+    await Promise.allSettled(listening.map((listener) => listener.close({ graceMs: 0 })));
     await runClosers();
     await Promise.allSettled([store.close(), blobs.close()]);
     throw err;
@@ -259,6 +287,8 @@ async function startRegistry(
     pullTokens: PullTokenAuthenticator;
     events: EventRecorder;
     pullEvents: PullEventBuffer;
+    readiness: RegistryDeps["readiness"];
+    metrics: RegistryDeps["metrics"];
   },
 ): Promise<{ url: string; server: RegistryServer }> {
   const { store, blobs, issuer, access, apiUrl, clock, events, pullEvents } = parts;
@@ -290,27 +320,36 @@ async function startRegistry(
     pullEvents,
     clock,
     registryUrl: url,
+    readiness: parts.readiness,
+    metrics: parts.metrics,
   };
   return { url, server };
 }
 
 /**
- * Runs `collectGarbage` every `intervalMs` (never when 0), one run at a time, logging each report.
- * Several servers may run it: deletions take the exclusive registry lock and re-check their rules.
+ * Runs `collectGarbage` every `intervalMs` (never when 0), one run at a time, logging each report
+ * and counting it in `metrics`. Several servers may run it: deletions take the exclusive registry
+ * lock and re-check their rules.
  */
 function scheduleGarbageCollection(
   intervalMs: number,
   deps: { store: Store; blobs: BlobDriver; clock: Clock },
   logger: (line: object) => void,
+  metrics: GcMetrics,
 ): { stop(): void; idle(): Promise<void> } {
   let running: Promise<void> = Promise.resolve();
   const timer =
     intervalMs > 0
       ? setInterval(() => {
           running = running.then(async () => {
+            const started = performance.now();
+            const seconds = () => (performance.now() - started) / 1000;
             try {
-              logger({ event: "gc", ...(await collectGarbage(deps)) });
+              const report = await collectGarbage(deps);
+              metrics.run("success", seconds(), report);
+              logger({ event: "gc", ...report });
             } catch (err) {
+              metrics.run("error", seconds());
               logger({ level: "error", event: "gc", error: String(err) });
             }
           });

@@ -3,9 +3,11 @@ import { ConfigError, type ConfigInput } from "../config/config.js";
 import { BlobStoreMismatchError } from "../storage/blob-store-identity.js";
 import { runAdminToken } from "./admin-token.js";
 import { AUTH_USAGE, runAuth } from "./auth.js";
+import { commandHelp } from "./command-help.js";
 import { runGc } from "./gc.js";
 import { PULL_TOKEN_USAGE, runPullToken } from "./pull-token.js";
 import { runServe } from "./serve.js";
+import { startupFailureLine } from "./startup-failure.js";
 
 const USAGE = `wharf: a self-hosted container registry platform
 
@@ -43,6 +45,10 @@ Options (each also as an environment variable):
   --events-timeout DUR    WHARF_EVENTS_TIMEOUT time limit of one delivery attempt (default 10s)
   --events-lease DUR      WHARF_EVENTS_LEASE   how long a stopped process's deliveries wait before another
                                                process takes them over (default 60s)
+  --metrics-public BOOL   WHARF_METRICS_PUBLIC serve /metrics without a token (default false: administrator only)
+
+A start-up failure prints one line and exits 1 (WHARF_DEBUG=1 adds the stack); -h or --help after a
+command prints its usage.
 `;
 
 const CONFIG_OPTIONS = {
@@ -65,11 +71,22 @@ const CONFIG_OPTIONS = {
   "events-max-attempts": { type: "string" },
   "events-timeout": { type: "string" },
   "events-lease": { type: "string" },
+  "metrics-public": { type: "string" },
 } as const;
 
-/** Runs the `wharf` command line; resolves to the process exit code. */
+/**
+ * Runs the `wharf` command line; resolves to the process exit code: 0, 2 for a usage or
+ * configuration error, 1 when the command fails (start-up failures print one line, no stack).
+ * `-h`/`--help` after any command's words, or `wharf help <words>`, prints that command's usage
+ * from USAGE and exits 0 without running it (see `commandHelp`).
+ */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const help = commandHelp(USAGE, USAGE.slice(USAGE.indexOf("Options (")), argv);
+  if (help !== undefined) {
+    process.stdout.write(help);
+    return 0;
+  }
   try {
     switch (command) {
       case "serve": {
@@ -128,7 +145,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`wharf: ${err.message}\n`);
       return 1;
     }
-    throw err;
+    if (process.env.WHARF_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? err}\n`);
+    process.stderr.write(`wharf: ${startupFailureLine(err)}\n`);
+    return 1;
   }
 }
 
@@ -153,5 +172,6 @@ function configInput(values: Partial<Record<keyof typeof CONFIG_OPTIONS, string>
     eventsMaxAttempts: values["events-max-attempts"],
     eventsTimeout: values["events-timeout"],
     eventsLease: values["events-lease"],
+    metricsPublic: values["metrics-public"],
   };
 }

@@ -1,10 +1,15 @@
 import { type ConfigInput, loadConfig, redactUrl } from "../config/config.js";
-import { sqlitePathOf } from "../config/open-configured-store.js";
+import { prepareConfiguredDatabase, sqlitePathOf } from "../config/open-configured-store.js";
 import { startServer } from "../server.js";
 
-/** `wharf serve`: starts everything and runs until SIGINT/SIGTERM, then shuts down gracefully. */
+/**
+ * `wharf serve`: readies the database (creating a missing PostgreSQL database when the role may),
+ * starts everything and runs until SIGINT/SIGTERM, then shuts down gracefully. A start-up failure
+ * rejects with its cause (the CLI prints it as one line).
+ */
 export async function runServe(input: ConfigInput): Promise<number> {
   const config = loadConfig(input);
+  await prepareConfiguredDatabase(config);
   const server = await startServer(config);
   const storage = config.databaseUrl ? redactUrl(config.databaseUrl) : sqlitePathOf(config);
   process.stderr.write(

@@ -38,6 +38,8 @@ export interface WharfConfig {
   events: EventsConfig;
   /** The server's own login provider (`wharf auth login` without an organization provider); undefined = none. */
   defaultLogin?: DefaultLoginProvider | undefined;
+  /** Serve `/metrics` without authentication (default: only to the platform administrator). */
+  metricsPublic: boolean;
 }
 
 /** How events are delivered to subscriptions' sinks. */
@@ -77,6 +79,7 @@ export interface ConfigInput {
   eventsMaxAttempts?: string | undefined;
   eventsTimeout?: string | undefined;
   eventsLease?: string | undefined;
+  metricsPublic?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -100,6 +103,7 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   eventsMaxAttempts: "WHARF_EVENTS_MAX_ATTEMPTS",
   eventsTimeout: "WHARF_EVENTS_TIMEOUT",
   eventsLease: "WHARF_EVENTS_LEASE",
+  metricsPublic: "WHARF_METRICS_PUBLIC",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -136,6 +140,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     termsDocuments: parseTermsDocuments(pick("termsDocuments")),
     defaultLogin: parseDefaultLogin(pick("loginIssuer"), pick("loginClientId"), pick("loginClientSecret")),
     events: parseEvents(pick),
+    metricsPublic: parseFlag(pick("metricsPublic"), "metrics-public"),
   };
 }
 

@@ -1,3 +1,6 @@
+import { constants } from "node:fs";
+import { access, mkdir } from "node:fs/promises";
+import { ensurePostgresDatabase } from "../storage/sql/ensure-postgres-database.js";
 import { type OpenStoreOptions, openStore } from "../storage/sql/open-store.js";
 import { createSqliteWriteLockMemory } from "../storage/sql/sqlite-write-lock.js";
 import type { Store } from "../storage/store.js";
@@ -29,7 +32,26 @@ export function servingStoreOptions(config: WharfConfig): {
   };
 }
 
-/** Opens (and migrates) the metadata store the configuration names: PostgreSQL URL, else SQLite. */
-export function openConfiguredStore(config: WharfConfig): Promise<Store> {
+/**
+ * Readies the database the configuration names, so that start-up fails with a clear cause: a
+ * PostgreSQL database is created when missing and the role may (see `ensurePostgresDatabase`,
+ * which also bounds the connect time); for SQLite the data folder is created and must be
+ * writable. Rejects with `DatabaseSetupError`, or the system error naming the address or path.
+ */
+export async function prepareConfiguredDatabase(config: WharfConfig): Promise<void> {
+  if (config.databaseUrl) {
+    await ensurePostgresDatabase(config.databaseUrl);
+    return;
+  }
+  await mkdir(config.dataDir, { recursive: true });
+  await access(config.dataDir, constants.W_OK);
+}
+
+/**
+ * Opens (and migrates) the metadata store the configuration names: PostgreSQL URL, else SQLite,
+ * after `prepareConfiguredDatabase`.
+ */
+export async function openConfiguredStore(config: WharfConfig): Promise<Store> {
+  await prepareConfiguredDatabase(config);
   return openStore(databaseOf(config));
 }

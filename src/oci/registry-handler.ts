@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { HEALTHZ_PATH, READYZ_PATH, readinessAnswer } from "../observability/readiness.js";
 import { deleteBlob, getBlob } from "./blob-handlers.js";
+import { CLIENT_CLOSED_REQUEST, clientWentAway } from "./client-gone.js";
 import { tagHistory } from "./history-handler.js";
 import { deleteManifest, getManifest, putManifest } from "./manifest-handlers.js";
-import { CLIENT_CLOSED_REQUEST, clientWentAway } from "./client-gone.js";
 import { ContentLostError, OciError, ociError, sendOciError, toOciError } from "./oci-errors.js";
 import { listReferrers } from "./referrers-handler.js";
 import type { Exchange, RegistryDeps } from "./registry-request.js";
@@ -56,7 +57,8 @@ async function base(deps: RegistryDeps, ex: Exchange): Promise<void> {
 /**
  * The registry's request handler (`depsOf` is read per request: the registry's URL is known only
  * once it listens): routes by path shape, answers every failure with the OCI error
- * envelope, and logs one structured line per request (never credentials).
+ * envelope, logs one structured line per request (never credentials) and counts it in the
+ * metrics by route kind. `/healthz` and `/readyz` answer anonymously and are not logged.
  */
 export function createRegistryHandler(depsOf: () => RegistryDeps, logger: (line: object) => void) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -64,14 +66,19 @@ export function createRegistryHandler(depsOf: () => RegistryDeps, logger: (line:
     const started = performance.now();
     const method = req.method ?? "GET";
     const url = new URL(req.url ?? "/", "http://registry.invalid");
+    if (url.pathname === HEALTHZ_PATH || url.pathname === READYZ_PATH) {
+      await answerProbe(deps, req, res, url.pathname);
+      return;
+    }
     const ex: Exchange = { req, res, url, head: method === "HEAD" };
     const requestId = randomUUID();
     res.setHeader("docker-distribution-api-version", "registry/2.0");
     res.setHeader("x-request-id", requestId);
     let error: OciError | undefined;
     let cancelled = false;
+    let route: RegistryRoute | undefined;
     try {
-      const route = matchRoute(url.pathname);
+      route = matchRoute(url.pathname);
       if (!route) throw ociError("NAME_UNKNOWN", `no registry endpoint at ${url.pathname.slice(0, 200)}`);
       const handler = handlerFor(route, method);
       if (!handler) throw new OciError("UNSUPPORTED", `${method} is not supported here`, undefined, {}, 405);
@@ -92,16 +99,45 @@ export function createRegistryHandler(depsOf: () => RegistryDeps, logger: (line:
         sendOciError(res, error, ex.head);
       }
     } finally {
+      const seconds = (performance.now() - started) / 1000;
+      const status = cancelled ? CLIENT_CLOSED_REQUEST : res.statusCode;
+      deps.metrics?.observe(route?.kind ?? "unmatched", method, status, seconds);
       logger({
         time: new Date().toISOString(),
         requestId,
         service: "registry",
         method,
         path: url.pathname,
-        status: cancelled ? CLIENT_CLOSED_REQUEST : res.statusCode,
+        status,
         ...(cancelled ? { error: "CANCELLED" } : error ? { error: error.code } : {}),
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        durationMs: Math.round(seconds * 100_000) / 100,
       });
     }
   };
+}
+
+/** `/healthz` (200 `ok`) and `/readyz` (200, or 503 naming the failing part), GET or HEAD only. */
+async function answerProbe(
+  deps: RegistryDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    sendOciError(res, new OciError("UNSUPPORTED", `${req.method} is not supported here`, undefined, {}, 405));
+    return;
+  }
+  let status = 200;
+  let body = "ok\n";
+  let type = "text/plain; charset=utf-8";
+  if (path === READYZ_PATH) {
+    ({ status, body } = readinessAnswer(await deps.readiness()));
+    type = "application/json";
+  }
+  res.writeHead(status, {
+    "content-type": type,
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+  });
+  res.end(req.method === "HEAD" ? undefined : body);
 }

@@ -4,6 +4,8 @@ import type { Clock } from "../core/clock.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import type { PullEventBuffer } from "../events/pull-event-buffer.js";
 import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import type { ReadinessReport } from "../observability/readiness.js";
+import type { RegistryMetrics } from "../observability/registry-metrics.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 import type { BlobUploads } from "./blob-uploads.js";
@@ -31,6 +33,10 @@ export interface RegistryDeps {
   clock: Clock;
   /** Public URL of the registry (the audience of its tokens). */
   registryUrl: string;
+  /** Answers `/readyz` (never rejects). */
+  readiness: () => Promise<ReadinessReport>;
+  /** Counts requests, bytes, pushes and pulls; none when omitted. */
+  metrics?: RegistryMetrics | undefined;
 }
 
 /** One request/response pair with its parsed URL. */

@@ -55,6 +55,16 @@ export interface SubscriptionStatus {
   retryTime: number;
 }
 
+/** How delivery stands across every subscription (for monitoring). */
+export interface DeliveryBacklog {
+  /** Deliveries owed (an event once per subscription owed it), counted up to the limit asked. */
+  pending: number;
+  /** Dead letters kept (deliveries given up on). */
+  deadLetters: number;
+  /** `time` of the oldest event some subscription is still owed; undefined when none is owed. */
+  oldestPendingTime: number | undefined;
+}
+
 export interface SubscriptionFilter {
   uidp?: UidpFilter;
   within?: AccessScopes;
@@ -72,6 +82,12 @@ export interface SubscriptionStore {
   countByGroup(groupUid: string): Promise<number>;
   /** The distinct groups that have at least one subscription. */
   subscribedGroups(): Promise<string[]>;
+  /**
+   * The backlog of every subscription together. `pending` stops counting at `pendingLimit`, so a
+   * large backlog costs at most that many rows; the oldest owed event is found with one index seek
+   * per subscription and group range.
+   */
+  backlog(pendingLimit: number): Promise<DeliveryBacklog>;
 }
 
 /** A subscription whose deliveries one worker may send until `leaseUntil`. */

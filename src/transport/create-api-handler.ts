@@ -2,6 +2,7 @@ import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { createRegistry, type DescFile } from "@bufbuild/protobuf";
 import type { Clock } from "../core/clock.js";
 import type { ServiceBinding } from "../core/service.js";
+import type { ApiMetrics } from "../observability/api-metrics.js";
 import { createConnectRoutes } from "./connect-routes.js";
 import { errorDetailsRegistry } from "./error-mapping.js";
 import { createGrpcUnary } from "./grpc-unary.js";
@@ -28,6 +29,8 @@ export { type ApiServer, type ApiServerOptions, startApiServer } from "./api-ser
 export interface ExtraRoute {
   path: string;
   handler: (req: AnyRequest, res: AnyResponse) => void | Promise<void>;
+  /** A probe polled every few seconds: counted in the metrics, logged only when its handler throws. */
+  quiet?: boolean;
 }
 
 /** Options of {@link createApiHandler}. */
@@ -42,6 +45,8 @@ export interface ApiHandlerOptions {
   clock: Clock;
   /** Receives one structured line per request (never the Authorization header or a token). */
   logger: RequestLogger;
+  /** Counts every request by route and outcome (see `Pipeline.finish`); none when omitted. */
+  metrics?: ApiMetrics | undefined;
   /** Exact-path routes served before the REST transcoder. */
   extraRoutes?: readonly ExtraRoute[];
   /** Largest accepted request body (REST JSON) or message (Connect/gRPC). Default 4 MiB. */
@@ -74,7 +79,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const connect = createConnectRoutes({ methods, pipeline, registry, maxBodyBytes });
   const grpcUnary = createGrpcUnary({ methods, pipeline, maxBodyBytes });
   const rest = createRestTranscoder({ methods, pipeline, registry, maxBodyBytes });
-  const extra = new Map((options.extraRoutes ?? []).map((r) => [r.path, r.handler]));
+  const extra = new Map((options.extraRoutes ?? []).map((r) => [r.path, r]));
 
   const onStream: HttpStreamHandler = (stream, headers) => {
     const url = headers[":path"] ?? "/";
@@ -98,12 +103,13 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
     const isRpc = connect.paths.has(path);
-    const extraHandler = isRpc ? undefined : extra.get(path);
+    const extraRoute = isRpc ? undefined : extra.get(path);
     const record = pipeline.begin({
       httpMethod: req.method ?? "GET",
       path,
-      protocol: isRpc ? rpcProtocol(req.headers["content-type"]) : extraHandler ? "http" : "rest",
+      protocol: isRpc ? rpcProtocol(req.headers["content-type"]) : extraRoute ? "http" : "rest",
       requestIdHeader: req.headers["x-request-id"],
+      quiet: extraRoute?.quiet === true,
     });
     res.setHeader("x-request-id", record.requestId);
     if (isRpc) {
@@ -115,10 +121,10 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       }
       return;
     }
-    if (extraHandler) {
+    if (extraRoute) {
       logWhenDone(res, () => pipeline.finish(record, res.statusCode));
       Promise.resolve()
-        .then(() => extraHandler(req, res))
+        .then(() => extraRoute.handler(req, res))
         .catch((err: unknown) => {
           record.cause = err;
           if (!res.headersSent) {

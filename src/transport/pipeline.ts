@@ -4,6 +4,7 @@ import type { Clock } from "../core/clock.js";
 import type { Access, Principal, RequestContext } from "../core/context.js";
 import { type DomainError, unauthenticated } from "../core/errors.js";
 import { requireUidp } from "../core/uidp.js";
+import type { ApiMetrics } from "../observability/api-metrics.js";
 import { CODE_NAMES, toDomainError } from "./error-mapping.js";
 import type { MethodEntry } from "./method-table.js";
 
@@ -42,6 +43,8 @@ export interface CallRecord {
   /** The real cause of an INTERNAL error: logged, never sent. */
   cause: unknown;
   logged: boolean;
+  /** A probe (health, readiness): logged only when something threw (`cause`), still counted. */
+  readonly quiet: boolean;
 }
 
 /** Options of {@link createPipeline}. */
@@ -50,6 +53,8 @@ export interface PipelineOptions {
   accessFor: AccessFactory;
   clock: Clock;
   logger: RequestLogger;
+  /** Counts every finished request by route and outcome; none when omitted. */
+  metrics?: ApiMetrics | undefined;
 }
 
 /** The one cross-cutting path of every API request, whatever its protocol. */
@@ -63,6 +68,7 @@ export interface Pipeline {
     path: string;
     protocol: Protocol;
     requestIdHeader: string | string[] | undefined;
+    quiet?: boolean;
   }): CallRecord;
   /**
    * Runs one RPC: authentication per the method's IAM annotation (`disabled` → anonymous;
@@ -79,7 +85,11 @@ export interface Pipeline {
   ): Promise<unknown>;
   /** Normalises an error raised outside `invoke` (routing, decoding) and records it on `record`. */
   fail(record: CallRecord, err: unknown): DomainError;
-  /** Writes the request's one log line; later calls for the same record do nothing. */
+  /**
+   * Writes the request's one log line (none for a quiet record without a cause) and counts it in
+   * the metrics by route (the RPC; a plain route's path; `unrouted` for a REST request no RPC
+   * took: never the raw path of an unknown URL); later calls for the same record do nothing.
+   */
   finish(record: CallRecord, httpStatus: number | undefined): void;
 }
 
@@ -88,7 +98,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /** Creates the pipeline; it keeps no per-request state of its own. */
 export function createPipeline(options: PipelineOptions): Pipeline {
-  const { authenticator, accessFor, clock, logger } = options;
+  const { authenticator, accessFor, clock, logger, metrics } = options;
 
   const contextFor = async (
     record: CallRecord,
@@ -131,6 +141,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         code: undefined,
         cause: undefined,
         logged: false,
+        quiet: init.quiet === true,
       };
     },
 
@@ -152,6 +163,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       if (record.logged) return;
       record.logged = true;
       const code = record.code;
+      const durationMs = performance.now() - record.startedAt;
+      metrics?.observe(
+        record.rpc ?? (record.protocol === "rest" ? "unrouted" : record.path),
+        code === undefined ? "" : (CODE_NAMES[code] ?? String(code)),
+        httpStatus ?? 0,
+        durationMs / 1000,
+      );
+      if (record.quiet && record.cause === undefined) return;
       const serverFault = code === 2 || code === 13 || code === 15 || (httpStatus ?? 0) >= 500;
       const line: Record<string, unknown> = {
         time: new Date(clock.now()).toISOString(),
@@ -164,7 +183,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         rpc: record.rpc,
         status: httpStatus,
         code: code === undefined ? undefined : CODE_NAMES[code],
-        durationMs: Math.round((performance.now() - record.startedAt) * 1000) / 1000,
+        durationMs: Math.round(durationMs * 1000) / 1000,
         identityUid: record.identityUid,
       };
       if (record.cause !== undefined) line.error = describeCause(record.cause);

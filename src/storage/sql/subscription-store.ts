@@ -98,6 +98,28 @@ export function createSubscriptionStore(ctx: SqlContext): SubscriptionStore {
       };
     },
 
+    async backlog(pendingLimit) {
+      const [pending, deadLetters, oldest] = await Promise.all([
+        sql<{ n: bigint | number }>`select count(*) as n from (select 1 as one from subscriptions s
+          inner join events e on ${OWED} limit ${Math.max(0, Math.trunc(pendingLimit))}) owed`.execute(db),
+        db.selectFrom("event_dead_letters").select(sql<bigint>`count(*)`.as("n")).executeTakeFirst(),
+        // Each subscription's first owed event: its own group's, then its subgroups' (OWES_ANY's seeks).
+        sql<{ time: bigint | number }>`select e.time from events e where e.seq = (select min(first_seq) from (
+          select (select min(o.seq) from events o where o.group_uid = s.parent_uid and o.seq > s.cursor_seq) as first_seq
+            from subscriptions s
+          union all
+          select (select min(d.seq) from events d where d.group_uid > s.parent_uid || '/'
+              and d.group_uid < s.parent_uid || '0' and d.seq > s.cursor_seq)
+            from subscriptions s) firsts)`.execute(db),
+      ]);
+      const time = oldest.rows[0]?.time;
+      return {
+        pending: readInt(pending.rows[0]?.n ?? 0),
+        deadLetters: readInt(deadLetters?.n ?? 0n),
+        oldestPendingTime: time === undefined ? undefined : readInt(time),
+      };
+    },
+
     async subscribedGroups() {
       const rows = await db.selectFrom("subscriptions").select("parent_uid").distinct().execute();
       return rows.map((r) => r.parent_uid);

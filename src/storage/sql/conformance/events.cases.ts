@@ -189,6 +189,51 @@ export function eventCases(db: TestDatabase): void {
       );
     });
 
+    it("backlog counts owed deliveries up to its limit, dead letters, and dates the oldest owed event", async () => {
+      const { store } = await fresh();
+      assert.deepEqual(
+        await store.subscriptions.backlog(100),
+        { pending: 0, deadLetters: 0, oldestPendingTime: undefined },
+        "nothing subscribed",
+      );
+      const org = newRootUid();
+      const team = newChildUid(org);
+      const atOrg = subRow(org);
+      const atTeam = subRow(team);
+      const elsewhere = subRow(newRootUid());
+      for (const s of [atOrg, atTeam, elsewhere]) await store.subscriptions.insert(s);
+      const teamEvent = eventOf(team, "t1");
+      await store.events.append(teamEvent);
+      await store.events.append(eventOf(org, "o1"));
+      await store.events.append(eventOf(team, "t2"));
+      // Owed: atOrg t1, o1, t2; atTeam t1, t2; elsewhere nothing.
+      assert.deepEqual(
+        await store.subscriptions.backlog(100),
+        { pending: 5, deadLetters: 0, oldestPendingTime: teamEvent.time },
+        "a subgroup's event counts for both subscriptions and is the oldest",
+      );
+      assert.equal((await store.subscriptions.backlog(3)).pending, 3, "counting stops at the limit");
+
+      // atTeam gives up on t1 (a dead letter) and delivers t2; atOrg delivers t1 only.
+      assert.deepEqual((await lease(store, "w1", T0)).sort(), [atOrg.uid, atTeam.uid].sort());
+      const [t1, t2] = await store.events.pending(atTeam.uid, 10);
+      assert.ok(t1 && t2, "atTeam owes two");
+      await store.events.finish({
+        subscriptionUid: atTeam.uid,
+        owner: "w1",
+        delivered: [],
+        failure: { deliveryId: t1.id, attempts: 3, status: 500, error: "boom", dead: true, retryTime: 0 },
+        now: T0 + 1,
+      });
+      await finish(store, { subscriptionUid: atOrg.uid, owner: "w1", delivered: [t1.id], now: T0 + 1 });
+      const [o1] = await store.events.pending(atOrg.uid, 1);
+      assert.deepEqual(
+        await store.subscriptions.backlog(100),
+        { pending: 3, deadLetters: 1, oldestPendingTime: o1?.event.time },
+        "a dead letter leaves the backlog; the oldest owed event moves on",
+      );
+    });
+
     it("list pages by uid and create_time in both directions; update_time reads as create_time", async () => {
       const { store } = await fresh();
       const org = newRootUid();
