@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { createServiceBindings } from "./api/bindings.js";
 import type { Issuer } from "./auth/issuer.js";
 import { createIssuer } from "./auth/issuer.js";
+import { recordIssuerUrls } from "./auth/issuer-urls.js";
+import { type RevocationChecker, watchTokenRevocations } from "./auth/token-revocations.js";
 import { createTokenVerifier } from "./auth/token-verifier.js";
 import { createWellKnownRoutes } from "./auth/well-known.js";
 import type { AccessResolver } from "./authz/access.js";
@@ -133,15 +135,25 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const apiUrl = publicUrlOf(config.publicUrl, api.address);
     let registryUrl = "";
     const issuer = createIssuer({ store, issuerUrl: apiUrl, clock });
+    // Withdrawn tokens, shared by every verifier of this process; polled so revocations made
+    // anywhere (`wharf admin tokens revoke`) apply here within seconds (ADR 0018).
+    const revocations = watchTokenRevocations({
+      revocations: store.tokenRevocations,
+      clock,
+      onError: (err) => logger({ level: "error", event: "token-revocations", error: String(err) }),
+    });
+    closers.push(async () => revocations.close());
+    await revocations.refresh();
     const federation = createFederation({
       store,
       issuer,
       clock,
       apiUrl,
+      revocations,
       options: options.federation,
       defaultLogin: config.defaultLogin,
     });
-    const verifier = createTokenVerifier({ issuer, audience: apiUrl, clock });
+    const verifier = createTokenVerifier({ issuer, audience: apiUrl, clock, revocations });
     const deliveryOptions: Partial<DispatcherOptions> = {
       maxAttempts: config.events.maxAttempts,
       timeoutMs: config.events.timeoutMs,
@@ -244,12 +256,14 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const registry = await startRegistry(config, {
       ...{ store, issuer, access, apiUrl, clock, logger, blobs, events, pullEvents },
       pullTokens: federation.pullTokens,
+      revocations,
       readiness,
       metrics: metrics.registry,
     });
     listening.push(registry.server);
     federation.setRegistryUrl(registry.url);
     registryUrl = registry.url;
+    await recordIssuerUrls(store.settings, { apiUrl, registryUrl });
     const gc = scheduleGarbageCollection(config.gcIntervalMs, { store, blobs, clock }, logger, metrics.gc);
     return {
       apiUrl,
@@ -285,6 +299,7 @@ async function startRegistry(
     clock: Clock;
     logger: (line: object) => void;
     pullTokens: PullTokenAuthenticator;
+    revocations: RevocationChecker;
     events: EventRecorder;
     pullEvents: PullEventBuffer;
     readiness: RegistryDeps["readiness"];
@@ -295,7 +310,10 @@ async function startRegistry(
   let deps: RegistryDeps | undefined;
   const server = await startRegistryServer(config.registryAddr, () => deps as RegistryDeps, parts.logger);
   const url = publicUrlOf(config.registryUrl, server.address);
-  const verifierOptions = { issuer, audience: [url, apiUrl], clock, anonymousSubject: ANONYMOUS_SUBJECT };
+  const verifierOptions = {
+    ...{ issuer, audience: [url, apiUrl], clock, anonymousSubject: ANONYMOUS_SUBJECT },
+    revocations: parts.revocations,
+  };
   const auth = createRegistryAuthenticator({
     registryUrl: url,
     verifier: createTokenVerifier(verifierOptions),

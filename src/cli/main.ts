@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError, type ConfigInput } from "../config/config.js";
 import { BlobStoreMismatchError } from "../storage/blob-store-identity.js";
-import { runAdminToken } from "./admin-token.js";
+import { ADMIN_USAGE, adminCommand } from "./admin.js";
 import { AUTH_USAGE, runAuth } from "./auth.js";
 import { commandHelp } from "./command-help.js";
 import { runGc } from "./gc.js";
@@ -13,9 +13,7 @@ const USAGE = `wharf: a self-hosted container registry platform
 
 Usage:
   wharf serve [options]                 run the platform API, token issuer and registry
-  wharf admin token [--ttl 1h] [--audience api|registry|<url>] [options]
-                                        print a token of the built-in platform administrator
-  wharf gc [--window 720h] [--grace 1h] [options]
+${ADMIN_USAGE}  wharf gc [--window 720h] [--grace 1h] [options]
                                         remove manifests and blobs no tag, recent tag history
                                         (--window) or push in flight (--grace) can reach
 ${AUTH_USAGE}${PULL_TOKEN_USAGE}  wharf help | version
@@ -94,17 +92,21 @@ export async function main(argv: string[]): Promise<number> {
         return await runServe(configInput(values));
       }
       case "admin": {
-        const [sub, ...args] = rest;
-        if (sub !== "token") break;
+        const admin = adminCommand(rest);
+        if (!admin) break;
         const { values } = parseArgs({
-          args,
-          options: { ...CONFIG_OPTIONS, ttl: { type: "string" }, audience: { type: "string" } },
+          args: admin.args,
+          options: { ...CONFIG_OPTIONS, ...admin.options, help: { type: "boolean", short: "h" } },
           strict: true,
         });
-        return await runAdminToken(configInput(values), {
-          ttl: values.ttl ?? "1h",
-          audience: values.audience ?? "api",
-        });
+        if (values.help) {
+          process.stdout.write(`Usage:\n${admin.usage}`);
+          return 0;
+        }
+        return await admin.run(
+          configInput(values as Partial<Record<keyof typeof CONFIG_OPTIONS, string>>),
+          values,
+        );
       }
       case "auth": {
         if (rest[0] === "pull-token") return await runPullToken(rest.slice(1));

@@ -1,4 +1,5 @@
 import type { Issuer } from "../auth/issuer.js";
+import type { RevocationWatch } from "../auth/token-revocations.js";
 import { createTokenVerifier } from "../auth/token-verifier.js";
 import type { Clock } from "../core/clock.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
@@ -47,6 +48,8 @@ export function createFederation(deps: {
   options?: FederationOptions;
   /** The server's default login provider (`identity_provider=default` exchanges). */
   defaultLogin?: DefaultLoginProvider | undefined;
+  /** Withdrawn tokens: refused for re-issue, and refresh tokens issued before them refused. */
+  revocations?: Pick<RevocationWatch, "isRevoked" | "refresh">;
 }): Federation {
   const { store, issuer, clock, apiUrl } = deps;
   const o = deps.options ?? {};
@@ -64,7 +67,11 @@ export function createFederation(deps: {
     issuer,
     clock,
     externalTokens,
-    wharfTokens: createTokenVerifier({ issuer, audience: apiUrl, clock }),
+    wharfTokens: createTokenVerifier({
+      ...{ issuer, audience: apiUrl, clock },
+      ...(deps.revocations ? { revocations: deps.revocations } : {}),
+    }),
+    ...(deps.revocations ? { revocations: deps.revocations } : {}),
     apiUrl,
     registryUrl: () => registryUrl,
     personExchange: createPersonExchange({
@@ -89,6 +96,7 @@ export function createFederation(deps: {
       wharfIssuerUrl: issuer.issuerUrl,
       registryUrl: () => registryUrl,
       clock,
+      ...(deps.revocations ? { revocations: deps.revocations } : {}),
     }),
     setRegistryUrl(url) {
       registryUrl = url.replace(/\/+$/, "");

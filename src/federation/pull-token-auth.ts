@@ -1,3 +1,4 @@
+import type { RevocationChecker } from "../auth/token-revocations.js";
 import type { Principal } from "../core/context.js";
 import { unauthenticated } from "../core/errors.js";
 import { isUidp } from "../core/uidp.js";
@@ -15,7 +16,9 @@ export type PullTokenAuthenticator = (identityUid: string, jwt: string) => Promi
  * expired. Reads the identity on every call, so a deleted identity stops working at once. The
  * principal's claims look like a registry token of the identity (`aud` the registry, `exp` the
  * earlier of the JWT's and the identity's expiration, `act` the JWT's iss/sub/aud), so the
- * registry and its `/token` treat it like one. Throws UNAUTHENTICATED "verifying token: …".
+ * registry and its `/token` treat it like one. A JWT issued before a revocation of the identity
+ * (`wharf admin tokens revoke`; one without `iat` counts as issued at the dawn of time) is refused.
+ * Throws UNAUTHENTICATED "verifying token: …".
  */
 export function createPullTokenAuthenticator(deps: {
   store: Pick<Store, "identities">;
@@ -24,6 +27,7 @@ export function createPullTokenAuthenticator(deps: {
   wharfIssuerUrl: string;
   registryUrl: () => string;
   clock: { now(): number };
+  revocations?: RevocationChecker;
 }): PullTokenAuthenticator {
   return async (identityUid, jwt) => {
     const registryUrl = deps.registryUrl();
@@ -36,6 +40,11 @@ export function createPullTokenAuthenticator(deps: {
         audience: registryUrl,
         now,
       });
+      const iat = verified.claims.iat;
+      const issuedAtMs = typeof iat === "number" ? iat * 1000 : Number.NEGATIVE_INFINITY;
+      if (deps.revocations?.isRevoked(identityUid, issuedAtMs)) {
+        throw unauthenticated("verifying token: token has been revoked");
+      }
       const expiration = identity?.staticKeys?.expirationTime ?? Number.POSITIVE_INFINITY;
       const exp = Math.min(verified.claims.exp, Math.floor(expiration / 1000));
       const { iss, sub, aud } = verified.claims;

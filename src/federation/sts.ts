@@ -1,4 +1,5 @@
 import type { Issuer } from "../auth/issuer.js";
+import type { RevocationWatch } from "../auth/token-revocations.js";
 import type { TokenVerifier } from "../auth/token-verifier.js";
 import { parseCapabilityNames, shortNameOf } from "../authz/capabilities.js";
 import { intersectRoots, minimalRoots } from "../authz/subtrees.js";
@@ -66,8 +67,8 @@ export interface Sts {
   /**
    * Rotates a refresh token: a new access token (audiences/scopes/caps may only narrow those the
    * refresh token is bound to) and the successor refresh token. PERMISSION_DENIED for an unknown,
-   * expired or spent refresh token (a spent one revokes its family) and for a deleted or expired
-   * identity.
+   * expired or spent refresh token (a spent one revokes its family), a refresh token issued before
+   * a revocation of its identity (`wharf admin tokens revoke`), and for a deleted or expired identity.
    */
   refresh(
     refreshToken: string,
@@ -89,6 +90,11 @@ export interface StsDeps {
   apiUrl: string;
   /** The registry's public URL; "" until the registry listens. */
   registryUrl: () => string;
+  /**
+   * Withdrawn tokens (`wharf admin tokens revoke`): a refresh token issued before a revocation
+   * matching its identity is refused. Re-read before each refresh, so it is exact, not polled.
+   */
+  revocations?: Pick<RevocationWatch, "isRevoked" | "refresh">;
   /** Verifies a person's ID token of an identity provider and registers them (the login flow's logic). */
   personExchange?: (idToken: string, providerUid: string) => Promise<ExchangedPerson>;
 }
@@ -270,6 +276,12 @@ export function createSts(deps: StsDeps): Sts {
             // Checked before the token is spent, so a bad request does not cost the client its token.
             for (const a of wantAud ?? []) {
               if (!row.audience.includes(a)) throw new RefreshRefused(`it was not issued for audience ${a}`);
+            }
+            if (deps.revocations) {
+              await deps.revocations.refresh();
+              if (deps.revocations.isRevoked(row.identityUid, row.createTime)) {
+                throw new RefreshRefused("refresh token has been revoked");
+              }
             }
             const identity = await store.identities.get(row.identityUid);
             if (!identity) throw new RefreshRefused("refresh token is not valid");

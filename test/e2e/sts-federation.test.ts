@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from "jose";
+import { revokeTokens } from "../../src/auth/token-revocations.js";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
 import { expectError, expectJson, type StatusBody } from "../support/api-assertions.js";
@@ -434,6 +435,36 @@ describe("token federation: /sts/exchange against a real upstream issuer", () =>
     // Replaying the first (spent) token is refused and revokes the family: the newest stops working.
     await denied(await refresh(first.refreshToken ?? ""), /already used/);
     await denied(await refresh(third.refreshToken.token), /refresh token is not valid/);
+  });
+
+  it("a revoked identity's older tokens and refresh tokens stop working; it can exchange anew", async () => {
+    const revoked = await identity(acme, "revoked-ci", { issuer: peer.issuer, subject: "ci" });
+    await bind(acme, revoked, "viewer");
+    const before = await exchanged(await ciToken(), { identity: revoked, create_refresh_token: "1" });
+    const list = (token: string) => wharf.api(`/registry/v2/repos?uidp.descendants_of=${acme}`, { token });
+    await expectJson(await list(before.token));
+    const revocation = await revokeTokens(
+      wharf.store.tokenRevocations,
+      { subject: revoked },
+      { now: Date.now(), acceptedForMs: 3600_000 },
+    );
+    const refresh = (token: string) =>
+      fetch(`${wharf.apiUrl}/sts/exchange_refresh_token`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` },
+      });
+    // The refresh check reads the revocations at once; the access token within the poll interval.
+    await denied(await refresh(before.refreshToken ?? ""), /refresh token has been revoked/);
+    const deadline = Date.now() + 5000;
+    while ((await list(before.token)).status !== 401) {
+      assert.ok(Date.now() < deadline, "the revoked access token is refused within seconds");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    while (Date.now() <= revocation.issuedBefore) await new Promise((r) => setTimeout(r, 50));
+    const after = await exchanged(await ciToken(), { identity: revoked, create_refresh_token: "1" });
+    await expectJson(await list(after.token));
+    const rotated = await expectJson<{ token: RawToken }>(await refresh(after.refreshToken ?? ""));
+    await expectJson(await list(rotated.token.token));
   });
 
   it("a deleted identity's refresh tokens stop working", async () => {
