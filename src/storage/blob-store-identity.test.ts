@@ -232,6 +232,23 @@ forEachEngine("bindBlobStore", (db) => {
         );
       });
 
+      it("refuses a pre-id pair whose blobs the database mostly does not know (two old deployments)", async () => {
+        const p = await pair();
+        await recordBlob(p.store, 1);
+        await putBlobBytes(p.blobs.driver, 2);
+        await putBlobBytes(p.blobs.driver, 3);
+        await assertRefused(p, /of 2 blobs sampled in the blob store the database knows only 0/);
+      });
+
+      it("stamps a pre-id pair whose blob store also keeps a few strays a crash left", async () => {
+        const p = await pair();
+        await recordBlob(p.store, 1);
+        await recordBlob(p.store, 2);
+        for (const n of [1, 2, 3]) await putBlobBytes(p.blobs.driver, n);
+        const id = await bindBlobStore(p.store, p.blobs.driver, p.where);
+        assert.equal(await stampOf(p.blobs.driver), id);
+      });
+
       it("completes a binding interrupted after the database's id was written", async () => {
         const p = await pair();
         await recordBlob(p.store, 1);

@@ -40,17 +40,19 @@ export class BlobStoreMismatchError extends Error {
  * blob store keeps the same id in the object {@link BLOB_STORE_ID_KEY}. Resolves with the id when:
  *
  * - both carry the same id;
- * - the blob store has no id and holds no blobs, the metadata store records no blobs, and its id
- *   (if any) is not yet bound to a blob store (a fresh pair; or a new empty blob store for a
- *   metadata store that never stored blobs): the blob store is stamped;
+ * - the blob store has no id and holds no blobs, and the metadata store records none (a fresh
+ *   pair, or a new empty blob store for a metadata store that has stored no blobs yet): the blob
+ *   store is stamped (and the metadata store, when it had no id);
  * - neither carries an id yet, or the metadata store has an id but its binding never completed,
- *   and both hold blobs (a deployment from before ids existed): both are stamped.
+ *   and both hold blobs (a deployment from before ids existed) with at least half of a sample of
+ *   the blob store's blobs recorded in the metadata store: both are stamped.
  *
  * Rejects with {@link BlobStoreMismatchError}, changing nothing, when the ids differ; when the blob
  * store has an id and the metadata store none; when the metadata store's id is bound and the blob
  * store has no id but holds blobs (another deployment's data), or holds none while the metadata
- * store records blobs (a wrong location, or lost blobs); and when one side holds blobs the other
- * does not know of. Other failures (I/O, database) reject as they are.
+ * store records blobs (a wrong location, or lost blobs); when one side holds blobs the other does
+ * not; and when the metadata store knows fewer than half of the sampled blobs of an unbound pair.
+ * Other failures (I/O, database) reject as they are.
  *
  * Concurrency: servers starting at once on one database agree on one id (both sides are written
  * with put-if-absent semantics and read back; the metadata side first, so a racer that sees the blob
@@ -98,6 +100,14 @@ export async function bindBlobStore(
       "the database records blobs but the blob store holds none (a wrong location, or lost blobs)",
     );
   }
+  if (!bound && holds) {
+    // Both hold blobs and neither has (a bound) id: a deployment from before ids, unless the two
+    // are different deployments. Their blobs would then mostly be unknown to the database.
+    const { sampled, known } = await sampleKnownBlobs(store, blobs);
+    if (known * 2 < sampled) {
+      return refuse(`of ${sampled} blobs sampled in the blob store the database knows only ${known}`);
+    }
+  }
   const id = await store.settings.putIfAbsent(STORE_ID_SETTING, storeId ?? randomBytes(16).toString("hex"));
   const stamped = await stampIfAbsent(blobs, id, refuse);
   if (stamped !== id)
@@ -124,6 +134,28 @@ async function stampIfAbsent(blobs: BlobDriver, id: string, refuse: (why: string
   const stored = await readStamp(blobs, refuse);
   if (stored === undefined) throw new Error(`${BLOB_STORE_ID_KEY} vanished after it was written`);
   return stored;
+}
+
+/** How many blobs a first binding samples to tell a pre-id deployment from a foreign blob store. */
+const SAMPLE_SIZE = 64;
+
+/**
+ * How many of the first {@link SAMPLE_SIZE} objects under `blobs/` (in key order, so effectively
+ * random digests) the database records. Keys are `blobs/<algorithm>/<2 hex>/<hex>/data`.
+ */
+async function sampleKnownBlobs(
+  store: Store,
+  blobs: BlobDriver,
+): Promise<{ sampled: number; known: number }> {
+  let sampled = 0;
+  let known = 0;
+  for await (const object of blobs.list("blobs/")) {
+    const [, algorithm, , hex] = object.key.split("/");
+    sampled++;
+    if ((await store.blobs.get(`${algorithm}:${hex}`)) !== undefined) known++;
+    if (sampled === SAMPLE_SIZE) break;
+  }
+  return { sampled, known };
 }
 
 /** Whether `blobs` holds any blob bytes (objects under `blobs/`). */
