@@ -212,7 +212,10 @@ export function createSigningKeyRing(opts: {
 
     async rotate() {
       const { kid, createTime } = await insertNewKey();
-      await signingKeys.retireOthers(kid, createTime, createTime + retireAfterMs);
+      // Retire what is older than the newest key stored now: a concurrent rotation may have stored
+      // a newer key than ours (then ours retires too), and one that finished first did not see ours.
+      const newest = pickSigner((await reloadFromNow()).rows, clock.now()) ?? { kid, createTime };
+      await signingKeys.retireOthers(newest.kid, newest.createTime, createTime + retireAfterMs);
       await reloadFromNow();
       return kid;
     },
