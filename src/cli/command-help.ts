@@ -41,10 +41,12 @@ export function usageEntries(usage: string): UsageEntry[] {
 export function commandHelp(usage: string, options: string, argv: readonly string[]): string | undefined {
   const end = argv.indexOf("--");
   const args = end < 0 ? argv : argv.slice(0, end);
-  const viaHelp = args[0] === "help";
-  if (!viaHelp && !args.includes("-h") && !args.includes("--help")) return undefined;
+  const asked = args.includes("-h") || args.includes("--help");
+  // `wharf help gc` asks about gc; `wharf help -h` about help itself.
+  const named = asked ? args : args[0] === "help" ? args.slice(1) : undefined;
+  if (named === undefined) return undefined;
   const words: string[] = [];
-  for (const arg of viaHelp ? args.slice(1) : args) {
+  for (const arg of named) {
     if (arg.startsWith("-")) break;
     words.push(arg);
   }

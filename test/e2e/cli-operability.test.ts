@@ -1,0 +1,225 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import pg from "pg";
+import { engineSkipReason } from "../support/databases.js";
+import {
+  existingPostgres,
+  findPostgresBin,
+  type PostgresServer,
+  throwawayPostgres,
+} from "../support/postgres-cluster.js";
+import { WHARF } from "../support/wharf-process.js";
+
+// The command line as an operator meets it: every command answers -h/--help, and a command that
+// cannot start says why in one line on stderr and exits 1, never with a stack trace.
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function wharf(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [WHARF, ...args],
+      { env: { ...process.env, WHARF_DEBUG: "", ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Asserts exit 1 and exactly one stderr line matching `pattern`, with no stack frame. */
+function assertOneLineFailure(run: Run, pattern: RegExp): void {
+  assert.equal(run.code, 1, `exit code; stderr: ${run.stderr}`);
+  const lines = run.stderr.split("\n").filter((l) => l !== "");
+  assert.equal(lines.length, 1, `one line on stderr, got:\n${run.stderr}`);
+  assert.match(lines[0] ?? "", /^wharf: /);
+  assert.match(lines[0] ?? "", pattern);
+  assert.doesNotMatch(run.stderr, /\n\s+at /, "no stack frames");
+}
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+const LOCAL = ["--api-addr", "127.0.0.1:0", "--registry-addr", "127.0.0.1:0"];
+
+describe("wharf -h / --help", () => {
+  it("every command of the top-level usage prints its usage with -h and --help and exits 0", async () => {
+    const top = await wharf(["help"]);
+    assert.equal(top.code, 0);
+    // Each command line of the usage: `  wharf <words> …` (the words: leading lower-case tokens).
+    const commands = top.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("  wharf "))
+      .map((line) => {
+        const words: string[] = [];
+        for (const token of line.trim().split(/\s+/).slice(1)) {
+          if (!/^[a-z][a-z-]*$/.test(token)) break;
+          words.push(token);
+        }
+        return { words, line: line.trimEnd() };
+      });
+    assert.ok(
+      commands.length >= 8,
+      `the usage lists the commands: ${commands.map((c) => c.words.join(" "))}`,
+    );
+    for (const required of ["serve", "gc", "admin token", "auth login", "auth pull-token create"]) {
+      assert.ok(
+        commands.some((c) => c.words.join(" ") === required),
+        `${required} is listed`,
+      );
+    }
+    const cases = commands.flatMap(({ words, line }) =>
+      ["-h", "--help"].map((flag) => ({ words, line, flag })),
+    );
+    // Four at a time: each is a Node process loading TypeScript.
+    const results: ((typeof cases)[number] & { run: Run })[] = [];
+    for (let i = 0; i < cases.length; i += 4) {
+      const batch = cases.slice(i, i + 4);
+      results.push(
+        ...(await Promise.all(batch.map(async (c) => ({ ...c, run: await wharf([...c.words, c.flag]) })))),
+      );
+    }
+    for (const { words, line, flag, run } of results) {
+      const what = `wharf ${words.join(" ")} ${flag}`;
+      assert.equal(run.code, 0, `${what} exits 0 (stderr: ${run.stderr})`);
+      assert.match(run.stdout, /^Usage:\n/, `${what} prints a usage`);
+      assert.ok(run.stdout.includes(line), `${what} shows its own usage line`);
+      assert.equal(run.stderr, "", `${what} writes nothing else`);
+    }
+  });
+
+  it("help for a group, through `wharf help`, and after other flags; serve -h starts nothing", async () => {
+    const group = await wharf(["auth", "--help"]);
+    assert.equal(group.code, 0);
+    for (const sub of ["login", "token", "logout", "pull-token create"]) {
+      assert.ok(group.stdout.includes(`wharf auth ${sub}`), `auth --help lists ${sub}`);
+    }
+    const viaHelp = await wharf(["help", "gc"]);
+    assert.equal(viaHelp.code, 0);
+    assert.match(viaHelp.stdout, /wharf gc \[--window/);
+    assert.match(viaHelp.stdout, /--data-dir DIR/, "a command taking [options] lists them");
+    const late = await wharf(["serve", "--api-addr", "127.0.0.1:1", "-h"]);
+    assert.equal(late.code, 0, "help wins over the other flags: nothing is started");
+    assert.match(late.stdout, /wharf serve/);
+    const unknown = await wharf(["frobnicate", "-h"]);
+    assert.equal(unknown.code, 2, "an unknown command is still an error");
+  });
+});
+
+describe("start-up failures: one line, exit 1", () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "wharf-startup-"));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  for (const which of ["registry", "api"] as const) {
+    it(`a busy ${which} port`, async () => {
+      const busy: Server = createServer();
+      await new Promise<void>((r) => busy.listen(0, "127.0.0.1", r));
+      const { port } = busy.address() as { port: number };
+      try {
+        const addr = `127.0.0.1:${port}`;
+        const args =
+          which === "api"
+            ? ["--api-addr", addr, "--registry-addr", "127.0.0.1:0"]
+            : ["--api-addr", "127.0.0.1:0", "--registry-addr", addr];
+        const run = await wharf(["serve", "--data-dir", join(dir, `busy-${which}`), ...args]);
+        assertOneLineFailure(run, new RegExp(`cannot listen on ${addr}: the address is already in use`));
+      } finally {
+        await new Promise((r) => busy.close(r));
+      }
+    });
+  }
+
+  it("an unwritable data folder (a path through a regular file)", async () => {
+    const file = join(dir, "file");
+    await writeFile(file, "not a folder");
+    for (const command of [["serve", ...LOCAL], ["gc"], ["admin", "token"]]) {
+      const run = await wharf([...command, "--data-dir", join(file, "sub")]);
+      assertOneLineFailure(run, new RegExp(`cannot write ${file}.*not a folder`));
+    }
+  });
+
+  it("an unreachable PostgreSQL (a closed port), never printing the password", async () => {
+    const url = `postgres://wharf:s3cret-pw@127.0.0.1:${await closedPort()}/wharf`;
+    const run = await wharf(["serve", "--data-dir", join(dir, "pg-closed"), "--database-url", url, ...LOCAL]);
+    assertOneLineFailure(run, /cannot reach the database at 127\.0\.0\.1:\d+: connection refused/);
+    assert.ok(!run.stderr.includes("s3cret-pw"), "no password on stderr");
+  });
+});
+
+describe("start-up with a missing PostgreSQL database", { skip: engineSkipReason("postgres") }, () => {
+  let server: PostgresServer;
+  const cleanup: string[] = [];
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: server.adminUrl });
+    await client.connect();
+    try {
+      return await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  before(async () => {
+    const url = process.env.WHARF_TEST_DATABASE_URL;
+    server = url ? existingPostgres(url) : await throwawayPostgres(findPostgresBin() as string);
+  });
+  after(async () => {
+    for (const statement of cleanup.reverse()) await admin(statement).catch(() => {});
+  });
+
+  it("is created when the role may create databases, and the command runs", async () => {
+    const name = `wharf_created_${randomBytes(4).toString("hex")}`;
+    cleanup.push(`drop database if exists ${name} with (force)`);
+    const run = await wharf(["admin", "token", "--database-url", server.urlOf(name)]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^[\w-]+\.[\w-]+\.[\w-]+\n$/, "a token was minted from the new database");
+    const found = await admin(`select 1 from pg_database where datname = '${name}'`);
+    assert.equal(found.rowCount, 1, "the database exists now");
+  });
+
+  it("says how to create it when the role may not", async () => {
+    const role = `wharf_nocreate_${randomBytes(4).toString("hex")}`;
+    const name = `wharf_missing_${randomBytes(4).toString("hex")}`;
+    await admin(`create role ${role} login nocreatedb`);
+    cleanup.push(`drop role if exists ${role}`);
+    const url = new URL(server.urlOf(name));
+    url.username = role;
+    url.password = "";
+    const run = await wharf([
+      "serve",
+      "--data-dir",
+      join(tmpdir(), name),
+      "--database-url",
+      url.toString(),
+      ...LOCAL,
+    ]);
+    assertOneLineFailure(
+      run,
+      new RegExp(
+        `database "${name}" does not exist and role "${role}" may not create it: run createdb .*${name}`,
+      ),
+    );
+    const found = await admin(`select 1 from pg_database where datname = '${name}'`);
+    assert.equal(found.rowCount, 0, "nothing was created");
+  });
+});
