@@ -25,8 +25,9 @@ export function registerEventMetrics(registry: Registry, options: EventMetricsOp
   const timeoutMs = options.timeoutMs ?? 2000;
   let shared: { at: number; read: Promise<DeliveryBacklog | undefined> } | undefined;
   const read = (): Promise<DeliveryBacklog | undefined> => {
-    const now = options.now();
     // Gauges of one scrape collect concurrently: the first starts the read, the others join it.
+    // Timed by the process (a test's clock may stand still), not by `now`.
+    const now = performance.now();
     if (shared === undefined || now - shared.at > 500) {
       shared = { at: now, read: withTimeout(options.backlog(pendingLimit), timeoutMs) };
     }
