@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { decodeJwt } from "jose";
+import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from "jose";
 import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
 import { createPullToken } from "../../src/federation/pull-token.js";
 import { expectJson } from "../support/api-assertions.js";
@@ -12,6 +12,20 @@ import { startTestServer, type TestServer } from "../support/wharf-server.js";
 const run = promisify(execFile);
 const WHARF = new URL("../../bin/wharf.js", import.meta.url).pathname;
 const MANIFEST = "application/vnd.oci.image.manifest.v1+json";
+
+/** Polls `check` every 100 ms until it returns true; fails with `what` after `ms`. */
+async function eventually(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Resolves once the wall clock is past `ms`. */
+async function waitUntilPast(ms: number): Promise<void> {
+  while (Date.now() <= ms) await new Promise((r) => setTimeout(r, Math.max(1, ms - Date.now() + 1)));
+}
 
 describe("pull tokens: static-keys identities as registry Basic credentials", () => {
   let wharf: TestServer;
@@ -139,6 +153,88 @@ describe("pull tokens: static-keys identities as registry Basic credentials", ()
       await wharf.api(`/iam/v2/identities/${gone.username}`, { method: "DELETE", token: wharf.adminToken }),
     );
     assert.equal(await pullDirect(gone.username, gone.password), 401, "deleted identity");
+  });
+
+  it("wharf admin tokens revoke --subject <identity uid>: refused within seconds; a JWT minted afterwards works", async () => {
+    /** /token with Basic credentials: the status and the body (the issued token, or the error). */
+    const viaToken = async (user: string, password: string) => {
+      const res = await wharf.registry("/token?scope=repository:acme/app:pull", {
+        headers: { authorization: basic(user, password) },
+      });
+      return { status: res.status, body: await res.text() };
+    };
+    const pull = await pullToken();
+    const bystander = await pullToken();
+    assert.equal(await pullDirect(pull.username, pull.password), 200, "works before the revocation");
+    const issued = await viaToken(pull.username, pull.password);
+    assert.equal(issued.status, 200, issued.body);
+    const manifest = await wharf.registry("/v2/acme/app/manifests/latest", {
+      token: (JSON.parse(issued.body) as { token: string }).token,
+      headers: { accept: MANIFEST },
+    });
+    assert.equal(manifest.status, 200);
+    await manifest.arrayBuffer();
+
+    // A key of the test's own, registered beside the pull token's, so more JWTs of this very
+    // identity (same iss/sub) can be signed: one before the revocation, one after.
+    const own = await generateKeyPair("ES256");
+    const identity = await expectJson<{ staticKeys: { issuerKeys: string } & Record<string, unknown> }>(
+      await wharf.api(`/iam/v2/identities/${pull.username}`, { token: wharf.adminToken }),
+    );
+    const keys = (JSON.parse(identity.staticKeys.issuerKeys) as { keys: unknown[] }).keys;
+    const ownJwk = { ...(await exportJWK(own.publicKey)), kid: "test-own-key", alg: "ES256", use: "sig" };
+    await expectJson(
+      await wharf.api(`/iam/v2/identities/${pull.username}?update_mask=static_keys`, {
+        method: "PATCH",
+        token: wharf.adminToken,
+        body: {
+          uid: pull.username,
+          staticKeys: { ...identity.staticKeys, issuerKeys: JSON.stringify({ keys: [...keys, ownJwk] }) },
+        },
+      }),
+    );
+    const claims = decodeJwt(pull.password);
+    const mint = (iatSeconds: number) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: "ES256", kid: ownJwk.kid, typ: "JWT" })
+        .setIssuer(claims.iss ?? "")
+        .setSubject(claims.sub ?? "")
+        .setAudience(wharf.registryUrl)
+        .setIssuedAt(iatSeconds)
+        .setExpirationTime(iatSeconds + 3600)
+        .sign(own.privateKey);
+    const earlier = await mint(Math.floor(Date.now() / 1000));
+    assert.equal(await pullDirect(pull.username, earlier), 200, "the test's own JWT works before");
+
+    const { stdout } = await run(process.execPath, [
+      WHARF,
+      "admin",
+      "tokens",
+      "revoke",
+      "--subject",
+      pull.username,
+      "--data-dir",
+      wharf.dataDir,
+    ]);
+    const cutoff = Date.parse(/issued before (\S+);/.exec(stdout)?.[1] ?? "");
+    assert.ok(cutoff > (claims.iat ?? 0) * 1000, stdout);
+    await eventually("the registry refuses the revoked pull token on /v2/", async () => {
+      return (await pullDirect(pull.username, pull.password)) === 401;
+    });
+    const refused = await viaToken(pull.username, pull.password);
+    assert.equal(refused.status, 401, "and on /token");
+    assert.match(refused.body, /token has been revoked/);
+    assert.equal(await pullDirect(pull.username, earlier), 401, "every JWT of the identity issued before");
+    assert.equal(await pullDirect(bystander.username, bystander.password), 200, "another identity's works");
+
+    // The identity is not gone: a JWT issued after the cutoff is accepted (directly and by /token).
+    await waitUntilPast(cutoff);
+    const iat = Math.floor(Date.now() / 1000);
+    assert.ok(iat * 1000 >= cutoff);
+    const later = await mint(iat);
+    assert.equal(await pullDirect(pull.username, later), 200, "a JWT minted after the revocation works");
+    const reissued = await viaToken(pull.username, later);
+    assert.equal(reissued.status, 200, reissued.body);
   });
 
   it("the CLI: wharf auth pull-token create prints working credentials, and revoke revokes them", async () => {
