@@ -166,3 +166,38 @@ forEachEngine("token revocations", (db) => {
     );
   });
 });
+
+it("close waits for a poll in flight: the store is read no more once it resolves", async () => {
+  const reads: string[] = [];
+  let answerVersion: () => void = () => {};
+  const versionAnswered = new Promise<void>((resolve) => {
+    answerVersion = resolve;
+  });
+  const w = watchTokenRevocations({
+    revocations: {
+      insert: () => Promise.reject(new Error("not used")),
+      prune: async () => 0,
+      async version() {
+        reads.push("version");
+        await versionAnswered;
+        return "changed";
+      },
+      async listLive() {
+        reads.push("listLive");
+        return [];
+      },
+    },
+    clock: steppingClock(),
+    pollIntervalMs: 60_000,
+  });
+  const polled = w.refresh();
+  const closed = (async () => {
+    await w.close();
+    reads.push("closed");
+  })();
+  answerVersion();
+  await Promise.all([polled, closed]);
+  // The poll's second read (the rows, the version having changed) comes before close resolves,
+  // not after (when the server has closed the store).
+  assert.deepEqual(reads, ["version", "listLive", "closed"]);
+});

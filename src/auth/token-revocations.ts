@@ -12,8 +12,8 @@ export interface RevocationChecker {
 export interface RevocationWatch extends RevocationChecker {
   /** Reads the table now (when it changed since the last read); resolves once done. */
   refresh(): Promise<void>;
-  /** Stops polling. */
-  close(): void;
+  /** Stops polling; resolves once a poll in flight is done (it issues no query after that). */
+  close(): Promise<void>;
 }
 
 /** How often a watch polls by default: revocations take effect everywhere within about this long. */
@@ -74,7 +74,12 @@ export function watchTokenRevocations(opts: {
       return issuedAtMs < cutoff;
     },
     refresh,
-    close: () => clearInterval(timer),
+    async close() {
+      clearInterval(timer);
+      // A poll reads twice (version, then the rows): let it finish before the store closes. Its
+      // failure is reported by whoever started it.
+      await polling?.catch(() => {});
+    },
   };
 }
 

@@ -60,9 +60,10 @@ export function createTestDatabase(engine: EngineName): TestDatabase {
 
 /**
  * Registers `body` once per engine, each inside `describe("<title> [<engine>]")` with its own
- * TestDatabase, disposed after the suite. For an unavailable engine the suite holds one SKIPPED
- * test carrying the reason instead (never silently passing). `body` runs at registration time: create stores inside
- * hooks or tests, not in `body` itself.
+ * TestDatabase, disposed after the suite (after the `after` hooks `body` registers). For an
+ * unavailable engine the suite holds one SKIPPED test carrying the reason instead (never silently
+ * passing). `body` runs at registration time: create stores inside hooks or tests, not in `body`
+ * itself.
  *
  * @example
  * forEachEngine("repos", (db) => {
@@ -79,8 +80,11 @@ export function forEachEngine(title: string, body: (db: TestDatabase) => void): 
         return;
       }
       const db = createTestDatabase(engine);
-      after(() => db.dispose());
       body(db);
+      // Registered after the body's hooks, so it runs after them (node:test runs a suite's `after`
+      // hooks in registration order): the suite's servers and stores close while their database
+      // is still there, and only then is it dropped (with force, which would cut their connections).
+      after(() => db.dispose());
     });
   }
 }
