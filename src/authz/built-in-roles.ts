@@ -47,7 +47,7 @@ const registryPush: Capability[] = [
   C.CAP_IAM_GROUPS_CREATE,
 ];
 
-// No identity.list on purpose: it would expose every identity in scope (reference §4.2).
+// No identity.list on purpose: it would show a pull-token creator every identity in scope.
 const registryPullTokenCreator: Capability[] = [
   ...registryPull,
   C.CAP_IAM_IDENTITY_CREATE,

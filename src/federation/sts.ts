@@ -208,7 +208,7 @@ export function createSts(deps: StsDeps): Sts {
     if (scopes) binding.scopes = scopes;
     if (caps) binding.caps = caps;
     const raw = await mint(person.identityUid, aud, { ...binding, sessionGrants: person.sessionGrants });
-    // Group-derived sessions end with their token (reference §2.8): no refresh token for them.
+    // Group-derived sessions end with their token (ADR 0011): no refresh token for them.
     if (request.createRefreshToken && person.sessionGrants.length === 0) {
       const now = clock.now();
       raw.refreshToken = (await issueRefreshToken(store, binding, { now })).token;

@@ -28,7 +28,7 @@ export const INVITE_CODE_PREFIX = "wharf_inv_";
 /** Emails: one @, no spaces, a dot in the domain, at most 254 characters. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** Newest first by default (reference: GroupInvites default `created_at desc`). */
+/** Newest first by default (`created_at desc`, as the hosted service lists invites). */
 const INVITE_LIST: ListSpec<GroupInviteRow> = {
   allowedOrder: ["uid", "create_time", "update_time"],
   defaultOrder: { field: "create_time", desc: true },

@@ -5,7 +5,7 @@ import type { ImagesService } from "../gen/platform/registry/v2/images_pb.js";
 import { describeImage } from "./image-description.js";
 import { validateDigest } from "./names.js";
 
-/** The architecture GetSize reports when the request names none (reference: amd64). */
+/** The architecture GetSize reports when the request names none (the hosted service's default). */
 const DEFAULT_ARCHITECTURE = "amd64";
 
 /**
