@@ -448,7 +448,8 @@ export const IdentitiesService: GenService<{
     output: typeof IdentitySchema;
   },
   /**
-   * Revokes the identity: its role bindings are deleted with it.
+   * Revokes the identity. Refused with FAILED_PRECONDITION (a RESOURCE_IN_USE violation per binding)
+   * while role bindings reference it: delete those first.
    *
    * @generated from rpc platform.iam.v2.IdentitiesService.DeleteIdentity
    */

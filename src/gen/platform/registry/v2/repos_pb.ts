@@ -30,7 +30,8 @@ export type Repo = Message<"platform.registry.v2.Repo"> & {
   uid: string;
 
   /**
-   * Required: lowercase OCI path component ([a-z0-9]+(?:[._-][a-z0-9]+)*).
+   * Required: one lowercase OCI path component, 1-128 characters matching
+   * [a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*; the image path <org>/<folders…>/<name> is at most 255.
    *
    * @generated from field: string name = 2;
    */
