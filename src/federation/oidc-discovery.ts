@@ -1,4 +1,5 @@
 import { setBounded } from "../core/bounded-map.js";
+import { isLoopbackHost } from "../core/loopback-host.js";
 import { boundedGetJson, type FetchLimits } from "./bounded-fetch.js";
 import { ExternalTokenError } from "./external-token-error.js";
 
@@ -36,13 +37,6 @@ export interface OidcDiscoveryOptions extends FetchLimits {
 }
 
 export const DISCOVERY_PATH = "/.well-known/openid-configuration";
-
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-/** True for `localhost`, 127.0.0.0/8 and `[::1]`. */
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
 
 /**
  * Throws ExternalTokenError unless `value` is an absolute `https:` URL without credentials or a

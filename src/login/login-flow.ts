@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Issuer } from "../auth/issuer.js";
 import type { Clock } from "../core/clock.js";
 import { invalidArgument, isDomainError, permissionDenied } from "../core/errors.js";
-import { isLoopbackHost } from "../federation/oidc-discovery.js";
+import { isLoopbackHost } from "../core/loopback-host.js";
 import type { Store } from "../storage/store.js";
 import { type DefaultLoginProvider, type LoginProvider, resolveLoginProvider } from "./login-provider.js";
 import { registerPerson, type VerifiedPerson } from "./register-person.js";

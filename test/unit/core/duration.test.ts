@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseDurationSeconds } from "../../../src/cli/duration.js";
+import { parseDurationSeconds } from "../../../src/core/duration.js";
 
 describe("parseDurationSeconds", () => {
   it("reads units and plain seconds", () => {
