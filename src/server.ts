@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createServiceBindings } from "./api/bindings.js";
 import type { Issuer } from "./auth/issuer.js";
 import { createIssuer } from "./auth/issuer.js";
 import { recordIssuerUrls } from "./auth/issuer-urls.js";
@@ -46,6 +45,7 @@ import type { RegistryDeps } from "./oci/registry-request.js";
 import type { RegistryServer } from "./oci/registry-server.js";
 import { startRegistryServer } from "./oci/registry-server.js";
 import { createRepoResolver } from "./oci/repo-resolver.js";
+import { createServiceBindings } from "./service-bindings.js";
 import { bindBlobStore } from "./storage/blob-store-identity.js";
 import type { BlobDriver } from "./storage/blobs/blob-driver.js";
 import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";

@@ -1,9 +1,9 @@
 import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
-import type { AccessScopes } from "../core/context.js";
-import { invalidArgument } from "../core/errors.js";
-import type { PageRequest, UidpFilter } from "../core/list.js";
-import { isUidp } from "../core/uidp.js";
 import type { UIDPFilter } from "../gen/platform/common/v2/uidp_pb.js";
+import type { AccessScopes } from "./context.js";
+import { invalidArgument } from "./errors.js";
+import type { PageRequest, UidpFilter } from "./list.js";
+import { isUidp } from "./uidp.js";
 
 /**
  * A protobuf Timestamp for a time in ms (undefined stays undefined): what `timestampFromMs` returns,

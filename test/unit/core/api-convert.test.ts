@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { fromTimestamp, toTimestamp } from "../../../src/api/convert.js";
+import { fromTimestamp, toTimestamp } from "../../../src/core/api-convert.js";
 
 describe("toTimestamp", () => {
   it("equals protobuf-es timestampFromMs, before and after the epoch", () => {

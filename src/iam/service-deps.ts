@@ -1,15 +1,10 @@
 import type { PageTokenCodec } from "../core/list.js";
 import type { EventRecorder } from "../events/event-recorder.js";
-import type { SinkAddressPolicy } from "../events/sink-address-policy.js";
-import type { SinkResolver } from "../events/sink-host.js";
-import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 
-/** What every service implementation is built from (the composition root provides it). */
-export interface ServiceDeps {
+/** What the IAM services are built from (the composition root provides it). */
+export interface IamServiceDeps {
   store: Store;
-  /** Blob bytes (image configs, for ImagesService). */
-  blobs: BlobDriver;
   pageTokens: PageTokenCodec;
   /**
    * Called after role bindings of `identityUid` change (or, without an argument, after a role's
@@ -18,12 +13,6 @@ export interface ServiceDeps {
   bindingsChanged(identityUid?: string): void;
   /** Writes events into the outbox, in the transaction of the change they report. */
   events: EventRecorder;
-  /** Whether subscriptions may have plain-http sinks on non-loopback hosts (default false). */
-  allowHttpSinks?: boolean;
-  /** Which addresses subscriptions' sinks may lead to; default: the policy without exceptions. */
-  sinkAddresses?: SinkAddressPolicy;
-  /** Resolves sink host names when a subscription is created; default: the system resolver. */
-  resolveSinkHost?: SinkResolver;
   /** Ids of the legal documents the server offers (TermsService); default: DEFAULT_TERMS_DOCUMENTS. */
   termsDocuments?: readonly string[];
   /**

@@ -1,4 +1,4 @@
-import type { ListSpec, Page } from "../core/list.js";
+import type { ListSpec, Page } from "./list.js";
 
 /** Rows of resources that have a name and both timestamps. */
 export interface NamedRow {
