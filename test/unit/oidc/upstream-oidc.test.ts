@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { redeemAuthorizationCode } from "../../../src/login/upstream-oidc.js";
+import { redeemAuthorizationCode } from "../../../src/oidc/upstream-oidc.js";
 
 describe("redeemAuthorizationCode", () => {
   let server: Server;

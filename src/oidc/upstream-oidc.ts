@@ -1,6 +1,6 @@
 import { invalidArgument, permissionDenied, unavailable } from "../core/errors.js";
-import { readBoundedBody } from "../federation/bounded-fetch.js";
-import { ExternalTokenError } from "../federation/external-token-error.js";
+import { readBoundedBody } from "./bounded-fetch.js";
+import { ExternalTokenError } from "./external-token-error.js";
 
 /** What the login flow needs of an upstream OpenID Connect provider. */
 export interface UpstreamOidc {

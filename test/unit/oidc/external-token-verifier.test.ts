@@ -8,7 +8,7 @@ import type { Clock } from "../../../src/core/clock.js";
 import {
   createExternalTokenVerifier,
   ExternalTokenError,
-} from "../../../src/federation/external-token-verifier.js";
+} from "../../../src/oidc/external-token-verifier.js";
 import { type OidcPeer, startOidcPeer } from "../../support/oidc-peer.js";
 
 const AUD = "https://wharf.example";

@@ -1,6 +1,6 @@
 import { unavailable } from "../core/errors.js";
-import { externalTokenFailure } from "../federation/external-token-error.js";
-import { ExternalTokenError, type ExternalTokenVerifier } from "../federation/external-token-verifier.js";
+import { externalTokenFailure } from "./external-token-error.js";
+import { ExternalTokenError, type ExternalTokenVerifier } from "./external-token-verifier.js";
 import type { UpstreamOidc } from "./upstream-oidc.js";
 
 /**
