@@ -1,20 +1,22 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseRange } from "../../../src/oci/blob-handlers.js";
-import { parseDigest } from "../../../src/oci/digest.js";
 import { parseTimestampParam } from "../../../src/oci/history-handler.js";
-import { OciError } from "../../../src/oci/oci-errors.js";
+import { OciError, toOciError } from "../../../src/oci/oci-errors.js";
 import { credentialOf } from "../../../src/oci/registry-auth.js";
 import { mayUseRegistry } from "../../../src/oci/registry-gate.js";
 import { parseScopes } from "../../../src/oci/token-endpoint.js";
+import { parseDigest } from "../../../src/registry/digest.js";
 
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
 const ociCode = (fn: () => unknown) => {
   try {
     fn();
-  } catch (err) {
-    assert.ok(err instanceof OciError, String(err));
+  } catch (thrown) {
+    // As the registry answers it: registry parsers (digests) throw registry errors that toOciError maps.
+    const err = toOciError(thrown);
+    assert.ok(err instanceof OciError, String(thrown));
     return err.code;
   }
   assert.fail("expected an OciError");

@@ -3,8 +3,8 @@ import { createHash, randomBytes, randomInt } from "node:crypto";
 import { Readable } from "node:stream";
 import { after, describe, it } from "node:test";
 import { createBlobUploads } from "../../../src/oci/blob-uploads.js";
-import { type DigestAlgorithm, parseDigest } from "../../../src/oci/digest.js";
 import { createUploadHasher, type RunningDigest, WORKER_THRESHOLD } from "../../../src/oci/upload-hasher.js";
+import { type DigestAlgorithm, parseDigest } from "../../../src/registry/digest.js";
 import { createMemoryBlobDriver } from "../../../src/storage/blobs/memory/memory-blob-driver.js";
 
 const MiB = 1024 * 1024;

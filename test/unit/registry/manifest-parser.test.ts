@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { OciError, toOciError } from "../../../src/oci/oci-errors.js";
 import {
   DOCKER_MANIFEST,
   DOCKER_MANIFEST_LIST,
   OCI_INDEX,
   OCI_MANIFEST,
   parseManifest,
-} from "../../../src/oci/manifest-parser.js";
-import { OciError } from "../../../src/oci/oci-errors.js";
+} from "../../../src/registry/manifest-parser.js";
 
 const d = (n: number) => `sha256:${n.toString(16).padStart(64, "0")}`;
 const desc = (n: number, mediaType = "application/octet-stream", extra = {}) => ({
@@ -30,8 +30,10 @@ const image = (extra = {}) => ({
 function invalid(content: unknown, contentType?: string): string {
   try {
     parseManifest(typeof content === "string" ? Buffer.from(content) : bytes(content), contentType);
-  } catch (err) {
-    assert.ok(err instanceof OciError, String(err));
+  } catch (thrown) {
+    // As the registry answers it: the parser throws a registry error that toOciError maps.
+    const err = toOciError(thrown);
+    assert.ok(err instanceof OciError, String(thrown));
     assert.equal(err.code, "MANIFEST_INVALID");
     return err.message;
   }

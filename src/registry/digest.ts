@@ -1,5 +1,5 @@
 import { createHash, type Hash } from "node:crypto";
-import { OciError } from "./oci-errors.js";
+import { InvalidDigestError } from "./content-errors.js";
 
 /** Digest algorithms the registry verifies content against, with their hex lengths. */
 const ALGORITHMS = { sha256: 64, sha512: 128 } as const;
@@ -17,20 +17,20 @@ export interface Digest {
 const DIGEST_SYNTAX = /^([a-z0-9]+(?:[+._-][a-z0-9]+)*):([a-zA-Z0-9=_-]+)$/;
 
 /**
- * Parses a digest: sha256 (64 lowercase hex) or sha512 (128). Throws OciError DIGEST_INVALID for
+ * Parses a digest: sha256 (64 lowercase hex) or sha512 (128). Throws InvalidDigestError for
  * anything else, UNSUPPORTED-algorithm digests included (named in the message).
  */
 export function parseDigest(value: string): Digest {
   const match = DIGEST_SYNTAX.exec(value);
-  if (!match) throw new OciError("DIGEST_INVALID", `"${truncate(value)}" is not a digest`);
+  if (!match) throw new InvalidDigestError(`"${truncate(value)}" is not a digest`);
   const algorithm = match[1] as string;
   const hex = match[2] as string;
   if (!(algorithm in ALGORITHMS)) {
-    throw new OciError("DIGEST_INVALID", `digest algorithm "${algorithm}" is not supported (sha256, sha512)`);
+    throw new InvalidDigestError(`digest algorithm "${algorithm}" is not supported (sha256, sha512)`);
   }
   const length = ALGORITHMS[algorithm as DigestAlgorithm];
   if (hex.length !== length || !/^[a-f0-9]+$/.test(hex)) {
-    throw new OciError("DIGEST_INVALID", `${algorithm} digests are ${length} lowercase hex characters`);
+    throw new InvalidDigestError(`${algorithm} digests are ${length} lowercase hex characters`);
   }
   return { algorithm: algorithm as DigestAlgorithm, hex, value };
 }

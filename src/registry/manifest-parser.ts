@@ -1,6 +1,6 @@
 import type { ManifestReference } from "../storage/registry-store.js";
+import { InvalidManifestError } from "./content-errors.js";
 import { parseDigest } from "./digest.js";
-import { OciError, ociError } from "./oci-errors.js";
 
 export const OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
 export const OCI_INDEX = "application/vnd.oci.image.index.v1+json";
@@ -49,8 +49,8 @@ export interface ParsedManifest {
 /**
  * Validates a manifest body against its Content-Type and the OCI image spec (schemaVersion 2;
  * OCI/Docker manifests need `config` and `layers`, indexes `manifests`; every descriptor needs a
- * media type, a valid digest and a non-negative integer size). Throws MANIFEST_INVALID naming the
- * first problem. The Content-Type wins; a generic one (or none) defers to the body's `mediaType`,
+ * media type, a valid digest and a non-negative integer size). Throws InvalidManifestError naming
+ * the first problem. The Content-Type wins; a generic one (or none) defers to the body's `mediaType`,
  * then to the shape of the document.
  */
 export function parseManifest(content: Uint8Array, contentType: string | undefined): ParsedManifest {
@@ -58,32 +58,32 @@ export function parseManifest(content: Uint8Array, contentType: string | undefin
   try {
     doc = JSON.parse(Buffer.from(content).toString("utf8"));
   } catch {
-    throw ociError("MANIFEST_INVALID", "manifest is not valid JSON");
+    throw new InvalidManifestError("manifest is not valid JSON");
   }
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
-    throw ociError("MANIFEST_INVALID", "manifest must be a JSON object");
+    throw new InvalidManifestError("manifest must be a JSON object");
   }
   const body = doc as Record<string, unknown>;
-  if (body.schemaVersion !== 2) throw ociError("MANIFEST_INVALID", "schemaVersion must be 2");
+  if (body.schemaVersion !== 2) throw new InvalidManifestError("schemaVersion must be 2");
   const declared = typeof body.mediaType === "string" ? body.mediaType : undefined;
   if (body.mediaType !== undefined && declared === undefined) {
-    throw ociError("MANIFEST_INVALID", "mediaType must be a string");
+    throw new InvalidManifestError("mediaType must be a string");
   }
   const header = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   let mediaType: string;
   if (!GENERIC.has(header)) {
     if (!SINGLE.has(header) && !INDEXES.has(header)) {
-      throw new OciError("MANIFEST_INVALID", `unsupported manifest media type "${header}"`, {
+      throw new InvalidManifestError(`unsupported manifest media type "${header}"`, {
         supported: [OCI_MANIFEST, OCI_INDEX, DOCKER_MANIFEST, DOCKER_MANIFEST_LIST],
       });
     }
     if (declared !== undefined && declared !== header) {
-      throw ociError("MANIFEST_INVALID", `mediaType "${declared}" does not match Content-Type "${header}"`);
+      throw new InvalidManifestError(`mediaType "${declared}" does not match Content-Type "${header}"`);
     }
     mediaType = header;
   } else if (declared !== undefined) {
     if (!SINGLE.has(declared) && !INDEXES.has(declared)) {
-      throw ociError("MANIFEST_INVALID", `unsupported manifest media type "${declared}"`);
+      throw new InvalidManifestError(`unsupported manifest media type "${declared}"`);
     }
     mediaType = declared;
   } else {
@@ -93,7 +93,7 @@ export function parseManifest(content: Uint8Array, contentType: string | undefin
   const annotations = stringMap(body.annotations, "annotations");
   const subject = body.subject === undefined ? undefined : descriptor(body.subject, "subject");
   if (body.artifactType !== undefined && typeof body.artifactType !== "string") {
-    throw ociError("MANIFEST_INVALID", "artifactType must be a string");
+    throw new InvalidManifestError("artifactType must be a string");
   }
   const artifactType = body.artifactType as string | undefined;
   const common = {
@@ -103,8 +103,7 @@ export function parseManifest(content: Uint8Array, contentType: string | undefin
   };
 
   if (INDEXES.has(mediaType)) {
-    if (!Array.isArray(body.manifests))
-      throw ociError("MANIFEST_INVALID", "an index needs a manifests array");
+    if (!Array.isArray(body.manifests)) throw new InvalidManifestError("an index needs a manifests array");
     const manifests = body.manifests.map((d, i) => descriptor(d, `manifests[${i}]`));
     return {
       ...common,
@@ -115,9 +114,9 @@ export function parseManifest(content: Uint8Array, contentType: string | undefin
       ...(artifactType ? { artifactType } : {}),
     };
   }
-  if (body.config === undefined) throw ociError("MANIFEST_INVALID", "a manifest needs a config descriptor");
+  if (body.config === undefined) throw new InvalidManifestError("a manifest needs a config descriptor");
   const config = descriptor(body.config, "config");
-  if (!Array.isArray(body.layers)) throw ociError("MANIFEST_INVALID", "a manifest needs a layers array");
+  if (!Array.isArray(body.layers)) throw new InvalidManifestError("a manifest needs a layers array");
   const layers = body.layers.map((d, i) => descriptor(d, `layers[${i}]`));
   const blobs = [config, ...layers.filter((l) => !l.urls || l.urls.length === 0)];
   return {
@@ -133,20 +132,20 @@ export function parseManifest(content: Uint8Array, contentType: string | undefin
 
 function descriptor(value: unknown, field: string): Descriptor {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw ociError("MANIFEST_INVALID", `${field} must be a descriptor object`);
+    throw new InvalidManifestError(`${field} must be a descriptor object`);
   }
   const d = value as Record<string, unknown>;
   if (typeof d.mediaType !== "string" || d.mediaType === "") {
-    throw ociError("MANIFEST_INVALID", `${field}.mediaType is required`);
+    throw new InvalidManifestError(`${field}.mediaType is required`);
   }
-  if (typeof d.digest !== "string") throw ociError("MANIFEST_INVALID", `${field}.digest is required`);
+  if (typeof d.digest !== "string") throw new InvalidManifestError(`${field}.digest is required`);
   try {
     parseDigest(d.digest);
   } catch {
-    throw ociError("MANIFEST_INVALID", `${field}.digest "${d.digest.slice(0, 80)}" is not a valid digest`);
+    throw new InvalidManifestError(`${field}.digest "${d.digest.slice(0, 80)}" is not a valid digest`);
   }
   if (typeof d.size !== "number" || !Number.isSafeInteger(d.size) || d.size < 0) {
-    throw ociError("MANIFEST_INVALID", `${field}.size must be a non-negative integer`);
+    throw new InvalidManifestError(`${field}.size must be a non-negative integer`);
   }
   const out: Descriptor = { mediaType: d.mediaType, digest: d.digest, size: d.size };
   if (typeof d.artifactType === "string") out.artifactType = d.artifactType;
@@ -156,7 +155,7 @@ function descriptor(value: unknown, field: string): Descriptor {
   if (typeof d.platform === "object" && d.platform !== null) {
     const p = d.platform as Record<string, unknown>;
     if (typeof p.architecture !== "string" || typeof p.os !== "string") {
-      throw ociError("MANIFEST_INVALID", `${field}.platform needs architecture and os`);
+      throw new InvalidManifestError(`${field}.platform needs architecture and os`);
     }
     out.platform = {
       architecture: p.architecture,
@@ -170,9 +169,9 @@ function descriptor(value: unknown, field: string): Descriptor {
 function stringMap(value: unknown, field: string): Record<string, string> | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "object" || Array.isArray(value))
-    throw ociError("MANIFEST_INVALID", `${field} must be an object`);
+    throw new InvalidManifestError(`${field} must be an object`);
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== "string") throw ociError("MANIFEST_INVALID", `${field}.${k} must be a string`);
+    if (typeof v !== "string") throw new InvalidManifestError(`${field}.${k} must be a string`);
   }
   return value as Record<string, string>;
 }
