@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { decodeJwt } from "jose";
+import { createDeliverySigner, type DeliverySigner } from "../../../src/auth/delivery-signer.js";
 import { createIssuer } from "../../../src/auth/issuer.js";
 import { createDeliveryHeaders } from "../../../src/events/delivery-headers.js";
-import { createDeliverySigner, type DeliverySigner } from "../../../src/events/event-dispatcher.js";
 import { bodyDigest, WEBHOOK_AUDIENCE } from "../../../src/events/webhook-request.js";
 import type { StoredEvent } from "../../../src/storage/event-store.js";
 import { openStore } from "../../../src/storage/sql/open-store.js";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { createLocalJWKSet, decodeJwt } from "jose";
+import { createDeliverySigner } from "../../../src/auth/delivery-signer.js";
 import { createIssuer } from "../../../src/auth/issuer.js";
-import { createDeliverySigner } from "../../../src/events/event-dispatcher.js";
 import { bodyDigest, WEBHOOK_AUDIENCE, webhookSubject } from "../../../src/events/webhook-request.js";
 import { createWebhookVerifier } from "../../../src/events/webhook-verifier.js";
 import { openStore } from "../../../src/storage/sql/open-store.js";
