@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { create, toJson } from "@bufbuild/protobuf";
 import { TimestampSchema } from "@bufbuild/protobuf/wkt";
-import { timestampToJson } from "../../../src/transport/timestamp-json.js";
+import { timestampToJson } from "../../../src/codec/timestamp-json.js";
 
 /** What protobuf-es writes (the reference), or the error it throws. */
 function reference(seconds: bigint, nanos: number): string | Error {

@@ -13,6 +13,8 @@ import {
 } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import { StringValueSchema, StructSchema } from "@bufbuild/protobuf/wkt";
+import { binaryEncoderFor } from "../../../src/codec/binary-encoder.js";
+import { createJsonEncoders } from "../../../src/codec/json-encoder.js";
 import { GroupsService } from "../../../src/gen/platform/iam/v2/groups_pb.js";
 import { IdentitiesService } from "../../../src/gen/platform/iam/v2/identities_pb.js";
 import { RoleBindingsService } from "../../../src/gen/platform/iam/v2/role_bindings_pb.js";
@@ -21,9 +23,7 @@ import { PingService } from "../../../src/gen/platform/ping/v2/ping_pb.js";
 import { ImagesService } from "../../../src/gen/platform/registry/v2/images_pb.js";
 import { type Repo, RepoSchema, ReposService } from "../../../src/gen/platform/registry/v2/repos_pb.js";
 import { TagsService } from "../../../src/gen/platform/registry/v2/tags_pb.js";
-import { binaryEncoderFor } from "../../../src/transport/binary-encoder.js";
 import { errorDetailsRegistry } from "../../../src/transport/error-mapping.js";
-import { createJsonEncoders } from "../../../src/transport/json-encoder.js";
 import {
   randomMessage,
   seededRandom,
