@@ -28,9 +28,7 @@ import { startWebhookDelivery } from "./events/webhook-delivery.js";
 import { createFederation, type FederationOptions } from "./federation/federation.js";
 import type { PullTokenAuthenticator } from "./federation/pull-token-auth.js";
 import { issueRefreshToken } from "./federation/refresh-tokens.js";
-import { createAuthRoutes } from "./iam/auth-routes.js";
 import { createLoginFlow } from "./login/login-flow.js";
-import { createLoginRoutes } from "./login/login-routes.js";
 import { resolveSessionGrants, sessionGrantUids } from "./login/session-grants.js";
 import type { GcMetrics } from "./observability/gc-metrics.js";
 import { createReadinessCheck, writeBlobProbe } from "./observability/readiness.js";
@@ -45,6 +43,9 @@ import type { RegistryServer } from "./oci/registry-server.js";
 import { startRegistryServer } from "./oci/registry-server.js";
 import { createRepoResolver } from "./oci/repo-resolver.js";
 import { createUpstreamOidc } from "./oidc/upstream-oidc-client.js";
+import { createAuthRoutes } from "./plain-routes/auth-routes.js";
+import { createFederationRoutes } from "./plain-routes/federation-routes.js";
+import { createLoginRoutes } from "./plain-routes/login-routes.js";
 import { createServiceBindings } from "./service-bindings.js";
 import { bindBlobStore } from "./storage/blob-store-identity.js";
 import type { BlobDriver } from "./storage/blobs/blob-driver.js";
@@ -231,7 +232,12 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           bindingsChanged: (uid) => access.invalidate(uid),
           events,
         }),
-        ...federation.routes,
+        ...createFederationRoutes({
+          sts: federation.sts,
+          issuerUrl: issuer.issuerUrl,
+          apiUrl,
+          registryUrl: federation.registryUrl,
+        }),
         ...createLoginRoutes(
           createLoginFlow({
             store,

@@ -1,6 +1,6 @@
+import { CALLBACK_PATH, type createLoginFlow } from "../login/login-flow.js";
 import type { ExtraRoute } from "../transport/create-api-handler.js";
 import { plainRoute } from "../transport/plain-route.js";
-import { CALLBACK_PATH, type createLoginFlow } from "./login-flow.js";
 
 /** ErrorInfo domain of the login routes' errors. */
 const DOMAIN = "auth.wharf.dev";

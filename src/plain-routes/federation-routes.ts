@@ -1,7 +1,7 @@
+import type { ExchangeRequest, Sts } from "../federation/sts.js";
 import type { ExtraRoute } from "../transport/create-api-handler.js";
 import { bearerToken } from "../transport/pipeline.js";
 import { plainRoute, type RouteParams } from "../transport/plain-route.js";
-import type { ExchangeRequest, Sts } from "./sts.js";
 
 /** ErrorInfo domain of the STS's errors. */
 export const STS_DOMAIN = "sts.wharf.dev";
