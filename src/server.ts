@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createServiceBindings } from "./api/bindings.js";
 import type { Issuer } from "./auth/issuer.js";
 import { createIssuer } from "./auth/issuer.js";
 import { recordIssuerUrls } from "./auth/issuer-urls.js";
@@ -29,11 +28,8 @@ import { startWebhookDelivery } from "./events/webhook-delivery.js";
 import { createFederation, type FederationOptions } from "./federation/federation.js";
 import type { PullTokenAuthenticator } from "./federation/pull-token-auth.js";
 import { issueRefreshToken } from "./federation/refresh-tokens.js";
-import { createAuthRoutes } from "./iam/auth-routes.js";
 import { createLoginFlow } from "./login/login-flow.js";
-import { createLoginRoutes } from "./login/login-routes.js";
 import { resolveSessionGrants, sessionGrantUids } from "./login/session-grants.js";
-import { createUpstreamOidc } from "./login/upstream-oidc-client.js";
 import type { GcMetrics } from "./observability/gc-metrics.js";
 import { createReadinessCheck, writeBlobProbe } from "./observability/readiness.js";
 import { createServerMetrics } from "./observability/server-metrics.js";
@@ -46,6 +42,11 @@ import type { RegistryDeps } from "./oci/registry-request.js";
 import type { RegistryServer } from "./oci/registry-server.js";
 import { startRegistryServer } from "./oci/registry-server.js";
 import { createRepoResolver } from "./oci/repo-resolver.js";
+import { createUpstreamOidc } from "./oidc/upstream-oidc-client.js";
+import { createAuthRoutes } from "./plain-routes/auth-routes.js";
+import { createFederationRoutes } from "./plain-routes/federation-routes.js";
+import { createLoginRoutes } from "./plain-routes/login-routes.js";
+import { createServiceBindings } from "./service-bindings.js";
 import { bindBlobStore } from "./storage/blob-store-identity.js";
 import type { BlobDriver } from "./storage/blobs/blob-driver.js";
 import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
@@ -231,7 +232,12 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           bindingsChanged: (uid) => access.invalidate(uid),
           events,
         }),
-        ...federation.routes,
+        ...createFederationRoutes({
+          sts: federation.sts,
+          issuerUrl: issuer.issuerUrl,
+          apiUrl,
+          registryUrl: federation.registryUrl,
+        }),
         ...createLoginRoutes(
           createLoginFlow({
             store,

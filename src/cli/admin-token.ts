@@ -5,7 +5,7 @@ import { ADMIN_IDENTITY_UID, ensureAdminIdentity } from "../authz/admin-identity
 import { ConfigError, type ConfigInput, loadConfig, publicUrlOf } from "../config/config.js";
 import { openConfiguredStore } from "../config/open-configured-store.js";
 import { systemClock } from "../core/clock.js";
-import { parseDurationSeconds } from "./duration.js";
+import { parseDurationSeconds } from "../core/duration.js";
 
 /** Usage lines of `wharf admin token`. */
 export const ADMIN_TOKEN_USAGE = `  wharf admin token [--ttl 1h] [--audience api|registry|<url>] [options]

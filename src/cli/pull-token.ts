@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config/config.js";
+import { parseDurationSeconds } from "../core/duration.js";
 import { createPullToken, MAX_PULL_TOKEN_TTL_SECONDS, revokePullToken } from "../federation/pull-token.js";
-import { parseDurationSeconds } from "./duration.js";
 
 /** Usage lines of `wharf auth pull-token create` and `revoke`. */
 export const PULL_TOKEN_USAGE = `  wharf auth pull-token create --parent ORG [--ttl 720h] [--name NAME] [--api-url URL] [--token TOKEN]

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
-import { parseDurationSeconds } from "../cli/duration.js";
+import { parseDurationSeconds } from "../core/duration.js";
+import { isLoopbackHost } from "../core/loopback-host.js";
 import { MAX_GROUP_NAME_LENGTH, pathComponentProblem } from "../core/registry-name.js";
 import { formatCidr, parseCidr } from "../events/sink-address-policy.js";
-import { isLoopbackHost } from "../federation/oidc-discovery.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
 import { parseBlobDriverUrl, redactBlobDriverUrl } from "../storage/blobs/open-blob-driver.js";
 

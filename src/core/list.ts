@@ -42,6 +42,20 @@ export interface ListSlice<T> {
   total: bigint;
 }
 
+/** Hierarchy filter of the API (`uidp.*` query parameters). All set fields combine with AND. */
+export interface UidpFilter {
+  /** Strict ancestors of this uidp. */
+  ancestorsOf?: string;
+  /** This uidp and all its descendants. */
+  descendantsOf?: string;
+  /** Direct children of this uidp. */
+  childrenOf?: string;
+  /** Root-level rows only. */
+  inRoot?: boolean;
+  /** Exactly these uidps. */
+  ids?: string[];
+}
+
 /** The paging fields common to every List request. */
 export interface PageRequest {
   pageSize: number;

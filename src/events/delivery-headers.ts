@@ -1,7 +1,7 @@
+import type { DeliverySigner } from "../auth/delivery-signer.js";
 import { setBounded } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
 import type { StoredEvent } from "../storage/event-store.js";
-import type { DeliverySigner } from "./event-dispatcher.js";
 import { bodyDigest, cloudEventHeaders, webhookSubject } from "./webhook-request.js";
 
 /** The HTTP headers of one delivery: CloudEvent headers plus `authorization: Bearer <token>`. */

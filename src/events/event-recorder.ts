@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { create, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import { createJsonEncoders } from "../codec/json-encoder.js";
 import type { Principal, RequestContext } from "../core/context.js";
 import type { Store } from "../storage/store.js";
-import { createJsonEncoders } from "../transport/json-encoder.js";
 import { apiEventType, EVENT_RESOURCES, type EventResource, type EventVerb } from "./event-types.js";
 
 /** Who caused an event: `actor` of the CloudEvent body. */

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { invalidArgument } from "../core/errors.js";
-import { isLoopbackHost } from "../federation/oidc-discovery.js";
+import { isLoopbackHost } from "../core/loopback-host.js";
 import type { SinkAddressPolicy } from "./sink-address-policy.js";
 import { type SinkResolver, sinkAddressRefusal, sinkHostOf, unresolvedSinkHost } from "./sink-host.js";
 

@@ -1,9 +1,14 @@
 import { create } from "@bufbuild/protobuf";
-import { pageRequestOf, toTimestamp, toUidpFilter } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { pageEnvelope } from "../api/list-specs.js";
+import { pageRequestOf, toTimestamp, toUidpFilter } from "../core/api-convert.js";
 import { invalidArgument, notFound } from "../core/errors.js";
-import { DEFAULT_PAGE_SIZE, type ListSpec, MAX_PAGE_SIZE, paginate } from "../core/list.js";
+import {
+  DEFAULT_PAGE_SIZE,
+  type ListSpec,
+  MAX_PAGE_SIZE,
+  type PageTokenCodec,
+  paginate,
+} from "../core/list.js";
+import { pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
@@ -16,9 +21,29 @@ import {
   type SubscriptionsService,
 } from "../gen/platform/events/v2/subscriptions_pb.js";
 import type { DeliveryRow, SubscriptionRow, SubscriptionStatus } from "../storage/event-store.js";
-import { createSinkAddressPolicy, NO_SINK_EXCEPTIONS } from "./sink-address-policy.js";
-import { systemSinkResolver } from "./sink-host.js";
+import type { Store } from "../storage/store.js";
+import type { EventRecorder } from "./event-recorder.js";
+import {
+  createSinkAddressPolicy,
+  NO_SINK_EXCEPTIONS,
+  type SinkAddressPolicy,
+} from "./sink-address-policy.js";
+import { type SinkResolver, systemSinkResolver } from "./sink-host.js";
 import { validateSink, validateSinkAddresses } from "./sink-url.js";
+
+/** What SubscriptionsService is built from (the composition root provides it). */
+export interface SubscriptionsServiceDeps {
+  store: Store;
+  pageTokens: PageTokenCodec;
+  /** Writes events into the outbox, in the transaction of the change they report. */
+  events: EventRecorder;
+  /** Whether subscriptions may have plain-http sinks on non-loopback hosts (default false). */
+  allowHttpSinks?: boolean;
+  /** Which addresses subscriptions' sinks may lead to; default: the policy without exceptions. */
+  sinkAddresses?: SinkAddressPolicy;
+  /** Resolves sink host names when a subscription is created; default: the system resolver. */
+  resolveSinkHost?: SinkResolver;
+}
 
 /** Default order: the primary key, as the hosted service lists subscriptions. */
 const SUBSCRIPTION_LIST: ListSpec<SubscriptionRow> = {
@@ -69,7 +94,9 @@ function afterIdOf(pageToken: string): number | undefined {
  * group). Plain-http sinks need `allowHttp` unless they are loopback URLs. A sink's host must
  * resolve (`deps.resolveSinkHost`) to addresses only that `deps.sinkAddresses` allows (ADR 0017).
  */
-export function createSubscriptionsService(deps: ServiceDeps): ServiceHandlers<typeof SubscriptionsService> {
+export function createSubscriptionsService(
+  deps: SubscriptionsServiceDeps,
+): ServiceHandlers<typeof SubscriptionsService> {
   const { store, events } = deps;
   const sinkPolicy = deps.sinkAddresses ?? createSinkAddressPolicy(NO_SINK_EXCEPTIONS);
   const resolveSinkHost = deps.resolveSinkHost ?? systemSinkResolver;

@@ -1,8 +1,8 @@
+import { createDeliverySigner } from "../auth/delivery-signer.js";
 import type { Issuer } from "../auth/issuer.js";
 import type { Clock } from "../core/clock.js";
 import type { EventOutboxStore } from "../storage/event-store.js";
 import {
-  createDeliverySigner,
   type DispatcherLogger,
   type DispatcherOptions,
   type EventDispatcher,

@@ -1,12 +1,12 @@
 import type { JSONWebKeySet, JWTPayload } from "jose";
 import { compilePattern } from "../core/validation.js";
-import type { ClaimMatchData, IdentityRow, StaticKeysData } from "../storage/store.js";
 import {
   audienceOf,
   ExternalTokenError,
   type ExternalTokenVerifier,
   type VerifiedExternalToken,
-} from "./external-token-verifier.js";
+} from "../oidc/external-token-verifier.js";
+import type { ClaimMatchData, IdentityRow, StaticKeysData } from "../storage/store.js";
 
 /**
  * Deciding whether a presented token may assume an identity. The identity (from Wharf's store)

@@ -4,11 +4,9 @@ import { createTokenVerifier } from "../auth/token-verifier.js";
 import type { Clock } from "../core/clock.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
 import { createPersonExchange } from "../login/person-exchange.js";
-import { createUpstreamOidc } from "../login/upstream-oidc-client.js";
+import { createExternalTokenVerifier, type ExternalTokenVerifier } from "../oidc/external-token-verifier.js";
+import { createUpstreamOidc } from "../oidc/upstream-oidc-client.js";
 import type { Store } from "../storage/store.js";
-import type { ExtraRoute } from "../transport/create-api-handler.js";
-import { createExternalTokenVerifier, type ExternalTokenVerifier } from "./external-token-verifier.js";
-import { createFederationRoutes } from "./federation-routes.js";
 import { createPullTokenAuthenticator, type PullTokenAuthenticator } from "./pull-token-auth.js";
 import { createSts, type Sts } from "./sts.js";
 
@@ -31,8 +29,8 @@ export interface Federation {
   /** The process's one external-token verifier (its caches are shared by every use). */
   externalTokens: ExternalTokenVerifier;
   sts: Sts;
-  /** `/sts/exchange`, `/sts/exchange_refresh_token`, `/auth/v1/config` for the API listener. */
-  routes: ExtraRoute[];
+  /** The registry's public URL without trailing slashes; "" until `setRegistryUrl`. */
+  registryUrl(): string;
   /** The registry's check of `<identity uid>:<jwt>` Basic credentials. */
   pullTokens: PullTokenAuthenticator;
   /** Tells federation the registry's public URL once it listens. */
@@ -84,12 +82,7 @@ export function createFederation(deps: {
   return {
     externalTokens,
     sts,
-    routes: createFederationRoutes({
-      sts,
-      issuerUrl: issuer.issuerUrl,
-      apiUrl,
-      registryUrl: () => registryUrl,
-    }),
+    registryUrl: () => registryUrl,
     pullTokens: createPullTokenAuthenticator({
       store,
       externalTokens,

@@ -2,9 +2,9 @@ import type { RevocationChecker } from "../auth/token-revocations.js";
 import type { Principal } from "../core/context.js";
 import { unauthenticated } from "../core/errors.js";
 import { isUidp } from "../core/uidp.js";
+import { ExternalTokenError, type ExternalTokenVerifier } from "../oidc/external-token-verifier.js";
 import type { Store } from "../storage/store.js";
 import { verifyAssumption } from "./assumable-identity.js";
-import { ExternalTokenError, type ExternalTokenVerifier } from "./external-token-verifier.js";
 
 /** Verifies registry Basic credentials `<identity uid>:<JWT>` (pull tokens); see createPullTokenAuthenticator. */
 export type PullTokenAuthenticator = (identityUid: string, jwt: string) => Promise<Principal>;

@@ -10,10 +10,10 @@ import { type DomainError, invalidArgument, isDomainError, permissionDenied } fr
 import { isUidp } from "../core/uidp.js";
 import type { ExchangedPerson } from "../login/person-exchange.js";
 import { SESSION_GRANTS_CLAIM } from "../login/session-grants.js";
+import { externalTokenFailure } from "../oidc/external-token-error.js";
+import { ExternalTokenError, type ExternalTokenVerifier } from "../oidc/external-token-verifier.js";
 import type { Store } from "../storage/store.js";
 import { verifyAssumption } from "./assumable-identity.js";
-import { externalTokenFailure } from "./external-token-error.js";
-import { ExternalTokenError, type ExternalTokenVerifier } from "./external-token-verifier.js";
 import {
   issueRefreshToken,
   type RefreshBinding,

@@ -1,10 +1,9 @@
 import { create } from "@bufbuild/protobuf";
-import { pageRequestOf, toTimestamp, toUidpFilter } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
+import { pageRequestOf, toTimestamp, toUidpFilter } from "../core/api-convert.js";
 import { invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
+import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { validateDescription, validateName } from "../core/validation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
@@ -21,6 +20,7 @@ import {
   DeleteAccountAssociationRequestSchema,
 } from "../gen/platform/iam/v2/account_associations_pb.js";
 import type { AccountAssociationFilter, AccountAssociationRow } from "../storage/store.js";
+import type { IamServiceDeps } from "./service-deps.js";
 
 const ASSOCIATION_LIST = namedResourceList<AccountAssociationRow>();
 
@@ -43,7 +43,7 @@ const MAX_ENTRIES = 100;
  * association's uid is the group's, so the group, not its parent, is where it belongs).
  */
 export function createAccountAssociationsService(
-  deps: ServiceDeps,
+  deps: IamServiceDeps,
 ): ServiceHandlers<typeof AccountAssociationsService> {
   const { store, events } = deps;
   return {

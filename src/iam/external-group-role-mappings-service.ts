@@ -1,10 +1,9 @@
 import { create } from "@bufbuild/protobuf";
-import { pageRequestOf, toTimestamp, toUidpFilter } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { pageEnvelope } from "../api/list-specs.js";
 import { enumNameOf } from "../authz/capabilities.js";
+import { pageRequestOf, toTimestamp, toUidpFilter } from "../core/api-convert.js";
 import { invalidArgument, notFound, permissionDenied } from "../core/errors.js";
 import { type ListSpec, paginate } from "../core/list.js";
+import { pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { isUidp, newChildUid, parentOf, requireUidp, rootOf } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
@@ -17,6 +16,7 @@ import {
 } from "../gen/platform/iam/v2/external_group_role_mappings_pb.js";
 import type { ExternalGroupRoleMappingFilter, ExternalGroupRoleMappingRow } from "../storage/store.js";
 import { visibleRole } from "./resource-rules.js";
+import type { IamServiceDeps } from "./service-deps.js";
 
 /** Most mappings one batchDelete may name. */
 export const MAX_BATCH_DELETE = 100;
@@ -35,7 +35,7 @@ const MAPPING_LIST: ListSpec<ExternalGroupRoleMappingRow> = {
  * events of the provider (the mappings' parent); a batch delete is one `deleted.batch` event.
  */
 export function createExternalGroupRoleMappingsService(
-  deps: ServiceDeps,
+  deps: IamServiceDeps,
 ): ServiceHandlers<typeof ExternalGroupRoleMappingsService> {
   const { store, events } = deps;
   return {

@@ -1,11 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import type { Duration } from "@bufbuild/protobuf/wkt";
-import { pageRequestOf, toTimestamp, toUidpFilter } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { pageEnvelope } from "../api/list-specs.js";
+import { pageRequestOf, toTimestamp, toUidpFilter } from "../core/api-convert.js";
 import { invalidArgument, notFound } from "../core/errors.js";
 import { type ListSpec, paginate } from "../core/list.js";
+import { pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, parentOf } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
@@ -18,6 +17,7 @@ import {
 } from "../gen/platform/iam/v2/group_invites_pb.js";
 import type { GroupInviteFilter, GroupInviteRow, RoleRow } from "../storage/store.js";
 import { visibleRole } from "./resource-rules.js";
+import type { IamServiceDeps } from "./service-deps.js";
 
 /** Longest an invite stays valid. */
 export const MAX_INVITE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -47,7 +47,7 @@ export function inviteCodeHash(code: string): string {
  * Creates and deletes are events of the invite's group; a create's body is only `{uid,
  * expirationTime}` (as the hosted service redacts it), so the code never reaches a webhook.
  */
-export function createGroupInvitesService(deps: ServiceDeps): ServiceHandlers<typeof GroupInvitesService> {
+export function createGroupInvitesService(deps: IamServiceDeps): ServiceHandlers<typeof GroupInvitesService> {
   const { store, events } = deps;
 
   async function hydrate(rows: GroupInviteRow[]): Promise<GroupInvite[]> {

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { toTimestamp } from "../api/convert.js";
+import { toTimestamp } from "../core/api-convert.js";
 import { type Group, GroupSchema } from "../gen/platform/iam/v2/groups_pb.js";
 import type { GroupRow } from "../storage/store.js";
 

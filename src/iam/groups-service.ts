@@ -1,12 +1,11 @@
-import { pageRequestOf, toUidpFilter } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
 import { OWNER_ROLE_UID } from "../authz/built-in-roles.js";
+import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
 import type { Principal } from "../core/context.js";
 import { principalOf } from "../core/context.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
+import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import { validateGroupName } from "../core/registry-name.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, newRootUid, parentOf, requireUidp } from "../core/uidp.js";
@@ -19,6 +18,7 @@ import {
 } from "../gen/platform/iam/v2/groups_pb.js";
 import type { GroupChildren, GroupRow } from "../storage/store.js";
 import { groupMessage } from "./group-mapping.js";
+import type { IamServiceDeps } from "./service-deps.js";
 
 const GROUP_LIST = namedResourceList<GroupRow>();
 
@@ -37,7 +37,7 @@ export const RESERVED_NAME_REASON = "RESERVED_NAME";
  * platform administrator may create an organization of that name or rename one to it; anyone else
  * gets PERMISSION_DENIED with ErrorInfo reason RESERVED_NAME (docs/adr/0015).
  */
-export function createGroupsService(deps: ServiceDeps): ServiceHandlers<typeof GroupsService> {
+export function createGroupsService(deps: IamServiceDeps): ServiceHandlers<typeof GroupsService> {
   const { store, events } = deps;
 
   /** Throws unless `principal` may give the organization (root group) the name `name`. */

@@ -1,9 +1,8 @@
-import { pageRequestOf, toUidpFilter } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
+import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
 import { type DomainError, failedPreconditions, invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
+import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, parentOf } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
@@ -18,6 +17,7 @@ import {
 import type { IdentityFilter, IdentityRow, RoleBindingRow } from "../storage/store.js";
 import { claimMatchData, identityMessage, staticKeysData } from "./identity-mapping.js";
 import { registeredIdentityUid } from "./registered-identity.js";
+import type { IamServiceDeps } from "./service-deps.js";
 
 const IDENTITY_LIST = namedResourceList<IdentityRow>();
 
@@ -40,7 +40,7 @@ const IDENTITY_MASK = {
  * IdentitiesService: identities under groups (assumable by other issuers) and registered people.
  * Creates, updates and deletes are events of the identity's group.
  */
-export function createIdentitiesService(deps: ServiceDeps): ServiceHandlers<typeof IdentitiesService> {
+export function createIdentitiesService(deps: IamServiceDeps): ServiceHandlers<typeof IdentitiesService> {
   const { store, events } = deps;
   return {
     async listIdentities(req, ctx) {

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { fromTimestamp, toTimestamp } from "../api/convert.js";
+import { fromTimestamp, toTimestamp } from "../core/api-convert.js";
 import { invalidArgument } from "../core/errors.js";
 import { compilePattern } from "../core/validation.js";
 import {

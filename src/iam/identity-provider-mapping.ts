@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { toTimestamp } from "../api/convert.js";
+import { toTimestamp } from "../core/api-convert.js";
 import {
   type IdentityProvider,
   IdentityProvider_OIDCSchema,

@@ -1,9 +1,8 @@
-import { pageRequestOf, toUidpFilter } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
+import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
 import { invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask, toSnake } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
+import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, parentOf } from "../core/uidp.js";
 import { validateDescription } from "../core/validation.js";
@@ -19,6 +18,7 @@ import {
 import type { IdentityProviderFilter, IdentityProviderRow, OidcProviderData } from "../storage/store.js";
 import { identityProviderMessage } from "./identity-provider-mapping.js";
 import { isLoopbackHost, validateLongName, visibleRole } from "./resource-rules.js";
+import type { IamServiceDeps } from "./service-deps.js";
 
 const IDP_LIST = namedResourceList<IdentityProviderRow>();
 
@@ -49,7 +49,7 @@ const MAX_SCOPES = 32;
  * events carry the same secret-free message as the response).
  */
 export function createIdentityProvidersService(
-  deps: ServiceDeps,
+  deps: IamServiceDeps,
 ): ServiceHandlers<typeof IdentityProvidersService> {
   const { store, events } = deps;
   return {

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { toTimestamp } from "../api/convert.js";
+import { toTimestamp } from "../core/api-convert.js";
 import { type RoleBinding, RoleBindingSchema } from "../gen/platform/iam/v2/role_bindings_pb.js";
 import type { GroupRow, IdentityRow, RoleBindingRow, RoleRow, Store } from "../storage/store.js";
 

@@ -1,10 +1,9 @@
 import { create } from "@bufbuild/protobuf";
-import { pageRequestOf, toUidpFilter } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { pageEnvelope } from "../api/list-specs.js";
+import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
 import { invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { type ListSpec, paginate } from "../core/list.js";
+import { pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { isAncestorOrSelf, isRoot, isUidp, newChildUid, parentOf, requireUidp } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
@@ -16,6 +15,7 @@ import {
 } from "../gen/platform/iam/v2/role_bindings_pb.js";
 import type { RoleBindingFilter, RoleBindingRow, Store } from "../storage/store.js";
 import { loadBindingParts, roleBindingMessage } from "./role-binding-mapping.js";
+import type { IamServiceDeps } from "./service-deps.js";
 
 /** Most bindings one batchCreate may carry. */
 export const MAX_BATCH_BINDINGS = 25;
@@ -37,7 +37,7 @@ const BINDING_MASK = {
  * RoleBindingsService: bind identities to roles at groups; responses are hydrated. Every change is
  * an event of the binding's group (a batch create is one `created.batch` event of the batch parent).
  */
-export function createRoleBindingsService(deps: ServiceDeps): ServiceHandlers<typeof RoleBindingsService> {
+export function createRoleBindingsService(deps: IamServiceDeps): ServiceHandlers<typeof RoleBindingsService> {
   const { store, events } = deps;
 
   /** Hydrated messages, read through `from` (the transaction when called inside one). */

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { toTimestamp } from "../api/convert.js";
+import { toTimestamp } from "../core/api-convert.js";
 import { type Role, RoleSchema } from "../gen/platform/iam/v2/roles_pb.js";
 import type { RoleRow } from "../storage/store.js";
 

@@ -1,11 +1,10 @@
-import { pageRequestOf, toUidpFilter } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
 import { isInternalOnly } from "../authz/capabilities.js";
+import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
 import { principalOf } from "../core/context.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
+import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { isRoot, newChildUid, parentOf, requireUidp } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
@@ -13,6 +12,7 @@ import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { DeleteRoleRequestSchema, RoleSchema, type RolesService } from "../gen/platform/iam/v2/roles_pb.js";
 import type { RoleFilter, RoleRow } from "../storage/store.js";
 import { roleMessage } from "./role-mapping.js";
+import type { IamServiceDeps } from "./service-deps.js";
 
 const ROLE_LIST = namedResourceList<RoleRow>();
 
@@ -25,7 +25,7 @@ const ROLE_MASK = {
  * RolesService: built-in roles (read-only, visible to every caller) and custom roles under groups.
  * Creates, updates and deletes of custom roles are events of the role's group.
  */
-export function createRolesService(deps: ServiceDeps): ServiceHandlers<typeof RolesService> {
+export function createRolesService(deps: IamServiceDeps): ServiceHandlers<typeof RolesService> {
   const { store, events } = deps;
   return {
     async listRoles(req, ctx) {

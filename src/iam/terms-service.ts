@@ -1,10 +1,9 @@
 import { create } from "@bufbuild/protobuf";
-import { pageRequestOf, toTimestamp } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { pageEnvelope } from "../api/list-specs.js";
+import { pageRequestOf, toTimestamp } from "../core/api-convert.js";
 import { principalOf } from "../core/context.js";
 import { invalidArgument, notFound } from "../core/errors.js";
 import { type ListSpec, paginate } from "../core/list.js";
+import { pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, selfAndAncestors } from "../core/uidp.js";
 import {
@@ -13,6 +12,7 @@ import {
   type TermsService,
 } from "../gen/platform/iam/v2/terms_pb.js";
 import type { TermsAcceptanceRow } from "../storage/store.js";
+import type { IamServiceDeps } from "./service-deps.js";
 
 /** The documents offered when the server is not configured otherwise. */
 export const DEFAULT_TERMS_DOCUMENTS: readonly string[] = Object.freeze([
@@ -35,7 +35,7 @@ const ACCEPTANCE_LIST: ListSpec<TermsAcceptanceRow> = {
  * of its ancestors (an organization's acceptance covers its groups). Every accept is one
  * `terms.accepted` event of the group (subject: the group), with the response as its body.
  */
-export function createTermsService(deps: ServiceDeps): ServiceHandlers<typeof TermsService> {
+export function createTermsService(deps: IamServiceDeps): ServiceHandlers<typeof TermsService> {
   const { store, events } = deps;
   const offered = new Set(deps.termsDocuments ?? DEFAULT_TERMS_DOCUMENTS);
   return {

@@ -2,12 +2,12 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Issuer } from "../auth/issuer.js";
 import type { Clock } from "../core/clock.js";
 import { invalidArgument, isDomainError, permissionDenied } from "../core/errors.js";
-import { isLoopbackHost } from "../federation/oidc-discovery.js";
+import { isLoopbackHost } from "../core/loopback-host.js";
+import { redeemAuthorizationCode, type UpstreamOidc } from "../oidc/upstream-oidc.js";
 import type { Store } from "../storage/store.js";
 import { type DefaultLoginProvider, type LoginProvider, resolveLoginProvider } from "./login-provider.js";
 import { registerPerson, type VerifiedPerson } from "./register-person.js";
 import { SESSION_GRANTS_CLAIM } from "./session-grants.js";
-import { redeemAuthorizationCode, type UpstreamOidc } from "./upstream-oidc.js";
 
 /** Path of the provider's redirect back to Wharf. */
 export const CALLBACK_PATH = "/oauth/callback";

@@ -1,9 +1,9 @@
 import type { Clock } from "../core/clock.js";
+import type { UpstreamOidc } from "../oidc/upstream-oidc.js";
 import type { Store } from "../storage/store.js";
 import { personOf, sessionGrantsOf } from "./login-flow.js";
 import { type DefaultLoginProvider, resolveLoginProvider } from "./login-provider.js";
 import { registerPerson } from "./register-person.js";
-import type { UpstreamOidc } from "./upstream-oidc.js";
 
 /** Who an identity provider's ID token turned out to be, for the STS to mint a token. */
 export interface ExchangedPerson {

@@ -1,6 +1,6 @@
+import { blobKey, type Digest, parseDigest } from "../registry/digest.js";
+import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST } from "../registry/manifest-parser.js";
 import { sendBlobBytes, sendBlobHead } from "./blob-content.js";
-import { blobKey, type Digest, parseDigest } from "./digest.js";
-import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST } from "./manifest-parser.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
 

@@ -3,10 +3,10 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setBounded } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
+import { blobKey, createDigester, type Digest, type DigestAlgorithm } from "../registry/digest.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { BlobRow, UploadRow } from "../storage/registry-store.js";
 import type { Store } from "../storage/store.js";
-import { blobKey, createDigester, type Digest, type DigestAlgorithm } from "./digest.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { createUploadHasher, type RunningDigest, type UploadHasher } from "./upload-hasher.js";
 

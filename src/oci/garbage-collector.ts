@@ -1,8 +1,8 @@
 import type { Clock } from "../core/clock.js";
+import { blobKey, parseDigest } from "../registry/digest.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { GarbageBounds } from "../storage/registry-store.js";
 import type { Store } from "../storage/store.js";
-import { blobKey, parseDigest } from "./digest.js";
 
 /** How far back garbage collection looks before removing anything. */
 export interface GarbageCollectionOptions {

@@ -1,6 +1,6 @@
 import { newChildUid } from "../core/uidp.js";
+import { EMPTY_BLOB_DIGEST, type ParsedManifest } from "../registry/manifest-parser.js";
 import type { RepoRow, Store } from "../storage/store.js";
-import { EMPTY_BLOB_DIGEST, type ParsedManifest } from "./manifest-parser.js";
 import { OciError } from "./oci-errors.js";
 
 /**

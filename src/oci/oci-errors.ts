@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { Code } from "@connectrpc/connect";
 import { isDomainError } from "../core/errors.js";
+import { InvalidDigestError, InvalidManifestError } from "../registry/content-errors.js";
 
 /**
  * The error codes of the OCI Distribution Spec (plus the Docker-era ones clients still expect),
@@ -70,12 +71,15 @@ export function ociError(code: OciErrorCode, message: string, detail?: unknown):
 }
 
 /**
- * The OciError for anything a handler threw: OciErrors as they are; DomainErrors of the platform by
- * their gRPC code (NOT_FOUND → NAME_UNKNOWN, PERMISSION_DENIED → DENIED, …); anything else is an
- * internal error whose message is not shown to the client.
+ * The OciError for anything a handler threw: OciErrors as they are; the registry's content errors as
+ * DIGEST_INVALID and MANIFEST_INVALID; DomainErrors of the platform by their gRPC code (NOT_FOUND →
+ * NAME_UNKNOWN, PERMISSION_DENIED → DENIED, …); anything else is an internal error whose message is
+ * not shown to the client.
  */
 export function toOciError(err: unknown): OciError {
   if (err instanceof OciError) return err;
+  if (err instanceof InvalidDigestError) return ociError("DIGEST_INVALID", err.message);
+  if (err instanceof InvalidManifestError) return ociError("MANIFEST_INVALID", err.message, err.detail);
   if (isDomainError(err)) {
     switch (err.code) {
       case Code.NotFound:

@@ -1,6 +1,6 @@
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import { parseDigest } from "./digest.js";
-import { OCI_INDEX } from "./manifest-parser.js";
+import { parseDigest } from "../registry/digest.js";
+import { OCI_INDEX } from "../registry/manifest-parser.js";
 import { authorize, type Exchange, existingRepo, type RegistryDeps, sendJson } from "./registry-request.js";
 
 /**

@@ -1,13 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { ListenAddress } from "../config/config.js";
 import { createRegistryHandler } from "./registry-handler.js";
 import type { RegistryDeps } from "./registry-request.js";
 
 /** A running registry listener. */
 export interface RegistryServer {
   /** The bound address (the real port when 0 was asked). */
-  address: ListenAddress;
+  address: { host: string; port: number };
   /** Stops accepting, waits up to `graceMs` (default 5 s) for requests in flight, then closes every connection. */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -19,7 +18,7 @@ export interface RegistryServer {
  * answered, and the rest when it closes.
  */
 export async function startRegistryServer(
-  addr: ListenAddress,
+  addr: { host: string; port: number },
   deps: () => RegistryDeps,
   logger: (line: object) => void,
 ): Promise<RegistryServer> {

@@ -1,5 +1,5 @@
+import { parseDigest } from "../registry/digest.js";
 import type { UploadRow } from "../storage/registry-store.js";
-import { parseDigest } from "./digest.js";
 import { ociError } from "./oci-errors.js";
 import { authorize, type Exchange, type RegistryDeps } from "./registry-request.js";
 import { REPOSITORY_NAME } from "./routes.js";

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { Worker } from "node:worker_threads";
-import type { DigestAlgorithm } from "./digest.js";
+import type { DigestAlgorithm } from "../registry/digest.js";
 
 /**
  * A running digest over an upload's bytes, fed in order. `update` returns a promise only when the

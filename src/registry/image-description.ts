@@ -1,8 +1,8 @@
 import { notFound } from "../core/errors.js";
-import { blobKey, parseDigest } from "../oci/digest.js";
-import { type Descriptor, type ParsedManifest, parseManifest } from "../oci/manifest-parser.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
+import { blobKey, parseDigest } from "./digest.js";
+import { type Descriptor, type ParsedManifest, parseManifest } from "./manifest-parser.js";
 
 /** One platform of a stored image: its architecture and its size (config + layers, bytes). */
 export interface ImagePlatform {

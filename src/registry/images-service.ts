@@ -1,9 +1,9 @@
-import type { ServiceDeps } from "../api/deps.js";
 import { notFound } from "../core/errors.js";
 import type { ServiceHandlers } from "../core/service.js";
 import type { ImagesService } from "../gen/platform/registry/v2/images_pb.js";
 import { describeImage } from "./image-description.js";
 import { validateDigest } from "./names.js";
+import type { RegistryServiceDeps } from "./service-deps.js";
 
 /** The architecture GetSize reports when the request names none (the hosted service's default). */
 const DEFAULT_ARCHITECTURE = "amd64";
@@ -12,7 +12,7 @@ const DEFAULT_ARCHITECTURE = "amd64";
  * ImagesService: architectures and size of a stored image, derived from its manifests (see
  * `describeImage`). NOT_FOUND for a missing repo or manifest, or an architecture the image lacks.
  */
-export function createImagesService(deps: ServiceDeps): ServiceHandlers<typeof ImagesService> {
+export function createImagesService(deps: RegistryServiceDeps): ServiceHandlers<typeof ImagesService> {
   return {
     async getArchitectures(req) {
       validateDigest(req.digest);

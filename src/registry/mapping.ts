@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { toTimestamp } from "../api/convert.js";
+import { toTimestamp } from "../core/api-convert.js";
 import type { Repo } from "../gen/platform/registry/v2/repos_pb.js";
 import { type Tag, TagSchema } from "../gen/platform/registry/v2/tags_pb.js";
 import type { RepoListRow, TagRow } from "../storage/store.js";

@@ -1,10 +1,9 @@
-import { pageRequestOf, toUidpFilter } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
+import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
 import type { RequestContext } from "../core/context.js";
 import { invalidArgument, notFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
+import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, parentOf } from "../core/uidp.js";
 import { validateDescription } from "../core/validation.js";
@@ -19,6 +18,7 @@ import type { RepoFilter, RepoRow } from "../storage/store.js";
 import { repoMessage } from "./mapping.js";
 import { validateRepoName } from "./names.js";
 import { validateReadme } from "./readme.js";
+import type { RegistryServiceDeps } from "./service-deps.js";
 
 const REPO_LIST = namedResourceList<RepoRow>();
 
@@ -31,7 +31,7 @@ const REPO_MASK = {
  * ReposService: repositories under groups, and their readmes. Changes are events of the repo's
  * group; a readme update is a `repo.updated` event with the repo as its body.
  */
-export function createReposService(deps: ServiceDeps): ServiceHandlers<typeof ReposService> {
+export function createReposService(deps: RegistryServiceDeps): ServiceHandlers<typeof ReposService> {
   const { store, events } = deps;
 
   /** Writes `next` over the stored repo and records it as updated, in one transaction. */

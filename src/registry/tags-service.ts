@@ -1,8 +1,7 @@
-import { fromTimestamp, pageRequestOf, toUidpFilter } from "../api/convert.js";
-import type { ServiceDeps } from "../api/deps.js";
-import { namedResourceList, pageEnvelope } from "../api/list-specs.js";
+import { fromTimestamp, pageRequestOf, toUidpFilter } from "../core/api-convert.js";
 import { failedPrecondition, notFound } from "../core/errors.js";
 import { paginate } from "../core/list.js";
+import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, parentOf } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
@@ -10,6 +9,7 @@ import { DeleteTagRequestSchema, TagSchema, type TagsService } from "../gen/plat
 import type { TagFilter, TagRow } from "../storage/store.js";
 import { tagMessage } from "./mapping.js";
 import { validateDigest, validateTagName } from "./names.js";
+import type { RegistryServiceDeps } from "./service-deps.js";
 
 const TAG_LIST = namedResourceList<TagRow>();
 
@@ -17,7 +17,7 @@ const TAG_LIST = namedResourceList<TagRow>();
  * TagsService: list, read, create-or-move and delete tags; every digest change is recorded. Each
  * CreateTag is a `tag.created` event of the repo, or `tag.updated` when the tag already existed.
  */
-export function createTagsService(deps: ServiceDeps): ServiceHandlers<typeof TagsService> {
+export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<typeof TagsService> {
   const { store, events } = deps;
   return {
     async listTags(req, ctx) {

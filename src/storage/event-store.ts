@@ -1,6 +1,5 @@
 import type { AccessScopes } from "../core/context.js";
-import type { ListSlice, ListWindow } from "../core/list.js";
-import type { UidpFilter } from "./store.js";
+import type { ListSlice, ListWindow, UidpFilter } from "../core/list.js";
 
 /**
  * The events outbox and webhook subscriptions (ADR 0012). An event is appended in the same

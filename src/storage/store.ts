@@ -1,5 +1,5 @@
 import type { AccessScopes } from "../core/context.js";
-import type { ListSlice, ListWindow } from "../core/list.js";
+import type { ListSlice, ListWindow, UidpFilter } from "../core/list.js";
 import type { EventOutboxStore, SubscriptionStore } from "./event-store.js";
 import type { RefreshTokenStore } from "./refresh-token-store.js";
 import type { BlobRecordStore, GarbageStore, ManifestStore, UploadStore } from "./registry-store.js";
@@ -18,20 +18,6 @@ import type { BlobRecordStore, GarbageStore, ManifestStore, UploadStore } from "
  * - `within` restricts rows to the authorized subtrees (a row is inside when one of the scope uids
  *   is an ancestor-or-self of the row's uid); `{all: true}` or absent means no restriction.
  */
-
-/** Hierarchy filter of the API (`uidp.*` query parameters). All set fields combine with AND. */
-export interface UidpFilter {
-  /** Strict ancestors of this uidp. */
-  ancestorsOf?: string;
-  /** This uidp and all its descendants. */
-  descendantsOf?: string;
-  /** Direct children of this uidp. */
-  childrenOf?: string;
-  /** Root-level rows only. */
-  inRoot?: boolean;
-  /** Exactly these uidps. */
-  ids?: string[];
-}
 
 /** Filter fields shared by every list. */
 export interface CommonFilter {

@@ -7,8 +7,8 @@ import type {
 import type { Readable } from "node:stream";
 import { create, fromBinary, type Message } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
+import { type BinaryEncoder, binaryEncoderFor } from "../codec/binary-encoder.js";
 import { DomainError } from "../core/errors.js";
-import { type BinaryEncoder, binaryEncoderFor } from "./binary-encoder.js";
 import { bodyTooLarge, errorHeaders, toStatusBinary } from "./error-mapping.js";
 import { encodeGrpcMessage } from "./grpc-message-encoding.js";
 import type { MethodEntry } from "./method-table.js";

@@ -8,13 +8,13 @@ import {
 } from "@bufbuild/protobuf";
 import { isFieldError, type ReflectMessage, reflect } from "@bufbuild/protobuf/reflect";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
+import { createJsonEncoders } from "../codec/json-encoder.js";
 import { invalidArgument } from "../core/errors.js";
 import { DEFAULT_ERROR_DOMAIN, methodNotAllowed, routeNotFound } from "./error-mapping.js";
 import { setAtPath } from "./field-path.js";
 import { FieldValueError } from "./field-values.js";
 import { type AnyRequest, type AnyResponse, sendError, sendJson } from "./http-response.js";
 import { decodeJsonBody, parseJson, readBody } from "./json-body.js";
-import { createJsonEncoders } from "./json-encoder.js";
 import type { MethodEntry } from "./method-table.js";
 import type { CallRecord, Pipeline } from "./pipeline.js";
 import { applyQueryParams } from "./query-params.js";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { startTestS3rver, type TestS3rver } from "../../src/storage/blobs/conformance/blob-test-backends.js";
 import { createS3BlobDriver } from "../../src/storage/blobs/s3/s3-blob-driver.js";
+import { startTestS3rver, type TestS3rver } from "../conformance/blobs/blob-test-backends.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 // The registry with `--blob-store s3://…` against s3rver: uploads (monolithic and chunked), pulls

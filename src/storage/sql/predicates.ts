@@ -1,9 +1,9 @@
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { AccessScopes } from "../../core/context.js";
 import { invalidArgument } from "../../core/errors.js";
-import type { Cursor } from "../../core/list.js";
+import type { Cursor, UidpFilter } from "../../core/list.js";
 import { selfAndAncestors } from "../../core/uidp.js";
-import type { CommonFilter, UidpFilter } from "../store.js";
+import type { CommonFilter } from "../store.js";
 
 /** A boolean SQL expression usable in `.where(...)`. */
 export type Predicate = RawBuilder<SqlBool>;

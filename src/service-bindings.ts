@@ -1,0 +1,54 @@
+import { bindService, type ServiceBinding } from "./core/service.js";
+import { createSubscriptionsService, type SubscriptionsServiceDeps } from "./events/subscriptions-service.js";
+import { SubscriptionsService } from "./gen/platform/events/v2/subscriptions_pb.js";
+import { AccountAssociationsService } from "./gen/platform/iam/v2/account_associations_pb.js";
+import { ExternalGroupRoleMappingsService } from "./gen/platform/iam/v2/external_group_role_mappings_pb.js";
+import { GroupInvitesService } from "./gen/platform/iam/v2/group_invites_pb.js";
+import { GroupsService } from "./gen/platform/iam/v2/groups_pb.js";
+import { IdentitiesService } from "./gen/platform/iam/v2/identities_pb.js";
+import { IdentityProvidersService } from "./gen/platform/iam/v2/identity_providers_pb.js";
+import { RoleBindingsService } from "./gen/platform/iam/v2/role_bindings_pb.js";
+import { RolesService } from "./gen/platform/iam/v2/roles_pb.js";
+import { TermsService } from "./gen/platform/iam/v2/terms_pb.js";
+import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
+import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
+import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
+import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
+import { createAccountAssociationsService } from "./iam/account-associations-service.js";
+import { createExternalGroupRoleMappingsService } from "./iam/external-group-role-mappings-service.js";
+import { createGroupInvitesService } from "./iam/group-invites-service.js";
+import { createGroupsService } from "./iam/groups-service.js";
+import { createIdentitiesService } from "./iam/identities-service.js";
+import { createIdentityProvidersService } from "./iam/identity-providers-service.js";
+import { createRoleBindingsService } from "./iam/role-bindings-service.js";
+import { createRolesService } from "./iam/roles-service.js";
+import type { IamServiceDeps } from "./iam/service-deps.js";
+import { createTermsService } from "./iam/terms-service.js";
+import { createPingService } from "./ping/ping-service.js";
+import { createImagesService } from "./registry/images-service.js";
+import { createReposService } from "./registry/repos-service.js";
+import type { RegistryServiceDeps } from "./registry/service-deps.js";
+import { createTagsService } from "./registry/tags-service.js";
+
+/** What the composition root gives the services: what each domain's services need, together. */
+export interface ServiceDeps extends IamServiceDeps, RegistryServiceDeps, SubscriptionsServiceDeps {}
+
+/** Every service of the platform API, bound to its implementation; served by every transport. */
+export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
+  return [
+    bindService(PingService, createPingService()),
+    bindService(GroupsService, createGroupsService(deps)),
+    bindService(IdentitiesService, createIdentitiesService(deps)),
+    bindService(RolesService, createRolesService(deps)),
+    bindService(RoleBindingsService, createRoleBindingsService(deps)),
+    bindService(IdentityProvidersService, createIdentityProvidersService(deps)),
+    bindService(AccountAssociationsService, createAccountAssociationsService(deps)),
+    bindService(GroupInvitesService, createGroupInvitesService(deps)),
+    bindService(ExternalGroupRoleMappingsService, createExternalGroupRoleMappingsService(deps)),
+    bindService(TermsService, createTermsService(deps)),
+    bindService(ReposService, createReposService(deps)),
+    bindService(TagsService, createTagsService(deps)),
+    bindService(ImagesService, createImagesService(deps)),
+    bindService(SubscriptionsService, createSubscriptionsService(deps)),
+  ];
+}

@@ -1,0 +1,188 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import BetterSqlite3 from "better-sqlite3";
+import { Migrator } from "kysely";
+import pg from "pg";
+import { newRootUid } from "../../../src/core/uidp.js";
+import { connectPostgres } from "../../../src/storage/sql/connect-postgres.js";
+import { connectSqlite } from "../../../src/storage/sql/connect-sqlite.js";
+import { MIGRATION_TABLE } from "../../../src/storage/sql/migrate.js";
+import { migrationProvider, migrationsFor } from "../../../src/storage/sql/migrations/migrations.js";
+import type { OpenStoreOptions } from "../../../src/storage/sql/open-store.js";
+import type { TestDatabase } from "../../support/databases.js";
+import { childUid, groupRow } from "./fixtures.js";
+
+/** The names recorded in the migration table of the database behind `options`. */
+async function appliedMigrations(options: OpenStoreOptions): Promise<string[]> {
+  const query = `select name from ${MIGRATION_TABLE} order by name`;
+  if (options.databaseUrl) {
+    const client = new pg.Client({ connectionString: options.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query<{ name: string }>(query)).rows.map((r) => r.name);
+    } finally {
+      await client.end();
+    }
+  }
+  const sqlite = new BetterSqlite3(options.sqlitePath ?? "", { readonly: true });
+  try {
+    return (sqlite.prepare(query).all() as { name: string }[]).map((r) => r.name);
+  } finally {
+    sqlite.close();
+  }
+}
+
+/** Runs `statement` directly on the database behind `options`. */
+async function runStatement(options: OpenStoreOptions, statement: string): Promise<void> {
+  if (options.databaseUrl) {
+    const client = new pg.Client({ connectionString: options.databaseUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const sqlite = new BetterSqlite3(options.sqlitePath ?? "");
+  try {
+    sqlite.exec(statement);
+  } finally {
+    sqlite.close();
+  }
+}
+
+/** Migrations: applied once, idempotent on reopen, safe for concurrent openers on PostgreSQL. */
+export function migrationCases(db: TestDatabase): void {
+  describe("migrations", () => {
+    it("records every migration once, and reopening the same database keeps data and applies nothing twice", async () => {
+      const first = await db.open();
+      const org = groupRow("", "survives-reopen");
+      await first.groups.insert(org);
+      const second = await db.open();
+      assert.deepEqual(await second.groups.get(org.uid), org);
+      const third = await db.open();
+      assert.equal((await third.groups.getByName("", "survives-reopen"))?.uid, org.uid);
+      assert.equal(first.dialect, db.engine);
+      assert.deepEqual(
+        await appliedMigrations(await db.options()),
+        Object.keys(migrationsFor(db.engine)).sort(),
+      );
+    });
+
+    it("applies a migration numbered below ones already applied (0003 after 0004–0006)", async () => {
+      const options = await db.freshOptions();
+      await db.open(options);
+      // A database migrated by a build that had 0004–0006 but not yet 0003.
+      await runStatement(options, "drop index repos_list_uid_idx");
+      await runStatement(options, `delete from ${MIGRATION_TABLE} where name = '0003-repo-list-index'`);
+      assert.ok(!(await appliedMigrations(options)).includes("0003-repo-list-index"), "0003 removed");
+      await db.open(options);
+      assert.deepEqual(await appliedMigrations(options), Object.keys(migrationsFor(db.engine)).sort());
+    });
+
+    it("0008 turns 0007's delivery rows into cursors and dead letters", async () => {
+      const options = await db.freshOptions();
+      const kysely = options.databaseUrl
+        ? connectPostgres(options.databaseUrl)
+        : connectSqlite(options.sqlitePath ?? "");
+      try {
+        const migrator = new Migrator({
+          db: kysely,
+          provider: migrationProvider(db.engine),
+          migrationTableName: MIGRATION_TABLE,
+          migrationLockTableName: `${MIGRATION_TABLE}_lock`,
+          allowUnorderedMigrations: true,
+        });
+        const { error } = await migrator.migrateTo("0007-events");
+        assert.equal(error, undefined, "migrated up to 0007");
+      } finally {
+        await kysely.destroy();
+      }
+      const org = newRootUid();
+      const behind = childUid(org, "000000000000000a"); // owes events 2 and 3, gave up on 1
+      const caughtUp = childUid(org, "000000000000000b"); // owes nothing
+      await runStatement(
+        options,
+        `insert into subscriptions (uid, parent_uid, sink, create_time, update_time) values
+           ('${behind}', '${org}', 'https://a.example/', 1, 1), ('${caughtUp}', '${org}', 'https://b.example/', 1, 1);
+         insert into events (seq, id, type, source, subject, group_uid, time, extensions, data) values
+           (1, 'e1', 't', 's', 'one', '${org}', 1, '{}', '{}'),
+           (2, 'e2', 't', 's', 'two', '${org}', 2, '{}', '{}'),
+           (3, 'e3', 't', 's', 'three', '${org}', 3, '{}', '{}');
+         insert into event_deliveries
+           (subscription_uid, event_seq, state, attempts, last_attempt_time, last_status, last_error) values
+           ('${behind}', 1, 'failed', 20, 9, 410, 'gone'),
+           ('${behind}', 2, 'pending', 3, 7, 503, 'unavailable'),
+           ('${behind}', 3, 'pending', 0, 0, 0, '');`,
+      );
+      // The explicit seqs above bypass PostgreSQL's sequence; appends would draw them again.
+      if (options.databaseUrl) await runStatement(options, "select setval('events_seq_seq', 3)");
+
+      const store = await db.open(options);
+      assert.deepEqual(
+        (await store.events.pending(behind, 10)).map((p) => [p.event.subject, p.attempts]),
+        [
+          ["two", 3],
+          ["three", 0],
+        ],
+        "the pending deliveries, the first with its attempts",
+      );
+      assert.deepEqual(
+        (await store.events.deliveries({ subscriptionUid: behind, state: "failed", limit: 10 })).map((r) => [
+          r.event.subject,
+          r.attempts,
+          r.lastStatus,
+          r.lastError,
+          r.lastAttemptTime,
+        ]),
+        [["one", 20, 410, "gone", 9]],
+        "the failed delivery is a dead letter",
+      );
+      assert.deepEqual(
+        (await store.events.deliveries({ subscriptionUid: behind, state: "pending", limit: 10 }))[0]
+          ?.lastError,
+        "unavailable",
+        "the first pending one keeps its last error",
+      );
+      assert.deepEqual(
+        await store.events.pending(caughtUp, 10),
+        [],
+        "a subscription that owed nothing still does",
+      );
+      assert.equal(await store.events.prune(), 0, "every event is still owed or dead-lettered");
+      await store.events.append({
+        id: "e4",
+        type: "t",
+        source: "s",
+        subject: "four",
+        groupUid: org,
+        time: 4,
+        extensions: {},
+        data: "{}",
+      });
+      assert.deepEqual(
+        (await store.events.pending(caughtUp, 10)).map((p) => p.event.subject),
+        ["four"],
+        "new events reach both",
+      );
+      assert.equal((await store.events.pending(behind, 10)).length, 3, "behind owes three now");
+    });
+
+    it("concurrent openers of a new database all succeed (PostgreSQL: several processes)", async (t) => {
+      if (db.engine === "sqlite") {
+        t.skip("SQLite serves one process; same-process openers would wait on each other's lock");
+        return;
+      }
+      const options = await db.freshOptions();
+      const racers = await Promise.all([
+        db.open(options),
+        db.open(options),
+        db.open(options),
+        db.open(options),
+      ]);
+      for (const s of racers) assert.equal(await s.settings.putIfAbsent("opened", "yes"), "yes");
+      assert.deepEqual(await appliedMigrations(options), Object.keys(migrationsFor("postgres")).sort());
+    });
+  });
+}

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createCountCache } from "../../../../src/storage/sql/count-cache.js";
+
+describe("createCountCache", () => {
+  it("serves a total until the TTL passes", () => {
+    let now = 1000;
+    const cache = createCountCache(100, () => now);
+    cache.set("repos", "q", cache.generation("repos"), 7n);
+    assert.equal(cache.get("repos", "q"), 7n);
+    now += 99;
+    assert.equal(cache.get("repos", "q"), 7n);
+    now += 1;
+    assert.equal(cache.get("repos", "q"), undefined);
+  });
+
+  it("stops serving a table's totals when it is written, and only that table's", () => {
+    const cache = createCountCache(10_000);
+    cache.set("repos", "q", cache.generation("repos"), 7n);
+    cache.set("tags", "q", cache.generation("tags"), 3n);
+    cache.invalidate(["repos"]);
+    assert.equal(cache.get("repos", "q"), undefined);
+    assert.equal(cache.get("tags", "q"), 3n);
+  });
+
+  it("never stores a count that raced a write", () => {
+    const cache = createCountCache(10_000);
+    const generation = cache.generation("repos");
+    cache.invalidate(["repos"]); // a write lands while the count runs
+    cache.set("repos", "q", generation, 7n);
+    assert.equal(cache.get("repos", "q"), undefined);
+  });
+
+  it("keys entries by query", () => {
+    const cache = createCountCache(10_000);
+    cache.set("repos", "a", 0, 1n);
+    cache.set("repos", "b", 0, 2n);
+    assert.equal(cache.get("repos", "a"), 1n);
+    assert.equal(cache.get("repos", "b"), 2n);
+  });
+
+  it("caches nothing with a TTL of 0", () => {
+    const cache = createCountCache(0);
+    cache.set("repos", "q", 0, 7n);
+    assert.equal(cache.get("repos", "q"), undefined);
+  });
+});
