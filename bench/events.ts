@@ -341,7 +341,9 @@ async function writeLoad(
 }
 
 function spawnNode(script: string, args: string[], nodeFlags: string[] = []) {
-  return spawnTracked(process.execPath, [...nodeFlags, "--import", "tsx", join(here, script), ...args], {
+  // The server's worker threads run TypeScript too: scripts/tsx-in-workers.mjs registers tsx there.
+  const tsx = ["--import", "tsx", "--import", join(root, "scripts", "tsx-in-workers.mjs")];
+  return spawnTracked(process.execPath, [...nodeFlags, ...tsx, join(here, script), ...args], {
     cwd: root,
     stdio: ["pipe", "pipe", "inherit"],
   });

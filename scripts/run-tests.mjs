@@ -6,6 +6,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
+const tsxInWorkers = new URL("./tsx-in-workers.mjs", import.meta.url).pathname;
 const only = process.argv.slice(2);
 
 function collect(dir) {
@@ -30,7 +31,16 @@ if (files.length === 0) {
 let output = "";
 const child = spawn(
   process.execPath,
-  ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", ...files],
+  [
+    "--import",
+    "tsx",
+    "--import",
+    tsxInWorkers,
+    "--test",
+    "--test-concurrency=1",
+    "--test-reporter=spec",
+    ...files,
+  ],
   { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
 );
 child.stdout.on("data", (chunk) => {

@@ -3,9 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { threadId, type Worker } from "node:worker_threads";
+import { threadId, Worker } from "node:worker_threads";
 import { sql } from "kysely";
-import { startTypeScriptWorker } from "../../workers/typescript-worker.js";
 import { connectSqlite } from "./connect-sqlite.js";
 import { createSqliteWriteLockMemory, SqliteWriteLock } from "./sqlite-write-lock.js";
 
@@ -13,7 +12,7 @@ const HOLDER = new URL("../../../test/support/write-lock-holder.ts", import.meta
 
 /** Starts a thread holding the lock in `memory`; resolves once it holds it. */
 async function holderThread(memory: SharedArrayBuffer): Promise<Worker> {
-  const worker = startTypeScriptWorker(HOLDER, memory);
+  const worker = new Worker(HOLDER, { workerData: memory });
   await new Promise<void>((resolve, reject) => {
     worker.once("message", () => resolve());
     worker.once("error", reject);
