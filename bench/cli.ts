@@ -6,9 +6,9 @@
 //   bench/cli/serve-until-ping.mjs (its own bare node start included, nothing subtracted): target
 //   ≤ 1.5 s.
 // The bin files run as executables, so their shebang's node flags apply as they do for `npx wharf`.
-// This checkout's dist/ is built first when stale. Environment: BENCH_RUNS (default 10) runs per
-// command after 2 warm-up runs. Prints hyperfine's report and a summary; exits 0 unless something
-// failed (it is a report, not a test).
+// The npm script builds this checkout's dist/ first when stale. Environment: BENCH_RUNS (default
+// 10) runs per command after 2 warm-up runs. Prints hyperfine's report and a summary; exits 0
+// unless something failed (it is a report, not a test).
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -53,7 +53,6 @@ try {
   console.error("bench:cli needs hyperfine (apt-get install hyperfine)");
   process.exit(1);
 }
-await run(process.execPath, [join(root, "scripts", "build-if-stale.mjs")]);
 
 const trees = [root, ...process.argv.slice(2).map((tree) => resolve(tree))];
 const serveUntilPing = join(root, "bench", "cli", "serve-until-ping.mjs");

@@ -341,9 +341,7 @@ async function writeLoad(
 }
 
 function spawnNode(script: string, args: string[], nodeFlags: string[] = []) {
-  // The server's worker threads run TypeScript too: scripts/tsx-in-workers.mjs registers tsx there.
-  const tsx = ["--import", "tsx", "--import", join(root, "scripts", "tsx-in-workers.mjs")];
-  return spawnTracked(process.execPath, [...nodeFlags, ...tsx, join(here, script), ...args], {
+  return spawnTracked(process.execPath, [...nodeFlags, "--import", "tsx", join(here, script), ...args], {
     cwd: root,
     stdio: ["pipe", "pipe", "inherit"],
   });

@@ -111,9 +111,7 @@ interface Load extends WrkResult {
 }
 
 function spawnNode(script: string, args: string[], what: string, nodeFlags: string[] = []): ChildProcess {
-  // The server's worker threads run TypeScript too: scripts/tsx-in-workers.mjs registers tsx there.
-  const tsx = ["--import", "tsx", "--import", join(root, "scripts", "tsx-in-workers.mjs")];
-  const argv = [...nodeFlags, ...tsx, join(here, "registry", script), ...args];
+  const argv = [...nodeFlags, "--import", "tsx", join(here, "registry", script), ...args];
   const child = spawnTracked(process.execPath, argv, {
     cwd: root,
     stdio: ["pipe", "pipe", "inherit"],
