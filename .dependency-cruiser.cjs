@@ -1,19 +1,20 @@
 // The import rules of src/ (ADR 0021), checked by `npm run lint:deps` in CI. Folders form layers
 // and imports only run down them:
 //
-//   composition  server.ts, service-bindings.ts, cli/, config/   builds and starts everything
+//   composition  server.ts, service-bindings.ts, cli/, config/,   builds and starts everything
+//                workers/ (the entry module of each worker thread)
 //   edges        transport/, oci/, plain-routes/                  speak HTTP, gRPC, OCI to clients
 //   domains      iam/, registry/, events/, federation/, login/, ping/
-//   shared kits  auth/, authz/, core/, oidc/, codec/, observability/, workers/
+//   shared kits  auth/, authz/, core/, oidc/, codec/, observability/
 //   seams        storage/                                          metadata store and blob drivers
 //
 // src/gen/ (generated protobuf code) may be imported by any layer and imports nothing of ours.
 // Tests live under test/ only, so src/ is exactly what ships.
 
-const COMPOSITION = "^src/(server\\.ts|service-bindings\\.ts|cli/|config/)";
+const COMPOSITION = "^src/(server\\.ts|service-bindings\\.ts|cli/|config/|workers/)";
 const EDGES = "^src/(transport|oci|plain-routes)/";
 const DOMAINS = "^src/(iam|registry|events|federation|login|ping)/";
-const KITS = "^src/(auth|authz|core|oidc|codec|observability|workers)/";
+const KITS = "^src/(auth|authz|core|oidc|codec|observability)/";
 const SEAMS = "^src/storage/";
 const GENERATED = "^src/gen/";
 

@@ -10,6 +10,9 @@
 // over the whole load run including its warm-up second) and of the load generator (measured
 // window): the server figure is the steadier one and the one server changes move. The baseline is
 // measured before and after the four loads and the higher figure is used.
+//
+// The server runs in this process from the build in dist/, the code `wharf serve` runs (the npm
+// script builds it first when src/ changed).
 import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -18,13 +21,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { createIssuer } from "../src/auth/issuer.js";
-import { ADMIN_IDENTITY_UID } from "../src/authz/admin-identity.js";
-import { loadConfig } from "../src/config/config.js";
-import { systemClock } from "../src/core/clock.js";
-import { newChildUid, newRootUid } from "../src/core/uidp.js";
-import { GetRepoRequestSchema, ListReposRequestSchema } from "../src/gen/platform/registry/v2/repos_pb.js";
-import { startServer } from "../src/server.js";
+import { createIssuer } from "../dist/auth/issuer.js";
+import { ADMIN_IDENTITY_UID } from "../dist/authz/admin-identity.js";
+import { loadConfig } from "../dist/config/config.js";
+import { systemClock } from "../dist/core/clock.js";
+import { newChildUid, newRootUid } from "../dist/core/uidp.js";
+import { GetRepoRequestSchema, ListReposRequestSchema } from "../dist/gen/platform/registry/v2/repos_pb.js";
+import { startServer } from "../dist/server.js";
 
 const run = promisify(execFile);
 const REPOS = Number(process.env.BENCH_REPOS ?? 100_000);

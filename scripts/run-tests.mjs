@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under src/ and test/ with node:test, passing an explicit file list (Node 20
 // finds no tests when given a directory). Exits non-zero when a test fails or when no test ran.
+// Tests run src/ through tsx; those that spawn bin/wharf.js run dist/, so it is built first when stale.
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { buildIfStale } from "./build-if-stale.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
+const tsxInWorkers = new URL("./tsx-in-workers.mjs", import.meta.url).pathname;
 const only = process.argv.slice(2);
 
 function collect(dir) {
@@ -27,10 +30,21 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+buildIfStale();
+
 let output = "";
 const child = spawn(
   process.execPath,
-  ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", ...files],
+  [
+    "--import",
+    "tsx",
+    "--import",
+    tsxInWorkers,
+    "--test",
+    "--test-concurrency=1",
+    "--test-reporter=spec",
+    ...files,
+  ],
   { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
 );
 child.stdout.on("data", (chunk) => {

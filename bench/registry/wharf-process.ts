@@ -4,12 +4,13 @@
 // <log-file> (as `wharf serve` does to stdout), and prints one JSON line on stdout:
 // {"pid", "apiUrl", "registryUrl", "apiToken", "registryToken"} (admin tokens, 2 h). Stops on
 // SIGTERM/SIGINT or when stdin closes (the parent died).
+// The server is the build in dist/, the code `wharf serve` runs (the npm scripts build it first).
 import { createWriteStream } from "node:fs";
-import { createIssuer } from "../../src/auth/issuer.js";
-import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
-import { loadConfig } from "../../src/config/config.js";
-import { systemClock } from "../../src/core/clock.js";
-import { startServer } from "../../src/server.js";
+import { createIssuer } from "../../dist/auth/issuer.js";
+import { ADMIN_IDENTITY_UID } from "../../dist/authz/admin-identity.js";
+import { loadConfig } from "../../dist/config/config.js";
+import { systemClock } from "../../dist/core/clock.js";
+import { startServer } from "../../dist/server.js";
 import { stopWhenAsked } from "./stop-when-asked.js";
 
 /** The JSON line this process prints once the server listens. */

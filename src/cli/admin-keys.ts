@@ -3,13 +3,6 @@ import { type ConfigInput, loadConfig } from "../config/config.js";
 import { openConfiguredStore } from "../config/open-configured-store.js";
 import { formatTimestamp, systemClock } from "../core/clock.js";
 
-/** Usage lines of `wharf admin keys`. */
-export const ADMIN_KEYS_USAGE = `  wharf admin keys rotate [options]
-                                        make a new issuer signing key current (every server within
-                                        seconds); replaced keys verify until their tokens expire
-  wharf admin keys list [options]       the issuer's signing keys: kid, created, state, retire time
-`;
-
 /**
  * `wharf admin keys rotate`: stores a new signing key, which every server sharing the database
  * signs with and publishes within seconds; the keys it replaces keep verifying until their retire

@@ -7,12 +7,6 @@ import { openConfiguredStore } from "../config/open-configured-store.js";
 import { systemClock } from "../core/clock.js";
 import { parseDurationSeconds } from "../core/duration.js";
 
-/** Usage lines of `wharf admin token`. */
-export const ADMIN_TOKEN_USAGE = `  wharf admin token [--ttl 1h] [--audience api|registry|<url>] [options]
-                                        print a token of the built-in platform administrator
-                                        (--ttl at most 24h; signed for the URLs the server recorded)
-`;
-
 /**
  * `wharf admin token`: mints a token for the built-in platform administrator with the issuer keys
  * kept in the metadata store (so it must run where the data lives, with the same --data-dir or

@@ -7,13 +7,6 @@ import { isDomainError } from "../core/errors.js";
 import { MAX_PULL_TOKEN_TTL_SECONDS } from "../federation/pull-token.js";
 import { REFRESH_TOKEN_TTL_MS } from "../federation/refresh-tokens.js";
 
-/** Usage lines of `wharf admin tokens`. */
-export const ADMIN_TOKENS_USAGE = `  wharf admin tokens revoke [--subject S] [--issued-before TIME] [options]
-                                        withdraw tokens within seconds on every server: S's tokens
-                                        issued until now (S may get new ones), or every token (of S)
-                                        with iat before TIME (RFC 3339, not in the future)
-`;
-
 /**
  * How long a revocation is kept past its cutoff: the longest anything it matches can still be
  * presented (issuer tokens, refresh tokens, pull tokens signed by their identity's keys).

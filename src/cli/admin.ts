@@ -1,8 +1,6 @@
 import type { ParseArgsConfig } from "node:util";
 import type { ConfigInput } from "../config/config.js";
-import { ADMIN_KEYS_USAGE, runAdminKeysList, runAdminKeysRotate } from "./admin-keys.js";
-import { ADMIN_TOKEN_USAGE, runAdminToken } from "./admin-token.js";
-import { ADMIN_TOKENS_USAGE, runAdminTokensRevoke } from "./admin-tokens.js";
+import { ADMIN_KEYS_USAGE, ADMIN_TOKEN_USAGE, ADMIN_TOKENS_USAGE } from "./usage.js";
 
 /** Usage lines of every `wharf admin …` command. */
 export const ADMIN_USAGE = `${ADMIN_TOKEN_USAGE}${ADMIN_KEYS_USAGE}${ADMIN_TOKENS_USAGE}`;
@@ -23,7 +21,7 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
 
 /**
  * The admin command `argv` (the words after `admin`) names, or undefined for an unknown one:
- * `token`, `keys rotate`, `keys list`, `tokens revoke`.
+ * `token`, `keys rotate`, `keys list`, `tokens revoke`. Its module loads when it runs.
  */
 export function adminCommand(argv: readonly string[]): AdminCommand | undefined {
   const [first, second, ...more] = argv;
@@ -32,8 +30,11 @@ export function adminCommand(argv: readonly string[]): AdminCommand | undefined 
       args: argv.slice(1),
       options: { ttl: { type: "string" }, audience: { type: "string" } },
       usage: ADMIN_TOKEN_USAGE,
-      run: (config, values) =>
-        runAdminToken(config, { ttl: text(values.ttl) ?? "1h", audience: text(values.audience) ?? "api" }),
+      run: async (config, values) =>
+        (await import("./admin-token.js")).runAdminToken(config, {
+          ttl: text(values.ttl) ?? "1h",
+          audience: text(values.audience) ?? "api",
+        }),
     };
   }
   if (first === "keys" && (second === "rotate" || second === "list")) {
@@ -41,7 +42,10 @@ export function adminCommand(argv: readonly string[]): AdminCommand | undefined 
       args: more,
       options: {},
       usage: ADMIN_KEYS_USAGE,
-      run: (config) => (second === "rotate" ? runAdminKeysRotate(config) : runAdminKeysList(config)),
+      run: async (config) => {
+        const keys = await import("./admin-keys.js");
+        return second === "rotate" ? keys.runAdminKeysRotate(config) : keys.runAdminKeysList(config);
+      },
     };
   }
   if (first === "tokens" && second === "revoke") {
@@ -49,8 +53,8 @@ export function adminCommand(argv: readonly string[]): AdminCommand | undefined 
       args: more,
       options: { subject: { type: "string" }, "issued-before": { type: "string" } },
       usage: ADMIN_TOKENS_USAGE,
-      run: (config, values) =>
-        runAdminTokensRevoke(config, {
+      run: async (config, values) =>
+        (await import("./admin-tokens.js")).runAdminTokensRevoke(config, {
           subject: text(values.subject),
           issuedBefore: text(values["issued-before"]),
         }),

@@ -1,13 +1,10 @@
 import { parseArgs } from "node:util";
-import { ConfigError, type ConfigInput } from "../config/config.js";
+import type { ConfigInput } from "../config/config.js";
 import { BlobStoreMismatchError } from "../storage/blob-store-identity.js";
 import { ADMIN_USAGE, adminCommand } from "./admin.js";
 import { AUTH_USAGE, runAuth } from "./auth.js";
 import { commandHelp } from "./command-help.js";
-import { runGc } from "./gc.js";
-import { PULL_TOKEN_USAGE, runPullToken } from "./pull-token.js";
-import { runServe } from "./serve.js";
-import { startupFailureLine } from "./startup-failure.js";
+import { PULL_TOKEN_USAGE } from "./usage.js";
 
 const USAGE = `wharf: a self-hosted container registry platform
 
@@ -76,7 +73,8 @@ const CONFIG_OPTIONS = {
  * Runs the `wharf` command line; resolves to the process exit code: 0, 2 for a usage or
  * configuration error, 1 when the command fails (start-up failures print one line, no stack).
  * `-h`/`--help` after any command's words, or `wharf help <words>`, prints that command's usage
- * from USAGE and exits 0 without running it (see `commandHelp`).
+ * from USAGE and exits 0 without running it (see `commandHelp`). A command's module loads only
+ * when it runs, so printing help loads none of the server's code.
  */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -89,6 +87,7 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case "serve": {
         const { values } = parseArgs({ args: rest, options: CONFIG_OPTIONS, strict: true });
+        const { runServe } = await import("./serve.js");
         return await runServe(configInput(values));
       }
       case "admin": {
@@ -109,7 +108,10 @@ export async function main(argv: string[]): Promise<number> {
         );
       }
       case "auth": {
-        if (rest[0] === "pull-token") return await runPullToken(rest.slice(1));
+        if (rest[0] === "pull-token") {
+          const { runPullToken } = await import("./pull-token.js");
+          return await runPullToken(rest.slice(1));
+        }
         const code = await runAuth(rest);
         if (code !== undefined) return code;
         break;
@@ -120,6 +122,7 @@ export async function main(argv: string[]): Promise<number> {
           options: { ...CONFIG_OPTIONS, window: { type: "string" }, grace: { type: "string" } },
           strict: true,
         });
+        const { runGc } = await import("./gc.js");
         return await runGc(configInput(values), {
           window: values.window ?? "720h",
           grace: values.grace ?? "1h",
@@ -139,6 +142,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`wharf: unknown command "${argv.join(" ")}"\n\n${USAGE}`);
     return 2;
   } catch (err) {
+    const { ConfigError } = await import("../config/config.js");
     if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       process.stderr.write(`wharf: ${(err as Error).message}\n`);
       return 2;
@@ -148,6 +152,7 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     if (process.env.WHARF_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? err}\n`);
+    const { startupFailureLine } = await import("./startup-failure.js");
     process.stderr.write(`wharf: ${startupFailureLine(err)}\n`);
     return 1;
   }

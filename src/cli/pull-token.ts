@@ -2,13 +2,7 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "../config/config.js";
 import { parseDurationSeconds } from "../core/duration.js";
 import { createPullToken, MAX_PULL_TOKEN_TTL_SECONDS, revokePullToken } from "../federation/pull-token.js";
-
-/** Usage lines of `wharf auth pull-token create` and `revoke`. */
-export const PULL_TOKEN_USAGE = `  wharf auth pull-token create --parent ORG [--ttl 720h] [--name NAME] [--api-url URL] [--token TOKEN]
-                                        create registry pull credentials for ORG (token: --token or WHARF_TOKEN)
-  wharf auth pull-token revoke --identity UID [--api-url URL] [--token TOKEN]
-                                        revoke them: delete the identity's role bindings, then the identity
-`;
+import { PULL_TOKEN_USAGE } from "./usage.js";
 
 /**
  * `wharf auth pull-token create|revoke`: creates a pull token through the API (see createPullToken)

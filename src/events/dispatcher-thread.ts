@@ -1,7 +1,7 @@
-import type { Worker } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
+import { moduleUrl } from "../core/module-url.js";
 import type { OpenStoreOptions } from "../storage/sql/open-store.js";
 import { SqliteWriteLock } from "../storage/sql/sqlite-write-lock.js";
-import { startTypeScriptWorker } from "../workers/typescript-worker.js";
 import {
   DEFAULT_DISPATCHER_OPTIONS,
   type DispatcherLogger,
@@ -27,8 +27,8 @@ export type FromDispatcherThread = { log: object };
 /** Messages to the thread. */
 export type ToDispatcherThread = "poke" | "close";
 
-/** The module the delivery thread runs. */
-const DISPATCHER_WORKER = new URL("./dispatcher-worker.ts", import.meta.url);
+/** The module the delivery thread runs; it reads DispatcherThreadData as its `workerData`. */
+const DISPATCHER_WORKER = moduleUrl("../workers/dispatcher", import.meta.url);
 /** Wait before starting a thread again after it stopped unexpectedly. */
 const RESTART_DELAY_MS = 1000;
 
@@ -46,7 +46,8 @@ const RESTART_DELAY_MS = 1000;
  * second (its lanes wait out their lease, as after a crash); a SQLite write lock it held
  * (`database.sqliteWriteLock`) is released.
  * `close` stops leasing, waits for the batches in flight and the thread's exit.
- * `entry`: the module the thread runs (tests substitute one that fails in a chosen way).
+ * `entry`: the module the thread runs, given `data` as its `workerData` (tests substitute one that
+ * fails in a chosen way).
  */
 export function startDispatcherThread(
   data: DispatcherThreadData,
@@ -60,7 +61,7 @@ export function startDispatcherThread(
   const writeLock = data.database.sqliteWriteLock && new SqliteWriteLock(data.database.sqliteWriteLock);
 
   const start = () => {
-    const thread = startTypeScriptWorker(entry, data);
+    const thread = new Worker(entry, { workerData: data });
     // -1 once the thread stopped, which may be before "exit".
     const threadId = thread.threadId;
     worker = thread;

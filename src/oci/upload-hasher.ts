@@ -1,5 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { Worker } from "node:worker_threads";
+import { moduleUrl } from "../core/module-url.js";
 import type { DigestAlgorithm } from "../registry/digest.js";
 
 /**
@@ -45,30 +46,18 @@ const BATCH_BYTES = 1024 * 1024;
 /** Rings kept for reuse. */
 const SPARE_RINGS = 4;
 
-/**
- * The worker's code, plain CommonJS evaluated as is: it needs no TypeScript loader, so it starts the
- * same under tsx (tests), under `bin/wharf.js` (which registers tsx only in the main thread) and
- * from a build. Hash state lives here, keyed by the digest's id; bytes arrive in shared rings.
- */
-const WORKER_SOURCE = `
-const { parentPort } = require("node:worker_threads");
-const { createHash } = require("node:crypto");
-const hashes = new Map();
-parentPort.on("message", (m) => {
-  if (m.type === "open") hashes.set(m.id, createHash(m.algorithm));
-  else if (m.type === "update") {
-    const hash = hashes.get(m.id);
-    if (hash) hash.update(new Uint8Array(m.ring, m.start, m.length));
-    parentPort.postMessage({ type: "done", id: m.id, length: m.length });
-  } else if (m.type === "digest") {
-    const hash = hashes.get(m.id);
-    hashes.delete(m.id);
-    parentPort.postMessage({ type: "digest", id: m.id, hex: hash ? hash.digest("hex") : null });
-  } else if (m.type === "drop") hashes.delete(m.id);
-});
-`;
+/** The module the worker thread runs: hash state lives there, keyed by the digest's id. */
+const HASH_WORKER = moduleUrl("../workers/upload-hash", import.meta.url);
 
-type FromWorker =
+/** Messages to the worker: bytes arrive as ranges of a shared ring, which never wrap. */
+export type ToHashWorker =
+  | { type: "open"; id: number; algorithm: DigestAlgorithm }
+  | { type: "update"; id: number; ring: SharedArrayBuffer; start: number; length: number }
+  | { type: "digest"; id: number }
+  | { type: "drop"; id: number };
+
+/** Messages from the worker: a range hashed, or a digest (`null` for an id it does not know). */
+export type FromHashWorker =
   | { type: "done"; id: number; length: number }
   | { type: "digest"; id: number; hex: string | null };
 
@@ -101,10 +90,10 @@ class HashWorker {
   #awaiting = 0;
 
   constructor(readonly spareRings: SharedArrayBuffer[]) {
-    this.#worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] });
+    this.#worker = new Worker(HASH_WORKER);
     // Idle, it never keeps a process alive (close() terminates it); while a reply is awaited it does.
     this.#worker.unref();
-    this.#worker.on("message", (m: FromWorker) => {
+    this.#worker.on("message", (m: FromHashWorker) => {
       if (--this.#awaiting === 0) this.#worker.unref();
       this.#digests.get(m.id)?.receive(m);
     });
@@ -125,7 +114,7 @@ class HashWorker {
   }
 
   /** Sends `message`; `answered` when the worker replies to it (update, digest). */
-  post(message: object, answered = false): void {
+  post(message: ToHashWorker, answered = false): void {
     if (this.#dead) return;
     if (answered && this.#awaiting++ === 0) this.#worker.ref();
     this.#worker.postMessage(message);
@@ -218,7 +207,7 @@ class WorkerDigest implements RunningDigest {
     this.#wake?.();
   }
 
-  receive(m: FromWorker): void {
+  receive(m: FromHashWorker): void {
     if (m.type === "done") {
       this.#hashed += m.length;
       const wake = this.#wake;

@@ -4,7 +4,10 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
-/** The `wharf` executable of this checkout. */
+/**
+ * The `wharf` executable of this checkout, as shipped: it runs the build in dist/ (scripts/run-tests.mjs
+ * compiles it first when src/ changed), not the sources under tsx.
+ */
 export const WHARF = new URL("../../bin/wharf.js", import.meta.url).pathname;
 
 /** A `wharf serve` child process. */

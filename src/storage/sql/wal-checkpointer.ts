@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
+import { moduleUrl } from "../../core/module-url.js";
 
 /**
  * The WAL size, in pages, at which a connection whose checkpoints run in the background still
@@ -29,29 +29,17 @@ export interface WalCheckpointer {
   close(): Promise<void>;
 }
 
-// Plain CommonJS evaluated as is (no TypeScript loader to start: ~30 ms instead of ~350 ms), with
-// the driver's resolved path passed in, so it loads the same under tsx and bin/wharf.js.
-const WORKER_SOURCE = `
-"use strict";
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const db = new Database(workerData.path, { fileMustExist: true });
-db.pragma("synchronous = NORMAL");
-let reported = false;
-const timer = setInterval(() => {
-  try {
-    db.pragma("wal_checkpoint(PASSIVE)");
-  } catch (err) {
-    if (!reported) parentPort.postMessage({ error: String((err && err.message) || err) });
-    reported = true;
-  }
-}, workerData.intervalMs);
-parentPort.on("message", () => {
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
-});
-`;
+/** The module the checkpoint thread runs. */
+const CHECKPOINT_WORKER = moduleUrl("../../workers/wal-checkpoint", import.meta.url);
+
+/** What the checkpoint thread is started with. */
+export interface WalCheckpointWorkerData {
+  path: string;
+  intervalMs: number;
+}
+
+/** The thread's one message: its first checkpoint failure. */
+export type FromWalCheckpointWorker = { error: string };
 
 /**
  * Runs `PRAGMA wal_checkpoint(PASSIVE)` on the SQLite file at `path` every `intervalMs` from a
@@ -64,15 +52,11 @@ parentPort.on("message", () => {
  * keeps trying.
  */
 export function startWalCheckpointer(path: string, intervalMs = CHECKPOINT_INTERVAL_MS): WalCheckpointer {
-  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    execArgv: [],
-    workerData: { driver, path, intervalMs },
-  });
+  const workerData: WalCheckpointWorkerData = { path, intervalMs };
+  const worker = new Worker(CHECKPOINT_WORKER, { workerData });
   // The process's own work keeps it alive; checkpoints alone must not.
   worker.unref();
-  worker.on("message", (message: { error: string }) =>
+  worker.on("message", (message: FromWalCheckpointWorker) =>
     process.emitWarning(`WAL checkpoint of ${path} failed: ${message.error}`, "WharfWarning"),
   );
   worker.on("error", (err) =>

@@ -3,20 +3,19 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { threadId, type Worker } from "node:worker_threads";
+import { threadId, Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import { connectSqlite } from "../../../../src/storage/sql/connect-sqlite.js";
 import {
   createSqliteWriteLockMemory,
   SqliteWriteLock,
 } from "../../../../src/storage/sql/sqlite-write-lock.js";
-import { startTypeScriptWorker } from "../../../../src/workers/typescript-worker.js";
 
 const HOLDER = new URL("../../../support/write-lock-holder.ts", import.meta.url);
 
 /** Starts a thread holding the lock in `memory`; resolves once it holds it. */
 async function holderThread(memory: SharedArrayBuffer): Promise<Worker> {
-  const worker = startTypeScriptWorker(HOLDER, memory);
+  const worker = new Worker(HOLDER, { workerData: memory });
   await new Promise<void>((resolve, reject) => {
     worker.once("message", () => resolve());
     worker.once("error", reject);

@@ -1,17 +1,20 @@
-// The event dispatcher thread's entry (started by dispatcher-thread.ts): opens its own store and
-// issuer over the shared database, delivers with startEventDispatcher, and answers the serving
+// The event dispatcher thread (started by events/dispatcher-thread.ts): opens its own store and
+// issuer over the shared database, delivers with startWebhookDelivery, and answers the serving
 // thread's pokes and close.
 import { parentPort, workerData } from "node:worker_threads";
 import { createIssuer } from "../auth/issuer.js";
 import { systemClock } from "../core/clock.js";
+import type {
+  DispatcherThreadData,
+  FromDispatcherThread,
+  ToDispatcherThread,
+} from "../events/dispatcher-thread.js";
+import { startWebhookDelivery } from "../events/webhook-delivery.js";
 import { openStore } from "../storage/sql/open-store.js";
-import { workerDataOf } from "../workers/typescript-worker.js";
-import type { DispatcherThreadData, FromDispatcherThread, ToDispatcherThread } from "./dispatcher-thread.js";
-import { startWebhookDelivery } from "./webhook-delivery.js";
 
 const port = parentPort;
-if (!port) throw new Error("dispatcher-worker.ts runs as a worker thread (see dispatcher-thread.ts)");
-const data = workerDataOf<DispatcherThreadData>(workerData);
+if (!port) throw new Error("workers/dispatcher runs as a worker thread (see events/dispatcher-thread.ts)");
+const data = workerData as DispatcherThreadData;
 const post = (message: FromDispatcherThread) => port.postMessage(message);
 
 const store = await openStore(data.database);
