@@ -1,11 +1,6 @@
 import { Readable } from "node:stream";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
-
-/**
- * The object the readiness check looks for in blob storage, written when the server starts. Outside
- * `blobs/` and `uploads/`, so garbage collection never takes it for a stray object.
- */
-export const BLOB_PROBE_KEY = "health/probe";
+import { BLOB_PROBE_KEY } from "../storage/blobs/blob-layout.js";
 
 /** Liveness path (both ports): 200 `ok` while the process serves requests. */
 export const HEALTHZ_PATH = "/healthz";

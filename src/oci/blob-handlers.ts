@@ -1,5 +1,6 @@
-import { blobKey, type Digest, parseDigest } from "../registry/digest.js";
+import { type Digest, parseDigest } from "../registry/digest.js";
 import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST } from "../registry/manifest-parser.js";
+import { blobKey } from "../storage/blobs/blob-layout.js";
 import { sendBlobBytes, sendBlobHead } from "./blob-content.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";

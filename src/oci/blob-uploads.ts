@@ -1,16 +1,16 @@
-import { randomBytes } from "node:crypto";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setBounded } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
-import { blobKey, createDigester, type Digest, type DigestAlgorithm } from "../registry/digest.js";
+import { createDigester, type Digest, type DigestAlgorithm } from "../registry/digest.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
+import { blobKey, newUploadId, uploadKey } from "../storage/blobs/blob-layout.js";
 import type { BlobRow, UploadRow } from "../storage/registry-store.js";
 import type { Store } from "../storage/store.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { createUploadHasher, type RunningDigest, type UploadHasher } from "./upload-hasher.js";
 
-/** Upload sessions over the blob driver: chunks append to `uploads/<id>`; finishing verifies and commits. */
+/** Upload sessions over the blob driver: chunks append to the session's `uploadKey`; finishing verifies and commits. */
 export interface BlobUploads {
   /** Opens a session for `repoUid` on behalf of `identityUid`. */
   start(repoUid: string, identityUid: string): Promise<UploadRow>;
@@ -63,7 +63,6 @@ export function createBlobUploads(opts: {
   const { store, blobs, clock } = opts;
   const hasher = opts.hasher ?? createUploadHasher();
   const running = new Map<string, RunningHash>();
-  const uploadKey = (id: string) => `uploads/${id}`;
 
   function forget(id: string): void {
     running.get(id)?.digest?.dispose();
@@ -167,7 +166,7 @@ export function createBlobUploads(opts: {
     async start(repoUid, identityUid) {
       const now = clock.now();
       const row: UploadRow = {
-        id: randomBytes(16).toString("hex"),
+        id: newUploadId(),
         repoUid,
         identityUid,
         size: 0,
@@ -237,7 +236,7 @@ export function createBlobUploads(opts: {
     },
 
     async putMonolithic(repoUid, digest, body, length) {
-      const id = randomBytes(16).toString("hex");
+      const id = newUploadId();
       const runningDigest = hasher.create(digest.algorithm, length);
       try {
         const size = await appendBytes(id, body, runningDigest);

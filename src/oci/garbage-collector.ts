@@ -1,6 +1,14 @@
 import type { Clock } from "../core/clock.js";
-import { blobKey, parseDigest } from "../registry/digest.js";
+import { parseDigest } from "../registry/digest.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
+import {
+  BLOBS_PREFIX,
+  blobKey,
+  parseBlobKey,
+  parseUploadKey,
+  UPLOADS_PREFIX,
+  uploadKey,
+} from "../storage/blobs/blob-layout.js";
 import type { GarbageBounds } from "../storage/registry-store.js";
 import type { Store } from "../storage/store.js";
 
@@ -54,13 +62,14 @@ export async function collectGarbage(
 
   for (const upload of await store.uploads.staleBefore(uploadCutoff)) {
     await store.uploads.delete(upload.id);
-    await blobs.delete(`uploads/${upload.id}`);
+    await blobs.delete(uploadKey(upload.id));
     report.uploads++;
   }
-  // The stray sweeps list only `uploads/` and `blobs/`: other objects, such as the blob store's
-  // identity (BLOB_STORE_ID_KEY, a top-level key), are never candidates.
-  for await (const object of blobs.list("uploads/")) {
-    const id = object.key.slice("uploads/".length);
+  // The stray sweeps list only the two prefixes and skip keys the layout does not parse there: other
+  // objects, such as the blob store's identity, are never candidates.
+  for await (const object of blobs.list(UPLOADS_PREFIX)) {
+    const id = parseUploadKey(object.key);
+    if (id === undefined) continue;
     if (object.modifiedTime < uploadCutoff && !(await store.uploads.get(id))) {
       await blobs.delete(object.key);
       report.strayObjects++;
@@ -101,10 +110,9 @@ export async function collectGarbage(
     }
   }
 
-  for await (const object of blobs.list("blobs/")) {
-    if (object.modifiedTime >= graceStart) continue;
-    const [, algorithm, , hex] = object.key.split("/");
-    const digest = `${algorithm}:${hex}`;
+  for await (const object of blobs.list(BLOBS_PREFIX)) {
+    const digest = digestStoredAt(object.key);
+    if (digest === undefined || object.modifiedTime >= graceStart) continue;
     const stray = await exclusively(async (tx) => {
       if (await tx.blobs.get(digest)) return false;
       await blobs.delete(object.key);
@@ -113,4 +121,18 @@ export async function collectGarbage(
     if (stray) report.strayObjects++;
   }
   return report;
+}
+
+/**
+ * The digest whose bytes `key` holds, or undefined for a foreign object: a key the layout does not
+ * parse, or one naming an algorithm or hex the registry would never store.
+ */
+function digestStoredAt(key: string): string | undefined {
+  const address = parseBlobKey(key);
+  if (address === undefined) return undefined;
+  try {
+    return parseDigest(`${address.algorithm}:${address.hex}`).value;
+  } catch {
+    return undefined;
+  }
 }

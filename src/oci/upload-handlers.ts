@@ -1,4 +1,5 @@
 import { parseDigest } from "../registry/digest.js";
+import { isUploadId } from "../storage/blobs/blob-layout.js";
 import type { UploadRow } from "../storage/registry-store.js";
 import { ociError } from "./oci-errors.js";
 import { authorize, type Exchange, type RegistryDeps } from "./registry-request.js";
@@ -97,7 +98,7 @@ async function sessionOf(deps: RegistryDeps, ex: Exchange, name: string, id: str
   const resolved = await deps.resolver.resolve(name);
   // The token may be past its expiry, but it must name the repo, and the bindings count as they are now.
   await deps.gate.require(caller, resolved, "push");
-  const upload = /^[0-9a-f]{32}$/.test(id) ? await deps.uploads.get(id) : undefined;
+  const upload = isUploadId(id) ? await deps.uploads.get(id) : undefined;
   if (!upload || resolved.repo?.uid !== upload.repoUid) {
     throw ociError("BLOB_UPLOAD_UNKNOWN", `upload ${id.slice(0, 64)} is not in progress for ${name}`);
   }

@@ -55,11 +55,6 @@ export function digestOf(bytes: Uint8Array, algorithm: DigestAlgorithm): string 
   return `${algorithm}:${createHash(algorithm).update(bytes).digest("hex")}`;
 }
 
-/** Where a blob's bytes live in the blob driver: `blobs/<alg>/<first two hex>/<hex>`. */
-export function blobKey(digest: Digest): string {
-  return `blobs/${digest.algorithm}/${digest.hex.slice(0, 2)}/${digest.hex}`;
-}
-
 function truncate(value: string): string {
   return value.length > 80 ? `${value.slice(0, 80)}…` : value;
 }

@@ -1,7 +1,8 @@
 import { notFound } from "../core/errors.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
+import { blobKey } from "../storage/blobs/blob-layout.js";
 import type { Store } from "../storage/store.js";
-import { blobKey, parseDigest } from "./digest.js";
+import { parseDigest } from "./digest.js";
 import { type Descriptor, type ParsedManifest, parseManifest } from "./manifest-parser.js";
 
 /** One platform of a stored image: its architecture and its size (config + layers, bytes). */

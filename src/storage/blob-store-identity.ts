@@ -2,13 +2,9 @@ import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
 import type { BlobDriver } from "./blobs/blob-driver.js";
+import { BLOB_STORE_ID_KEY, BLOBS_PREFIX, parseBlobKey } from "./blobs/blob-layout.js";
 import type { Store } from "./store.js";
 
-/**
- * The blob store object holding the id of the metadata store it belongs to. A top-level key, so
- * outside `blobs/` and `uploads/`, the only prefixes garbage collection sweeps.
- */
-export const BLOB_STORE_ID_KEY = "wharf-store-id";
 /** The setting holding the metadata store's id (the same id is stamped into its blob store). */
 export const STORE_ID_SETTING = "store_id";
 /** The setting recording that a blob store was stamped with that id (the binding completed once). */
@@ -141,7 +137,7 @@ const SAMPLE_SIZE = 64;
 
 /**
  * How many of the first {@link SAMPLE_SIZE} objects under `blobs/` (in key order, so effectively
- * random digests) the database records. Keys are `blobs/<algorithm>/<2 hex>/<hex>/data`.
+ * random digests) the database records. An object whose key is no blob's counts as unknown.
  */
 async function sampleKnownBlobs(
   store: Store,
@@ -149,10 +145,15 @@ async function sampleKnownBlobs(
 ): Promise<{ sampled: number; known: number }> {
   let sampled = 0;
   let known = 0;
-  for await (const object of blobs.list("blobs/")) {
-    const [, algorithm, , hex] = object.key.split("/");
+  for await (const object of blobs.list(BLOBS_PREFIX)) {
+    const address = parseBlobKey(object.key);
     sampled++;
-    if ((await store.blobs.get(`${algorithm}:${hex}`)) !== undefined) known++;
+    if (
+      address !== undefined &&
+      (await store.blobs.get(`${address.algorithm}:${address.hex}`)) !== undefined
+    ) {
+      known++;
+    }
     if (sampled === SAMPLE_SIZE) break;
   }
   return { sampled, known };
@@ -160,6 +161,6 @@ async function sampleKnownBlobs(
 
 /** Whether `blobs` holds any blob bytes (objects under `blobs/`). */
 async function holdsBlobs(blobs: BlobDriver): Promise<boolean> {
-  for await (const _ of blobs.list("blobs/")) return true;
+  for await (const _ of blobs.list(BLOBS_PREFIX)) return true;
   return false;
 }

@@ -8,10 +8,10 @@ import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import {
   BLOB_STORE_BOUND_SETTING,
-  BLOB_STORE_ID_KEY,
   BlobStoreMismatchError,
   STORE_ID_SETTING,
 } from "../../src/storage/blob-store-identity.js";
+import { BLOB_STORE_ID_KEY } from "../../src/storage/blobs/blob-layout.js";
 import { createTestDatabase, engineSkipReason } from "../support/databases.js";
 import { type BuiltImage, OCI_MANIFEST, pushImage } from "../support/registry-push.js";
 import { WHARF } from "../support/wharf-process.js";

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
+import { parseDigest } from "../../src/registry/digest.js";
+import { blobKey } from "../../src/storage/blobs/blob-layout.js";
 import { createS3BlobDriver } from "../../src/storage/blobs/s3/s3-blob-driver.js";
 import { startTestS3rver, type TestS3rver } from "../conformance/blobs/blob-test-backends.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
@@ -94,7 +96,7 @@ describe("the registry on S3 blob storage", async () => {
     const { options } = s3 as TestS3rver;
     const bucket = createS3BlobDriver({ ...options, prefix: "wharf" });
     try {
-      await bucket.delete(`blobs/sha256/${digest.slice(7, 9)}/${digest.slice(7)}`);
+      await bucket.delete(blobKey(parseDigest(digest)));
     } finally {
       await bucket.close();
     }

@@ -35,9 +35,12 @@ export interface BlobRange {
 /**
  * The blob storage seam: a flat namespace of byte objects addressed by keys.
  *
- * Keys are slash-separated relative paths (`blobs/sha256/ab/abcdef…/data`, `uploads/<id>/data`);
- * see {@link assertValidBlobKey} for the exact rules. Every method given an invalid key rejects with a
- * `TypeError` (`list` throws it synchronously) before doing any I/O.
+ * Keys are slash-separated relative paths (`blobs/sha256/ab/abcdef…`, `uploads/<id>`; which keys
+ * Wharf uses is `blob-layout.ts`'s business); see {@link assertValidBlobKey} for the exact rules.
+ * Every method given an invalid key rejects with a `TypeError` (`list` throws it synchronously)
+ * before doing any I/O. Drivers get that, and every other argument check below, from
+ * `validatingBlobDriver`, which each driver's factory wraps around it: an implementation only
+ * stores bytes and may assume its arguments valid.
  *
  * A key holds one object, written either whole (`put`, `commit`) or piecewise (`append`). Both kinds
  * are read, stat'ed, listed, committed and deleted alike. A key should not also be a directory-like
@@ -178,19 +181,6 @@ export function assertValidBlobKey(key: string): void {
   for (const [i, segment] of key.split("/").entries()) checkSegment(key, segment, i, true);
 }
 
-/**
- * {@link assertValidBlobKey} for `put`/`append`: destroys `source` before throwing, since a write
- * that fails for any reason destroys its source.
- */
-export function assertValidBlobKeyFor(key: string, source: Readable): void {
-  try {
-    assertValidBlobKey(key);
-  } catch (err) {
-    source.destroy();
-    throw err;
-  }
-}
-
 /** Whether `key` is a valid blob key ({@link assertValidBlobKey} would not throw). */
 export function isValidBlobKey(key: string): boolean {
   try {
@@ -240,7 +230,7 @@ function checkSegment(key: string, segment: string, index: number, complete: boo
 
 /**
  * Throws a plain `RangeError` unless `range` is well-formed (see {@link BlobRange}); does not need
- * the object's size. Drivers call it before any I/O.
+ * the object's size. `validatingBlobDriver` calls it before any I/O.
  */
 export function assertValidBlobRange(range: BlobRange | undefined): void {
   if (range === undefined) return;

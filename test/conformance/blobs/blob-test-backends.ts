@@ -42,7 +42,9 @@ interface Backend {
 
 /**
  * Registers `body` once per backend (filesystem in a temp dir, memory, S3), each inside
- * `describe("<title> [<kind>]")` with its own driver, closed and cleaned up after the suite.
+ * `describe("<title> [<kind>]")` with its own driver, closed and cleaned up after the suite. Each
+ * driver comes from its public factory, so it is wrapped in `validatingBlobDriver` exactly as
+ * production opens it: the argument-check cases test the wrapper on every backend.
  *
  * S3 runs against `s3rver` started in-process on 127.0.0.1:0 with a temp directory, or against
  * `WHARF_TEST_S3_URL` (an `s3://bucket/prefix?endpoint=…` URL; each run uses a random sub-prefix)

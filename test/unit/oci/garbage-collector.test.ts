@@ -6,10 +6,11 @@ import { newChildUid, newRootUid } from "../../../src/core/uidp.js";
 import { createBlobUploads } from "../../../src/oci/blob-uploads.js";
 import { collectGarbage } from "../../../src/oci/garbage-collector.js";
 import { commitManifest } from "../../../src/oci/manifest-commit.js";
-import { blobKey, parseDigest, sha256Digest } from "../../../src/registry/digest.js";
+import { parseDigest, sha256Digest } from "../../../src/registry/digest.js";
 import { OCI_INDEX, OCI_MANIFEST, parseManifest } from "../../../src/registry/manifest-parser.js";
-import { BLOB_STORE_ID_KEY, bindBlobStore } from "../../../src/storage/blob-store-identity.js";
+import { bindBlobStore } from "../../../src/storage/blob-store-identity.js";
 import type { BlobDriver } from "../../../src/storage/blobs/blob-driver.js";
+import { BLOB_STORE_ID_KEY, blobKey } from "../../../src/storage/blobs/blob-layout.js";
 import { createMemoryBlobDriver } from "../../../src/storage/blobs/memory/memory-blob-driver.js";
 import type { RepoRow, Store } from "../../../src/storage/store.js";
 import { forEachEngine } from "../../support/databases.js";
@@ -237,5 +238,37 @@ forEachEngine("garbage collection", (db) => {
     await collectGarbage({ store, blobs, clock: farFuture }, { graceMs: 0, historyWindowMs: 0 });
     assert.ok(await blobs.stat(BLOB_STORE_ID_KEY), "the identity object is still there");
     assert.equal(await bindBlobStore(store, blobs, { database: "test", blobStore: "memory:" }), id);
+  });
+
+  it("never takes a foreign object under blobs/ or uploads/ for a blob or an upload, however old", async () => {
+    const hex = sha256Digest(Buffer.from("foreign")).slice("sha256:".length);
+    const foreign = [
+      "blobs/README",
+      `blobs/sha256/${hex.slice(0, 2)}/${hex}/data`,
+      `blobs/sha256/zz/${hex}`,
+      `blobs/sha256/${hex.slice(0, 2)}/${hex.toUpperCase()}`,
+      `blobs/sha256/${hex.slice(0, 2)}/${hex.slice(0, 40)}`,
+      `blobs/md5/${hex.slice(0, 2)}/${hex.slice(0, 32)}`,
+      "uploads/notes",
+      `uploads/${hex.slice(0, 32)}.partial`,
+      `uploads/${hex.slice(32, 64)}/data`,
+      `uploads/${hex.slice(0, 31)}`,
+      `uploads/${hex.slice(0, 32).toUpperCase()}`,
+    ];
+    for (const key of foreign) await blobs.put(key, Readable.from([Buffer.from("not wharf's")]));
+    // Objects of the layout that nothing references, so the same run shows that both sweeps ran.
+    const strayBlob = blobKey(parseDigest(sha256Digest(Buffer.from("stray blob"))));
+    const strayUpload = `uploads/${hex.slice(16, 48)}`;
+    await blobs.put(strayBlob, Readable.from([Buffer.from("stray blob")]));
+    await blobs.put(strayUpload, Readable.from([Buffer.from("stray upload")]));
+    const farFuture = { now: () => Date.now() + 400 * DAY };
+    const report = await collectGarbage(
+      { store, blobs, clock: farFuture },
+      { graceMs: 0, historyWindowMs: 0 },
+    );
+    for (const key of foreign) assert.ok(await blobs.stat(key), `${key} is still there`);
+    assert.equal(await blobs.stat(strayBlob), undefined, "a stray blob object is swept");
+    assert.equal(await blobs.stat(strayUpload), undefined, "a stray upload object is swept");
+    assert.equal(report.strayObjects, 2, JSON.stringify(report));
   });
 });

@@ -8,12 +8,12 @@ import { text } from "node:stream/consumers";
 import { after, describe, it } from "node:test";
 import {
   BLOB_STORE_BOUND_SETTING,
-  BLOB_STORE_ID_KEY,
   BlobStoreMismatchError,
   bindBlobStore,
   STORE_ID_SETTING,
 } from "../../../src/storage/blob-store-identity.js";
 import type { BlobDriver } from "../../../src/storage/blobs/blob-driver.js";
+import { BLOB_STORE_ID_KEY, blobKey } from "../../../src/storage/blobs/blob-layout.js";
 import { createFilesystemBlobDriver } from "../../../src/storage/blobs/filesystem/filesystem-blob-driver.js";
 import { createMemoryBlobDriver } from "../../../src/storage/blobs/memory/memory-blob-driver.js";
 import { createS3BlobDriver } from "../../../src/storage/blobs/s3/s3-blob-driver.js";
@@ -88,7 +88,7 @@ after(async () => {
 /** Puts the bytes of a (fake) blob where the registry keeps blobs. */
 async function putBlobBytes(blobs: BlobDriver, n: number): Promise<void> {
   const hex = n.toString(16).padStart(64, "0");
-  await blobs.put(`blobs/sha256/${hex.slice(0, 2)}/${hex}/data`, Readable.from([Buffer.from(`blob ${n}`)]));
+  await blobs.put(blobKey({ algorithm: "sha256", hex }), Readable.from([Buffer.from(`blob ${n}`)]));
 }
 
 /** Records a blob row in `store` (a group, a repo, one linked blob). */
@@ -227,7 +227,7 @@ forEachEngine("bindBlobStore", (db) => {
         assert.equal(await p.store.settings.get(STORE_ID_SETTING), id);
         assert.equal(await stampOf(p.blobs.driver), id);
         assert.ok(
-          await p.blobs.driver.stat(`blobs/sha256/00/${"0".repeat(63)}1/data`),
+          await p.blobs.driver.stat(blobKey({ algorithm: "sha256", hex: `${"0".repeat(63)}1` })),
           "the blob is untouched",
         );
       });

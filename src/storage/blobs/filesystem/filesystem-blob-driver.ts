@@ -7,10 +7,6 @@ import { dirname, join, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
-  assertValidBlobKey,
-  assertValidBlobKeyFor,
-  assertValidBlobPrefix,
-  assertValidBlobRange,
   type BlobDriver,
   type BlobListEntry,
   BlobNotFoundError,
@@ -20,6 +16,7 @@ import {
   RESERVED_TEMP_SEGMENT,
   resolveBlobRange,
 } from "../blob-driver.js";
+import { validatingBlobDriver } from "../validating-blob-driver.js";
 
 /** Options of {@link createFilesystemBlobDriver}. */
 export interface FilesystemBlobDriverOptions {
@@ -54,12 +51,13 @@ const PARENT_RETRIES = 5;
  * when its source fails, truncates the file back to its previous size (or removes a file it
  * created). `commit` is a `rename`. `delete` removes the file and any parent directories it leaves
  * empty (writers recreate directories as needed). Directories are created lazily; nothing is touched
- * until the first call.
+ * until the first call. Arguments are checked by {@link validatingBlobDriver} before they reach it.
  */
 export function createFilesystemBlobDriver(options: FilesystemBlobDriverOptions): BlobDriver {
-  return new FilesystemBlobDriver(options);
+  return validatingBlobDriver(new FilesystemBlobDriver(options));
 }
 
+/** Stores bytes only: its arguments were checked by the wrapper {@link createFilesystemBlobDriver} adds. */
 class FilesystemBlobDriver implements BlobDriver {
   readonly kind = "filesystem";
   readonly #root: string;
@@ -76,7 +74,6 @@ class FilesystemBlobDriver implements BlobDriver {
   }
 
   async stat(key: string): Promise<BlobStat | undefined> {
-    assertValidBlobKey(key);
     try {
       const st = await stat(this.#path(key));
       return st.isFile() ? { size: st.size, modifiedTime: Math.trunc(st.mtimeMs) } : undefined;
@@ -87,8 +84,6 @@ class FilesystemBlobDriver implements BlobDriver {
   }
 
   async read(key: string, range?: BlobRange): Promise<Readable> {
-    assertValidBlobKey(key);
-    assertValidBlobRange(range);
     const { handle, start, end } = await this.#openRange(key, range);
     if (start === end) {
       await handle.close();
@@ -99,8 +94,6 @@ class FilesystemBlobDriver implements BlobDriver {
   }
 
   async pipeTo(key: string, sink: Writable, range?: BlobRange): Promise<void> {
-    assertValidBlobKey(key);
-    assertValidBlobRange(range);
     const { handle, start, end } = await this.#openRange(key, range);
     if (!releasesWrittenChunks(sink)) {
       // A sink that may hold on to written chunks (a PassThrough buffers them) gets fresh ones.
@@ -148,7 +141,6 @@ class FilesystemBlobDriver implements BlobDriver {
   }
 
   async put(key: string, source: Readable): Promise<number> {
-    assertValidBlobKeyFor(key, source);
     const target = this.#path(key);
     const temp = join(this.#tmpDir, randomUUID());
     let handle: FileHandle | undefined;
@@ -170,7 +162,6 @@ class FilesystemBlobDriver implements BlobDriver {
   }
 
   async append(key: string, source: Readable): Promise<number> {
-    assertValidBlobKeyFor(key, source);
     const path = this.#path(key);
     let handle: FileHandle | undefined;
     let created = false;
@@ -204,9 +195,6 @@ class FilesystemBlobDriver implements BlobDriver {
   }
 
   async commit(from: string, to: string): Promise<void> {
-    assertValidBlobKey(from);
-    assertValidBlobKey(to);
-    if (from === to) throw new TypeError(`commit needs two different keys, got ${from} twice`);
     const source = this.#path(from);
     const target = this.#path(to);
     const st = await stat(source).catch((err) => {
@@ -224,7 +212,6 @@ class FilesystemBlobDriver implements BlobDriver {
   }
 
   async delete(key: string): Promise<void> {
-    assertValidBlobKey(key);
     const path = this.#path(key);
     try {
       await unlink(path);
@@ -236,7 +223,6 @@ class FilesystemBlobDriver implements BlobDriver {
   }
 
   list(prefix: string): AsyncIterable<BlobListEntry> {
-    assertValidBlobPrefix(prefix);
     const slash = prefix.lastIndexOf("/");
     return this.#walk(prefix.slice(0, slash + 1), prefix.slice(slash + 1));
   }

@@ -1,9 +1,5 @@
 import { Readable, type Writable } from "node:stream";
 import {
-  assertValidBlobKey,
-  assertValidBlobKeyFor,
-  assertValidBlobPrefix,
-  assertValidBlobRange,
   type BlobDriver,
   type BlobListEntry,
   BlobNotFoundError,
@@ -12,6 +8,7 @@ import {
   pipeThroughRead,
   resolveBlobRange,
 } from "../blob-driver.js";
+import { validatingBlobDriver } from "../validating-blob-driver.js";
 
 /** One stored object: its bytes as the chunks they arrived in (never copied into one buffer). */
 interface MemoryObject {
@@ -24,18 +21,19 @@ interface MemoryObject {
  * A {@link BlobDriver} keeping objects in this process's memory (tests, throwaway servers). Objects
  * are lost on exit and, unlike the other drivers, are held whole in memory. `put` and `append`
  * collect the source and make it visible only when it ended, so a failing source changes nothing.
- * Streams returned by `read` are snapshots: later writes do not affect them.
+ * Streams returned by `read` are snapshots: later writes do not affect them. Arguments are checked
+ * by {@link validatingBlobDriver} before they reach it.
  */
 export function createMemoryBlobDriver(): BlobDriver {
-  return new MemoryBlobDriver();
+  return validatingBlobDriver(new MemoryBlobDriver());
 }
 
+/** Stores bytes only: its arguments were checked by the wrapper {@link createMemoryBlobDriver} adds. */
 class MemoryBlobDriver implements BlobDriver {
   readonly kind = "memory";
   readonly #objects = new Map<string, MemoryObject>();
 
   async stat(key: string): Promise<BlobStat | undefined> {
-    assertValidBlobKey(key);
     const object = this.#objects.get(key);
     return object === undefined ? undefined : { size: object.size, modifiedTime: object.modifiedTime };
   }
@@ -45,8 +43,6 @@ class MemoryBlobDriver implements BlobDriver {
   }
 
   async read(key: string, range?: BlobRange): Promise<Readable> {
-    assertValidBlobKey(key);
-    assertValidBlobRange(range);
     const object = this.#objects.get(key);
     if (object === undefined) throw new BlobNotFoundError(key);
     const { start, end } = resolveBlobRange(key, object.size, range);
@@ -54,14 +50,12 @@ class MemoryBlobDriver implements BlobDriver {
   }
 
   async put(key: string, source: Readable): Promise<number> {
-    assertValidBlobKeyFor(key, source);
     const { chunks, size } = await collect(source);
     this.#objects.set(key, { chunks, size, modifiedTime: Date.now() });
     return size;
   }
 
   async append(key: string, source: Readable): Promise<number> {
-    assertValidBlobKeyFor(key, source);
     const { chunks, size } = await collect(source);
     const object = this.#objects.get(key) ?? { chunks: [], size: 0, modifiedTime: 0 };
     const next = {
@@ -74,9 +68,6 @@ class MemoryBlobDriver implements BlobDriver {
   }
 
   async commit(from: string, to: string): Promise<void> {
-    assertValidBlobKey(from);
-    assertValidBlobKey(to);
-    if (from === to) throw new TypeError(`commit needs two different keys, got ${from} twice`);
     const object = this.#objects.get(from);
     if (object === undefined) throw new BlobNotFoundError(from);
     this.#objects.set(to, object);
@@ -84,12 +75,10 @@ class MemoryBlobDriver implements BlobDriver {
   }
 
   async delete(key: string): Promise<void> {
-    assertValidBlobKey(key);
     this.#objects.delete(key);
   }
 
   list(prefix: string): AsyncIterable<BlobListEntry> {
-    assertValidBlobPrefix(prefix);
     return this.#list(prefix);
   }
 

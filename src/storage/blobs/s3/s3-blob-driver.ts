@@ -11,9 +11,6 @@ import {
 import { Upload } from "@aws-sdk/lib-storage";
 import {
   assertValidBlobKey,
-  assertValidBlobKeyFor,
-  assertValidBlobPrefix,
-  assertValidBlobRange,
   type BlobDriver,
   type BlobListEntry,
   BlobNotFoundError,
@@ -22,6 +19,7 @@ import {
   pipeThroughRead,
   resolveBlobRange,
 } from "../blob-driver.js";
+import { validatingBlobDriver } from "../validating-blob-driver.js";
 import {
   MAX_PART_NUMBER,
   mergeListing,
@@ -86,11 +84,15 @@ const DELETE_BATCH = 1000;
  * The client always sends `requestChecksumCalculation`/`responseChecksumValidation` =
  * `WHEN_REQUIRED`: with the SDK's default, streamed uploads use aws-chunked framing with trailing
  * checksums, which some S3-compatible servers (s3rver) store verbatim inside the object.
+ *
+ * Arguments are checked by {@link validatingBlobDriver} before they reach it. Throws `TypeError` for
+ * an invalid `prefix`.
  */
 export function createS3BlobDriver(options: S3BlobDriverOptions): BlobDriver {
-  return new S3BlobDriver(options);
+  return validatingBlobDriver(new S3BlobDriver(options));
 }
 
+/** Stores bytes only: its arguments were checked by the wrapper {@link createS3BlobDriver} adds. */
 class S3BlobDriver implements BlobDriver {
   readonly kind = "s3";
   readonly #client: S3Client;
@@ -118,7 +120,6 @@ class S3BlobDriver implements BlobDriver {
   }
 
   async stat(key: string): Promise<BlobStat | undefined> {
-    assertValidBlobKey(key);
     const plain = await this.#head(key);
     if (plain !== undefined) return { size: plain.size, modifiedTime: plain.modifiedTime };
     const parts = await this.#parts(key);
@@ -130,8 +131,6 @@ class S3BlobDriver implements BlobDriver {
   }
 
   async read(key: string, range?: BlobRange): Promise<Readable> {
-    assertValidBlobKey(key);
-    assertValidBlobRange(range);
     if (range === undefined || (range.start === 0 && range.end === undefined)) {
       // The common case in one request; a missing plain object may still be appendable.
       const body = await this.#get(this.#key(key)).catch((err) => {
@@ -153,14 +152,12 @@ class S3BlobDriver implements BlobDriver {
   }
 
   async put(key: string, source: Readable): Promise<number> {
-    assertValidBlobKeyFor(key, source);
     const written = await this.#upload(this.#key(key), source);
     await this.#deleteParts(key); // an earlier appendable object, hidden by the plain one from now on
     return written;
   }
 
   async append(key: string, source: Readable): Promise<number> {
-    assertValidBlobKeyFor(key, source);
     let parts: Part[];
     try {
       const [plain, existing] = await Promise.all([this.#head(key), this.#parts(key)]);
@@ -178,9 +175,6 @@ class S3BlobDriver implements BlobDriver {
   }
 
   async commit(from: string, to: string): Promise<void> {
-    assertValidBlobKey(from);
-    assertValidBlobKey(to);
-    if (from === to) throw new TypeError(`commit needs two different keys, got ${from} twice`);
     const [plain, parts] = await Promise.all([this.#head(from), this.#parts(from)]);
     if (plain !== undefined) {
       await this.#copy({ key: this.#key(from), size: plain.size, etag: plain.etag }, this.#key(to));
@@ -194,7 +188,6 @@ class S3BlobDriver implements BlobDriver {
   }
 
   async delete(key: string): Promise<void> {
-    assertValidBlobKey(key);
     await Promise.all([
       this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })),
       this.#deleteParts(key),
@@ -202,7 +195,6 @@ class S3BlobDriver implements BlobDriver {
   }
 
   list(prefix: string): AsyncIterable<BlobListEntry> {
-    assertValidBlobPrefix(prefix);
     return mergeListing(this.#listRaw(prefix), prefix);
   }
 
