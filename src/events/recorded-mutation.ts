@@ -20,7 +20,8 @@ export type RecordedChange<T, D extends DescMessage> =
 /**
  * Runs `write` and then records the change it made, in one transaction of `deps.store`: the event
  * commits with the write or not at all, and a throw from either rolls both back and rethrows.
- * Resolves with what `write` returned.
+ * The transaction takes `ctx.signal` (a request's): once it fired, it rolls back with its reason
+ * instead of committing (see `Store.transaction`). Resolves with what `write` returned.
  */
 export function recordedMutation<T, D extends DescMessage>(
   deps: MutationDeps,
@@ -33,5 +34,5 @@ export function recordedMutation<T, D extends DescMessage>(
     const recorded = typeof change === "function" ? change(written) : change;
     if (recorded !== undefined) await deps.events.change(tx, ctx, recorded);
     return written;
-  });
+  }, ctx.signal);
 }

@@ -1,10 +1,12 @@
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { createRegistry, type DescFile } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
+import { clientCancelled } from "../core/cancellation.js";
 import type { Clock } from "../core/clock.js";
 import type { ServiceBinding } from "../core/service.js";
 import type { ApiMetrics } from "../observability/api-metrics.js";
 import { createConnectRoutes } from "./connect-routes.js";
-import { errorDetailsRegistry } from "./error-mapping.js";
+import { errorDetailsRegistry, httpStatusForCode } from "./error-mapping.js";
 import { createGrpcUnary } from "./grpc-unary.js";
 import type { AnyRequest, AnyResponse } from "./http-response.js";
 import { buildMethodTable } from "./method-table.js";
@@ -12,7 +14,9 @@ import type { DualRequestListener, HttpStreamHandler } from "./one-port-listener
 import {
   type AccessFactory,
   type Authenticator,
+  type CallRecord,
   createPipeline,
+  type Pipeline,
   type Protocol,
   type RequestLogger,
 } from "./pipeline.js";
@@ -92,8 +96,12 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       protocol: "grpc",
       requestIdHeader: headers["x-request-id"],
     });
-    // Every answer of this path is HTTP 200 (the outcome is in grpc-status).
-    stream.once("close", () => pipeline.finish(record, 200));
+    // Every answer of this path is HTTP 200 (the outcome is in grpc-status); a stream closed
+    // before any answer (the client reset it) is a cancelled call.
+    stream.once("close", () => {
+      if (!stream.headersSent) clientWentAway(pipeline, record);
+      pipeline.finish(record, stream.headersSent ? 200 : CLIENT_CLOSED_REQUEST);
+    });
     grpcUnary.handleStream(stream, headers, record);
     return true;
   };
@@ -113,6 +121,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     });
     res.setHeader("x-request-id", record.requestId);
     if (isRpc) {
+      // Before logWhenDone's: the cancellation is the outcome its log line shows.
+      res.once("close", () => cancelIfUnanswered(res, pipeline, record));
       logWhenDone(res, () => pipeline.finish(record, res.statusCode));
       if (grpcUnary.accepts(path, req.httpVersionMajor, req.headers["content-type"])) {
         grpcUnary.handle(req as Http2ServerRequest, res as Http2ServerResponse, record);
@@ -134,6 +144,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         });
       return;
     }
+    res.once("close", () => cancelIfUnanswered(res, pipeline, record));
     rest(req, res, record)
       .catch((err: unknown) => {
         // Only a failure while writing the response gets here; the socket is likely gone.
@@ -146,6 +157,27 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       .finally(() => pipeline.finish(record, res.statusCode));
   };
   return Object.assign(handler, { onStream });
+}
+
+/** The status logged for a call whose client went away before it was answered: 499, as for CANCELLED. */
+const CLIENT_CLOSED_REQUEST = httpStatusForCode(Code.Canceled);
+
+/**
+ * Gives the call up as CANCELLED (its handler's signal fires: store work stops, nothing commits)
+ * and records that outcome; nothing is left to answer.
+ */
+function clientWentAway(pipeline: Pipeline, record: CallRecord): void {
+  if (record.cancellation.abort(clientCancelled())) pipeline.fail(record, null);
+}
+
+/**
+ * On the close of a response nothing was written to (the client went away first): gives the call
+ * up and logs it as 499 at once, while its handler winds down.
+ */
+function cancelIfUnanswered(res: AnyResponse, pipeline: Pipeline, record: CallRecord): void {
+  if (res.headersSent) return;
+  clientWentAway(pipeline, record);
+  pipeline.finish(record, CLIENT_CLOSED_REQUEST);
 }
 
 /**
