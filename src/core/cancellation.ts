@@ -15,23 +15,38 @@ export function clientCancelled(): DomainError {
 }
 
 /**
+ * How a call learns that its client went away when nothing listens for it yet: `gone` is read at
+ * every check, and `listen` is called once, when the call's signal is made, to abort the call as
+ * soon as the client goes. (A listener per request measured a few µs on a REST read.)
+ */
+export interface ClientWatch {
+  /** True once the client is gone without its answer. */
+  gone(): boolean;
+  /** Starts listening: when the client goes, the watch aborts the call (CANCELLED). */
+  listen(): void;
+}
+
+/**
  * Whether one call was given up on, and why: its deadline passed (DEADLINE_EXCEEDED) or its client
  * went away (CANCELLED). The first `abort` wins. The AbortSignal handed to the code serving the call
  * is made only when first asked for, already aborted if the call was: making one costs about
  * 2.5 µs on Node 20 (several percent of a small read), while most calls never lose their client
- * or reach a deadline and most reads never ask for it. `aborted` and `throwIfAborted` make none.
+ * or reach a deadline and most reads never ask for it. `aborted`, `reason` and `throwIfAborted`
+ * make none; they also ask the `ClientWatch`, if any.
  */
 export class Cancellation {
   #reason: DomainError | undefined;
   #controller: AbortController | undefined;
+  #client: ClientWatch | undefined;
 
   /** True once the call was given up on. */
   get aborted(): boolean {
-    return this.#reason !== undefined;
+    return this.reason !== undefined;
   }
 
   /** Why the call was given up on; undefined while it was not. */
   get reason(): DomainError | undefined {
+    if (this.#reason === undefined && this.#client?.gone()) this.abort(clientCancelled());
     return this.#reason;
   }
 
@@ -39,9 +54,17 @@ export class Cancellation {
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
-      if (this.#reason !== undefined) this.#controller.abort(this.#reason);
+      const reason = this.reason;
+      if (reason !== undefined) this.#controller.abort(reason);
+      else this.#client?.listen();
     }
     return this.#controller.signal;
+  }
+
+  /** Watches the call's client through `client` (see ClientWatch). */
+  watch(client: ClientWatch): void {
+    this.#client = client;
+    if (this.#controller !== undefined && this.#reason === undefined) client.listen();
   }
 
   /** Gives the call up with `reason`, unless it already was; returns whether this call did. */
@@ -54,6 +77,7 @@ export class Cancellation {
 
   /** Throws `reason` once the call was given up on. */
   throwIfAborted(): void {
-    if (this.#reason !== undefined) throw this.#reason;
+    const reason = this.reason;
+    if (reason !== undefined) throw reason;
   }
 }

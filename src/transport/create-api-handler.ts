@@ -1,7 +1,7 @@
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { createRegistry, type DescFile } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
-import { clientCancelled } from "../core/cancellation.js";
+import { type ClientWatch, clientCancelled } from "../core/cancellation.js";
 import type { Clock } from "../core/clock.js";
 import type { ServiceBinding } from "../core/service.js";
 import type { ApiMetrics } from "../observability/api-metrics.js";
@@ -121,9 +121,14 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     });
     res.setHeader("x-request-id", record.requestId);
     if (isRpc) {
-      // Before logWhenDone's: the cancellation is the outcome its log line shows.
-      res.once("close", () => cancelIfUnanswered(res, pipeline, record));
-      logWhenDone(res, () => pipeline.finish(record, res.statusCode));
+      logWhenDone(
+        res,
+        () => pipeline.finish(record, res.statusCode),
+        () => {
+          if (!res.headersSent) clientWentAway(pipeline, record);
+          pipeline.finish(record, res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST);
+        },
+      );
       if (grpcUnary.accepts(path, req.httpVersionMajor, req.headers["content-type"])) {
         grpcUnary.handle(req as Http2ServerRequest, res as Http2ServerResponse, record);
       } else {
@@ -144,7 +149,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         });
       return;
     }
-    res.once("close", () => cancelIfUnanswered(res, pipeline, record));
+    record.cancellation.watch(new ResponseWatch(res, pipeline, record));
     rest(req, res, record)
       .catch((err: unknown) => {
         // Only a failure while writing the response gets here; the socket is likely gone.
@@ -154,7 +159,13 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           res.end();
         }
       })
-      .finally(() => pipeline.finish(record, res.statusCode));
+      .finally(() => {
+        // A client gone before its answer was delivered is a cancelled call, whatever was written.
+        if (isClosed(res) && !res.writableFinished) {
+          clientWentAway(pipeline, record);
+          pipeline.finish(record, CLIENT_CLOSED_REQUEST);
+        } else pipeline.finish(record, res.statusCode);
+      });
   };
   return Object.assign(handler, { onStream });
 }
@@ -170,24 +181,45 @@ function clientWentAway(pipeline: Pipeline, record: CallRecord): void {
   if (record.cancellation.abort(clientCancelled())) pipeline.fail(record, null);
 }
 
-/**
- * On the close of a response nothing was written to (the client went away first): gives the call
- * up and logs it as 499 at once, while its handler winds down.
- */
-function cancelIfUnanswered(res: AnyResponse, pipeline: Pipeline, record: CallRecord): void {
-  if (res.headersSent) return;
-  clientWentAway(pipeline, record);
-  pipeline.finish(record, CLIENT_CLOSED_REQUEST);
+/** Whether the response's stream or connection closed (for good, or because the client left). */
+function isClosed(res: AnyResponse): boolean {
+  return "stream" in res ? res.stream.destroyed : res.destroyed;
 }
 
 /**
- * Calls `finish` when the response finishes or its stream closes (it runs once per record). Takes
- * the callback as an argument: a per-request closure bound to a name costs a `__name` call under
- * tsx (esbuild keepNames), measurable on a 100 µs request.
+ * A REST call's client, watched through its response: gone once the response closed with nothing
+ * written. Listening (a `close` listener) starts only when the call's signal is made (a write, an
+ * image description): then the call is given up and logged as 499 at once, while its handler
+ * winds down.
  */
-function logWhenDone(res: AnyResponse, finish: () => void): void {
+class ResponseWatch implements ClientWatch {
+  constructor(
+    private readonly res: AnyResponse,
+    private readonly pipeline: Pipeline,
+    private readonly record: CallRecord,
+  ) {}
+
+  gone(): boolean {
+    return !this.res.headersSent && isClosed(this.res);
+  }
+
+  listen(): void {
+    this.res.once("close", () => {
+      if (this.res.headersSent) return;
+      clientWentAway(this.pipeline, this.record);
+      this.pipeline.finish(this.record, CLIENT_CLOSED_REQUEST);
+    });
+  }
+}
+
+/**
+ * Calls `finish` when the response finishes and `close` (default: `finish`) when its stream closes
+ * (the first to run logs the record). Takes the callbacks as arguments: a per-request closure bound
+ * to a name costs a `__name` call under tsx (esbuild keepNames), measurable on a 100 µs request.
+ */
+function logWhenDone(res: AnyResponse, finish: () => void, close: () => void = finish): void {
   res.once("finish", finish);
-  res.once("close", finish);
+  res.once("close", close);
 }
 
 function rpcProtocol(contentType: string | undefined): Protocol {

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code } from "@connectrpc/connect";
-import { Cancellation, clientCancelled, deadlineExceeded } from "../../../src/core/cancellation.js";
+import {
+  Cancellation,
+  type ClientWatch,
+  clientCancelled,
+  deadlineExceeded,
+} from "../../../src/core/cancellation.js";
 
 describe("Cancellation", () => {
   it("is quiet until aborted; throwIfAborted then throws the reason, and the first reason wins", () => {
@@ -39,5 +44,39 @@ describe("Cancellation", () => {
     cancellation.abort(gone);
     assert.equal(cancellation.signal.aborted, true);
     assert.equal(cancellation.signal.reason, gone);
+  });
+
+  it("a watched client is polled by every check, and listened to only once the signal is made", () => {
+    let gone = false;
+    let listening = 0;
+    const cancellation = new Cancellation();
+    const client: ClientWatch = {
+      gone: () => gone,
+      listen: () => {
+        listening++;
+      },
+    };
+    cancellation.watch(client);
+    assert.equal(cancellation.aborted, false);
+    assert.equal(listening, 0, "no listener while nobody holds the signal");
+    const signal = cancellation.signal;
+    assert.equal(listening, 1, "listening once the signal is made");
+    assert.equal(cancellation.signal, signal);
+    assert.equal(listening, 1, "and only once");
+    gone = true;
+    assert.throws(
+      () => cancellation.throwIfAborted(),
+      (err) => err instanceof Error && (err as { code?: Code }).code === Code.Canceled,
+    );
+    assert.equal(signal.aborted, true, "a poll that finds the client gone fires the signal");
+  });
+
+  it("a client gone before the signal is made: the signal is made aborted, with no listener", () => {
+    let listening = 0;
+    const cancellation = new Cancellation();
+    cancellation.watch({ gone: () => true, listen: () => listening++ });
+    assert.equal(cancellation.signal.aborted, true);
+    assert.equal((cancellation.signal.reason as { code?: Code }).code, Code.Canceled);
+    assert.equal(listening, 0);
   });
 });
