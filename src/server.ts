@@ -80,6 +80,12 @@ export interface ServerOptions {
    * thread: a function cannot be handed to another thread).
    */
   resolveSinkHost?: SinkResolver;
+  /**
+   * The write lock of the SQLite file, shared with other threads of this process that open it
+   * (see SqliteWriteLock); default: a new one, shared by the server's own threads. Tests hold it
+   * from another thread to make writes wait.
+   */
+  sqliteWriteLock?: SharedArrayBuffer;
 }
 
 const PAGE_TOKEN_SECRET_KEY = "page_token_secret";
@@ -93,7 +99,7 @@ const PAGE_TOKEN_SECRET_KEY = "page_token_secret";
 export async function startServer(config: WharfConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? ((line: object) => process.stdout.write(`${JSON.stringify(line)}\n`));
-  const storeOptions = servingStoreOptions(config);
+  const storeOptions = servingStoreOptions(config, options.sqliteWriteLock);
   const store = await openStore(storeOptions.main);
   const blobs = openBlobDriver(config.blobStore, config.dataDir);
   // Stopped first on close (before the listeners and the store), in reverse order of start.

@@ -19,13 +19,16 @@ export function databaseOf(config: WharfConfig): { databaseUrl: string } | { sql
 /**
  * The store options of a serving process's threads: `main` (the serving thread) runs the SQLite
  * WAL checkpoint thread; `worker` (another thread of the same process) leaves checkpoints to it.
- * Both share one SQLite write lock.
+ * Both share one SQLite write lock: `sqliteWriteLock`, or a new one.
  */
-export function servingStoreOptions(config: WharfConfig): {
+export function servingStoreOptions(
+  config: WharfConfig,
+  sqliteWriteLock: SharedArrayBuffer = createSqliteWriteLockMemory(),
+): {
   main: OpenStoreOptions;
   worker: OpenStoreOptions;
 } {
-  const shared = { ...databaseOf(config), sqliteWriteLock: createSqliteWriteLockMemory() };
+  const shared = { ...databaseOf(config), sqliteWriteLock };
   return {
     main: { ...shared, walCheckpoints: "own-thread" },
     worker: { ...shared, walCheckpoints: "other-thread" },

@@ -34,6 +34,13 @@ export interface RequestContext {
   principal: Principal | undefined;
   access: Access;
   clock: Clock;
+  /**
+   * Fires when the call is given up on: its deadline passed (reason: a DEADLINE_EXCEEDED
+   * DomainError) or its client went away (a CANCELLED one). The caller has then been answered, or
+   * is gone: pass it to store transactions and blob reads, and check it between steps, so that the
+   * work stops and nothing is committed. Made on first read (see `Cancellation`).
+   */
+  readonly signal: AbortSignal;
 }
 
 /** The principal of an authenticated RPC; throws when called for an anonymous one (a bug). */

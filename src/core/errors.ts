@@ -81,6 +81,15 @@ export function notFound(resourceType: string, resourceName: string): DomainErro
   });
 }
 
+/** Awaits a write that resolves false when its row did not exist, and throws `notFound` then. */
+export async function requireFound(
+  write: Promise<boolean>,
+  resourceType: string,
+  resourceName: string,
+): Promise<void> {
+  if (!(await write)) throw notFound(resourceType, resourceName);
+}
+
 /** ALREADY_EXISTS, e.g. a second repo with the same name under one group. */
 export function alreadyExists(resourceType: string, resourceName: string, description: string): DomainError {
   return new DomainError(Code.AlreadyExists, `Already exists: ${description}`, {

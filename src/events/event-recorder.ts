@@ -52,8 +52,11 @@ export interface EventRecorder {
   registry(tx: Store, change: RegistryChange): Promise<void>;
 }
 
-/** Who made a change, and when: a RequestContext satisfies it. */
-export type ChangeContext = Pick<RequestContext, "principal" | "clock">;
+/**
+ * Who made a change, and when: a RequestContext satisfies it. Its `signal`, when there is one,
+ * stops a recorded mutation (see recordedMutation); the registry's writes have none.
+ */
+export type ChangeContext = Pick<RequestContext, "principal" | "clock"> & { readonly signal?: AbortSignal };
 
 /** The `actor` of a request: its principal's identity and `act` claim. */
 export function actorOf(ctx: ChangeContext): EventActor {

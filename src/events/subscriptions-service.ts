@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { pageRequestOf, toTimestamp, toUidpFilter } from "../core/api-convert.js";
-import { invalidArgument, notFound } from "../core/errors.js";
+import { invalidArgument, notFound, requireFound } from "../core/errors.js";
 import {
   DEFAULT_PAGE_SIZE,
   type ListSpec,
@@ -23,6 +23,7 @@ import {
 import type { DeliveryRow, SubscriptionRow, SubscriptionStatus } from "../storage/event-store.js";
 import type { Store } from "../storage/store.js";
 import type { EventRecorder } from "./event-recorder.js";
+import { recordedMutation } from "./recorded-mutation.js";
 import {
   createSinkAddressPolicy,
   NO_SINK_EXCEPTIONS,
@@ -97,7 +98,7 @@ function afterIdOf(pageToken: string): number | undefined {
 export function createSubscriptionsService(
   deps: SubscriptionsServiceDeps,
 ): ServiceHandlers<typeof SubscriptionsService> {
-  const { store, events } = deps;
+  const { store } = deps;
   const sinkPolicy = deps.sinkAddresses ?? createSinkAddressPolicy(NO_SINK_EXCEPTIONS);
   const resolveSinkHost = deps.resolveSinkHost ?? systemSinkResolver;
   return {
@@ -127,16 +128,13 @@ export function createSubscriptionsService(
         createTime: ctx.clock.now(),
       };
       const message = subscriptionMessage(row, { pending: 0, failed: 0, retryTime: 0 });
-      await store.transaction(async (tx) => {
-        await tx.subscriptions.insert(row);
-        await events.change(tx, ctx, {
-          resource: "subscription",
-          verb: "created",
-          subject: row.uid,
-          group: row.groupUid,
-          schema: SubscriptionSchema,
-          body: message,
-        });
+      await recordedMutation(deps, ctx, (tx) => tx.subscriptions.insert(row), {
+        resource: "subscription",
+        verb: "created",
+        subject: row.uid,
+        group: row.groupUid,
+        schema: SubscriptionSchema,
+        body: message,
       });
       return message;
     },
@@ -144,17 +142,19 @@ export function createSubscriptionsService(
     async deleteSubscription(req, ctx) {
       const row = await store.subscriptions.get(req.uid);
       if (!row) throw notFound("subscription", req.uid);
-      await store.transaction(async (tx) => {
-        if (!(await tx.subscriptions.delete(req.uid))) throw notFound("subscription", req.uid);
-        await events.change(tx, ctx, {
+      await recordedMutation(
+        deps,
+        ctx,
+        (tx) => requireFound(tx.subscriptions.delete(req.uid), "subscription", req.uid),
+        {
           resource: "subscription",
           verb: "deleted",
           subject: row.uid,
           group: row.groupUid,
           schema: DeleteSubscriptionRequestSchema,
           body: { uid: req.uid },
-        });
-      });
+        },
+      );
       return {};
     },
 

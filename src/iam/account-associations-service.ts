@@ -1,11 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { pageRequestOf, toTimestamp, toUidpFilter } from "../core/api-convert.js";
-import { invalidArgument, notFound } from "../core/errors.js";
+import { invalidArgument, notFound, requireFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { validateDescription, validateName } from "../core/validation.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
   type AccountAssociation,
@@ -45,7 +46,7 @@ const MAX_ENTRIES = 100;
 export function createAccountAssociationsService(
   deps: IamServiceDeps,
 ): ServiceHandlers<typeof AccountAssociationsService> {
-  const { store, events } = deps;
+  const { store } = deps;
   return {
     async listAccountAssociations(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_ACCOUNT_ASSOCIATIONS_LIST]);
@@ -83,16 +84,13 @@ export function createAccountAssociationsService(
         updateTime: now,
       };
       const message = accountAssociationMessage(row);
-      await store.transaction(async (tx) => {
-        await tx.accountAssociations.insert(row);
-        await events.change(tx, ctx, {
-          resource: "accountAssociation",
-          verb: "created",
-          subject: row.uid,
-          group: row.uid,
-          schema: AccountAssociationSchema,
-          body: message,
-        });
+      await recordedMutation(deps, ctx, (tx) => tx.accountAssociations.insert(row), {
+        resource: "accountAssociation",
+        verb: "created",
+        subject: row.uid,
+        group: row.uid,
+        schema: AccountAssociationSchema,
+        body: message,
       });
       return message;
     },
@@ -123,33 +121,40 @@ export function createAccountAssociationsService(
       for (const p of selected) delete next[p];
       Object.assign(next, blocks);
       const message = accountAssociationMessage(next);
-      await store.transaction(async (tx) => {
-        if (!(await tx.accountAssociations.update(next))) throw notFound("account_association", input.uid);
-        await events.change(tx, ctx, {
+      await recordedMutation(
+        deps,
+        ctx,
+        (tx) => requireFound(tx.accountAssociations.update(next), "account_association", input.uid),
+        {
           resource: "accountAssociation",
           verb: "updated",
           subject: next.uid,
           group: next.uid,
           schema: AccountAssociationSchema,
           body: message,
-        });
-      });
+        },
+      );
       return message;
     },
 
     async deleteAccountAssociation(req, ctx) {
       // Idempotent: deleting a missing association succeeds and reports nothing.
-      await store.transaction(async (tx) => {
-        if (!(await tx.accountAssociations.delete(req.uid))) return;
-        await events.change(tx, ctx, {
-          resource: "accountAssociation",
-          verb: "deleted",
-          subject: req.uid,
-          group: req.uid,
-          schema: DeleteAccountAssociationRequestSchema,
-          body: { uid: req.uid },
-        });
-      });
+      await recordedMutation(
+        deps,
+        ctx,
+        (tx) => tx.accountAssociations.delete(req.uid),
+        (deleted) =>
+          deleted
+            ? {
+                resource: "accountAssociation",
+                verb: "deleted",
+                subject: req.uid,
+                group: req.uid,
+                schema: DeleteAccountAssociationRequestSchema,
+                body: { uid: req.uid },
+              }
+            : undefined,
+      );
       return {};
     },
   };

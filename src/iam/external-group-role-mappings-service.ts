@@ -1,11 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { enumNameOf } from "../authz/capabilities.js";
 import { pageRequestOf, toTimestamp, toUidpFilter } from "../core/api-convert.js";
-import { invalidArgument, notFound, permissionDenied } from "../core/errors.js";
+import { invalidArgument, notFound, permissionDenied, requireFound } from "../core/errors.js";
 import { type ListSpec, paginate } from "../core/list.js";
 import { pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { isUidp, newChildUid, parentOf, requireUidp, rootOf } from "../core/uidp.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
   BatchDeleteExternalGroupRoleMappingsResponseSchema,
@@ -14,7 +15,7 @@ import {
   ExternalGroupRoleMappingSchema,
   type ExternalGroupRoleMappingsService,
 } from "../gen/platform/iam/v2/external_group_role_mappings_pb.js";
-import type { ExternalGroupRoleMappingFilter, ExternalGroupRoleMappingRow } from "../storage/store.js";
+import type { ExternalGroupRoleMappingFilter, ExternalGroupRoleMappingRow, Store } from "../storage/store.js";
 import { visibleRole } from "./resource-rules.js";
 import type { IamServiceDeps } from "./service-deps.js";
 
@@ -37,7 +38,7 @@ const MAPPING_LIST: ListSpec<ExternalGroupRoleMappingRow> = {
 export function createExternalGroupRoleMappingsService(
   deps: IamServiceDeps,
 ): ServiceHandlers<typeof ExternalGroupRoleMappingsService> {
-  const { store, events } = deps;
+  const { store } = deps;
   return {
     async listExternalGroupRoleMappings(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_IDENTITY_PROVIDERS_LIST]);
@@ -92,34 +93,32 @@ export function createExternalGroupRoleMappingsService(
         createTime: ctx.clock.now(),
       };
       const message = mappingMessage(row);
-      await store.transaction(async (tx) => {
-        await tx.externalGroupRoleMappings.insert(row);
-        await events.change(tx, ctx, {
-          resource: "externalGroupRoleMapping",
-          verb: "created",
-          subject: row.uid,
-          group: row.identityProviderUid,
-          schema: ExternalGroupRoleMappingSchema,
-          body: message,
-        });
+      await recordedMutation(deps, ctx, (tx) => tx.externalGroupRoleMappings.insert(row), {
+        resource: "externalGroupRoleMapping",
+        verb: "created",
+        subject: row.uid,
+        group: row.identityProviderUid,
+        schema: ExternalGroupRoleMappingSchema,
+        body: message,
       });
       return message;
     },
 
     async deleteExternalGroupRoleMapping(req, ctx) {
-      await store.transaction(async (tx) => {
-        if (!(await tx.externalGroupRoleMappings.delete(req.uid))) {
-          throw notFound("external_group_role_mapping", req.uid);
-        }
-        await events.change(tx, ctx, {
+      await recordedMutation(
+        deps,
+        ctx,
+        (tx) =>
+          requireFound(tx.externalGroupRoleMappings.delete(req.uid), "external_group_role_mapping", req.uid),
+        {
           resource: "externalGroupRoleMapping",
           verb: "deleted",
           subject: req.uid,
           group: parentOf(req.uid),
           schema: DeleteExternalGroupRoleMappingRequestSchema,
           body: { uid: req.uid },
-        });
-      });
+        },
+      );
       return {};
     },
 
@@ -136,30 +135,31 @@ export function createExternalGroupRoleMappingsService(
           );
         }
       }
-      return store.transaction(async (tx) => {
+      const deleteFound = async (tx: Store) => {
         const out: ExternalGroupRoleMappingRow[] = [];
         for (const name of new Set(req.names)) {
           const row = await tx.externalGroupRoleMappings.get(name);
           if (row && (await tx.externalGroupRoleMappings.delete(name))) out.push(row);
         }
-        const response = create(BatchDeleteExternalGroupRoleMappingsResponseSchema, {
+        return create(BatchDeleteExternalGroupRoleMappingsResponseSchema, {
           parent: req.parent,
           externalGroupRoleMappings: out.map(mappingMessage),
         });
-        // The body is the response (what was actually deleted), not the request's names; a batch
-        // that found nothing to delete changed nothing and reports nothing.
-        if (out.length > 0) {
-          await events.change(tx, ctx, {
-            resource: "externalGroupRoleMapping",
-            verb: "deleted.batch",
-            subject: req.parent,
-            group: req.parent,
-            schema: BatchDeleteExternalGroupRoleMappingsResponseSchema,
-            body: response,
-          });
-        }
-        return response;
-      });
+      };
+      // The body is the response (what was actually deleted), not the request's names; a batch
+      // that found nothing to delete changed nothing and reports nothing.
+      return recordedMutation(deps, ctx, deleteFound, (response) =>
+        response.externalGroupRoleMappings.length > 0
+          ? {
+              resource: "externalGroupRoleMapping",
+              verb: "deleted.batch",
+              subject: req.parent,
+              group: req.parent,
+              schema: BatchDeleteExternalGroupRoleMappingsResponseSchema,
+              body: response,
+            }
+          : undefined,
+      );
     },
   };
 }

@@ -7,6 +7,7 @@ import { type ListSpec, paginate } from "../core/list.js";
 import { pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, parentOf } from "../core/uidp.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
   DeleteGroupInviteRequestSchema,
@@ -48,7 +49,7 @@ export function inviteCodeHash(code: string): string {
  * expirationTime}` (as the hosted service redacts it), so the code never reaches a webhook.
  */
 export function createGroupInvitesService(deps: IamServiceDeps): ServiceHandlers<typeof GroupInvitesService> {
-  const { store, events } = deps;
+  const { store } = deps;
 
   async function hydrate(rows: GroupInviteRow[]): Promise<GroupInvite[]> {
     const roles = new Map(
@@ -97,16 +98,13 @@ export function createGroupInvitesService(deps: IamServiceDeps): ServiceHandlers
         expirationTime: now + ttlMs,
         createTime: now,
       };
-      await store.transaction(async (tx) => {
-        await tx.groupInvites.insert(row);
-        await events.change(tx, ctx, {
-          resource: "groupInvite",
-          verb: "created",
-          subject: row.uid,
-          group: row.groupUid,
-          schema: GroupInviteSchema,
-          body: { uid: row.uid, expirationTime: toTimestamp(row.expirationTime) },
-        });
+      await recordedMutation(deps, ctx, (tx) => tx.groupInvites.insert(row), {
+        resource: "groupInvite",
+        verb: "created",
+        subject: row.uid,
+        group: row.groupUid,
+        schema: GroupInviteSchema,
+        body: { uid: row.uid, expirationTime: toTimestamp(row.expirationTime) },
       });
       const msg = groupInviteMessage(row, role);
       msg.code = code; // the only time the code is ever shown
@@ -115,17 +113,22 @@ export function createGroupInvitesService(deps: IamServiceDeps): ServiceHandlers
 
     async deleteGroupInvite(req, ctx) {
       // Idempotent: deleting a missing invite succeeds and reports nothing.
-      await store.transaction(async (tx) => {
-        if (!(await tx.groupInvites.delete(req.uid))) return;
-        await events.change(tx, ctx, {
-          resource: "groupInvite",
-          verb: "deleted",
-          subject: req.uid,
-          group: parentOf(req.uid),
-          schema: DeleteGroupInviteRequestSchema,
-          body: { uid: req.uid },
-        });
-      });
+      await recordedMutation(
+        deps,
+        ctx,
+        (tx) => tx.groupInvites.delete(req.uid),
+        (deleted) =>
+          deleted
+            ? {
+                resource: "groupInvite",
+                verb: "deleted",
+                subject: req.uid,
+                group: parentOf(req.uid),
+                schema: DeleteGroupInviteRequestSchema,
+                body: { uid: req.uid },
+              }
+            : undefined,
+      );
       return {};
     },
   };

@@ -2,7 +2,13 @@ import { OWNER_ROLE_UID } from "../authz/built-in-roles.js";
 import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
 import type { Principal } from "../core/context.js";
 import { principalOf } from "../core/context.js";
-import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../core/errors.js";
+import {
+  failedPrecondition,
+  invalidArgument,
+  notFound,
+  permissionDenied,
+  requireFound,
+} from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
@@ -10,13 +16,14 @@ import { validateGroupName } from "../core/registry-name.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, newRootUid, parentOf, requireUidp } from "../core/uidp.js";
 import { validateDescription } from "../core/validation.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
   DeleteGroupRequestSchema,
   GroupSchema,
   type GroupsService,
 } from "../gen/platform/iam/v2/groups_pb.js";
-import type { GroupChildren, GroupRow } from "../storage/store.js";
+import type { GroupChildren, GroupRow, Store } from "../storage/store.js";
 import { groupMessage } from "./group-mapping.js";
 import type { IamServiceDeps } from "./service-deps.js";
 
@@ -38,7 +45,7 @@ export const RESERVED_NAME_REASON = "RESERVED_NAME";
  * gets PERMISSION_DENIED with ErrorInfo reason RESERVED_NAME (docs/adr/0015).
  */
 export function createGroupsService(deps: IamServiceDeps): ServiceHandlers<typeof GroupsService> {
-  const { store, events } = deps;
+  const { store } = deps;
 
   /** Throws unless `principal` may give the organization (root group) the name `name`. */
   function requireMayNameOrganization(principal: Principal | undefined, name: string): void {
@@ -94,7 +101,7 @@ export function createGroupsService(deps: IamServiceDeps): ServiceHandlers<typeo
         updateTime: now,
       };
       const message = groupMessage(row);
-      await store.transaction(async (tx) => {
+      const insertGroup = async (tx: Store) => {
         await tx.groups.insert(row);
         // Whoever creates an organization owns it; the administrator needs no binding.
         if (parent === "" && !principal.isAdmin) {
@@ -111,14 +118,14 @@ export function createGroupsService(deps: IamServiceDeps): ServiceHandlers<typeo
             updateTime: now,
           });
         }
-        await events.change(tx, ctx, {
-          resource: "group",
-          verb: "created",
-          subject: row.uid,
-          group: row.uid,
-          schema: GroupSchema,
-          body: message,
-        });
+      };
+      await recordedMutation(deps, ctx, insertGroup, {
+        resource: "group",
+        verb: "created",
+        subject: row.uid,
+        group: row.uid,
+        schema: GroupSchema,
+        body: message,
       });
       if (parent === "") deps.bindingsChanged(principal.identityUid);
       return message;
@@ -144,23 +151,20 @@ export function createGroupsService(deps: IamServiceDeps): ServiceHandlers<typeo
         next.description = input.description;
       }
       const message = groupMessage(next);
-      await store.transaction(async (tx) => {
-        if (!(await tx.groups.update(next))) throw notFound("group", input.uid);
-        await events.change(tx, ctx, {
-          resource: "group",
-          verb: "updated",
-          subject: next.uid,
-          group: next.uid,
-          schema: GroupSchema,
-          body: message,
-        });
+      await recordedMutation(deps, ctx, (tx) => requireFound(tx.groups.update(next), "group", input.uid), {
+        resource: "group",
+        verb: "updated",
+        subject: next.uid,
+        group: next.uid,
+        schema: GroupSchema,
+        body: message,
       });
       return message;
     },
 
     async deleteGroup(req, ctx) {
       const uid = req.uid;
-      await store.transaction(async (tx) => {
+      const deleteEmptyGroup = async (tx: Store) => {
         if (!(await tx.groups.get(uid))) throw notFound("group", uid);
         const idps = await tx.identityProviders.countByGroup(uid);
         // Webhooks stop only when someone deletes their subscription, never as a side effect.
@@ -181,14 +185,14 @@ export function createGroupsService(deps: IamServiceDeps): ServiceHandlers<typeo
         await tx.termsAcceptances.deleteByGroup(uid);
         await tx.roleBindings.deleteByGroup(uid);
         await tx.groups.delete(uid);
-        await events.change(tx, ctx, {
-          resource: "group",
-          verb: "deleted",
-          subject: uid,
-          group: parentOf(uid),
-          schema: DeleteGroupRequestSchema,
-          body: { uid },
-        });
+      };
+      await recordedMutation(deps, ctx, deleteEmptyGroup, {
+        resource: "group",
+        verb: "deleted",
+        subject: uid,
+        group: parentOf(uid),
+        schema: DeleteGroupRequestSchema,
+        body: { uid },
       });
       return {};
     },

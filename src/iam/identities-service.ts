@@ -1,11 +1,18 @@
 import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
-import { type DomainError, failedPreconditions, invalidArgument, notFound } from "../core/errors.js";
+import {
+  type DomainError,
+  failedPreconditions,
+  invalidArgument,
+  notFound,
+  requireFound,
+} from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, parentOf } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
   DeleteIdentityRequestSchema,
@@ -14,7 +21,7 @@ import {
   IdentitySchema,
   RelationshipType,
 } from "../gen/platform/iam/v2/identities_pb.js";
-import type { IdentityFilter, IdentityRow, RoleBindingRow } from "../storage/store.js";
+import type { IdentityFilter, IdentityRow, RoleBindingRow, Store } from "../storage/store.js";
 import { claimMatchData, identityMessage, staticKeysData } from "./identity-mapping.js";
 import { registeredIdentityUid } from "./registered-identity.js";
 import type { IamServiceDeps } from "./service-deps.js";
@@ -41,7 +48,7 @@ const IDENTITY_MASK = {
  * Creates, updates and deletes are events of the identity's group.
  */
 export function createIdentitiesService(deps: IamServiceDeps): ServiceHandlers<typeof IdentitiesService> {
-  const { store, events } = deps;
+  const { store } = deps;
   return {
     async listIdentities(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_IDENTITY_LIST]);
@@ -81,16 +88,13 @@ export function createIdentitiesService(deps: IamServiceDeps): ServiceHandlers<t
         ...relationshipOf(input, now),
       };
       const message = identityMessage(row);
-      await store.transaction(async (tx) => {
-        await tx.identities.insert(row);
-        await events.change(tx, ctx, {
-          resource: "identity",
-          verb: "created",
-          subject: row.uid,
-          group: req.parent,
-          schema: IdentitySchema,
-          body: message,
-        });
+      await recordedMutation(deps, ctx, (tx) => tx.identities.insert(row), {
+        resource: "identity",
+        verb: "created",
+        subject: row.uid,
+        group: req.parent,
+        schema: IdentitySchema,
+        body: message,
       });
       return message;
     },
@@ -119,24 +123,26 @@ export function createIdentitiesService(deps: IamServiceDeps): ServiceHandlers<t
         Object.assign(next, relationshipOf(input, now));
       }
       const message = identityMessage(next);
-      await store.transaction(async (tx) => {
-        if (!(await tx.identities.update(next))) throw notFound("identity", input.uid);
-        await events.change(tx, ctx, {
+      await recordedMutation(
+        deps,
+        ctx,
+        (tx) => requireFound(tx.identities.update(next), "identity", input.uid),
+        {
           resource: "identity",
           verb: "updated",
           subject: next.uid,
           group: parentOf(next.uid),
           schema: IdentitySchema,
           body: message,
-        });
-      });
+        },
+      );
       return message;
     },
 
     async deleteIdentity(req, ctx) {
       // Spec: a role binding is deleted before the identity it references. The lock makes a binding
       // created concurrently either visible to the check below or refused (identity not found).
-      await store.transaction(async (tx) => {
+      const deleteUnboundIdentity = async (tx: Store) => {
         if (!(await tx.identities.lockForDelete(req.uid))) throw notFound("identity", req.uid);
         const bindings = await tx.roleBindings.list(
           { identityUid: req.uid },
@@ -146,14 +152,14 @@ export function createIdentitiesService(deps: IamServiceDeps): ServiceHandlers<t
           throw stillBound(req.uid, bindings.rows.slice(0, MAX_LISTED_BLOCKERS), Number(bindings.total));
         }
         await tx.identities.delete(req.uid);
-        await events.change(tx, ctx, {
-          resource: "identity",
-          verb: "deleted",
-          subject: req.uid,
-          group: parentOf(req.uid),
-          schema: DeleteIdentityRequestSchema,
-          body: { uid: req.uid },
-        });
+      };
+      await recordedMutation(deps, ctx, deleteUnboundIdentity, {
+        resource: "identity",
+        verb: "deleted",
+        subject: req.uid,
+        group: parentOf(req.uid),
+        schema: DeleteIdentityRequestSchema,
+        body: { uid: req.uid },
       });
       deps.bindingsChanged(req.uid);
       return {};

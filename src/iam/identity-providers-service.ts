@@ -1,11 +1,12 @@
 import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
-import { invalidArgument, notFound } from "../core/errors.js";
+import { invalidArgument, notFound, requireFound } from "../core/errors.js";
 import { resolveUpdateMask, toSnake } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, parentOf } from "../core/uidp.js";
 import { validateDescription } from "../core/validation.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
   IdentityProvider_CorrelationRule as CorrelationRule,
@@ -51,7 +52,7 @@ const MAX_SCOPES = 32;
 export function createIdentityProvidersService(
   deps: IamServiceDeps,
 ): ServiceHandlers<typeof IdentityProvidersService> {
-  const { store, events } = deps;
+  const { store } = deps;
   return {
     async listIdentityProviders(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_IDENTITY_PROVIDERS_LIST]);
@@ -93,16 +94,13 @@ export function createIdentityProvidersService(
         updateTime: now,
       };
       const message = identityProviderMessage(row);
-      await store.transaction(async (tx) => {
-        await tx.identityProviders.insert(row);
-        await events.change(tx, ctx, {
-          resource: "identityProvider",
-          verb: "created",
-          subject: row.uid,
-          group: row.groupUid,
-          schema: IdentityProviderSchema,
-          body: message,
-        });
+      await recordedMutation(deps, ctx, (tx) => tx.identityProviders.insert(row), {
+        resource: "identityProvider",
+        verb: "created",
+        subject: row.uid,
+        group: row.groupUid,
+        schema: IdentityProviderSchema,
+        body: message,
       });
       return message;
     },
@@ -156,32 +154,36 @@ export function createIdentityProvidersService(
         next.oidc = validateOidc(next.oidc);
       }
       const message = identityProviderMessage(next);
-      await store.transaction(async (tx) => {
-        if (!(await tx.identityProviders.update(next))) throw notFound("identity_provider", input.uid);
-        await events.change(tx, ctx, {
+      await recordedMutation(
+        deps,
+        ctx,
+        (tx) => requireFound(tx.identityProviders.update(next), "identity_provider", input.uid),
+        {
           resource: "identityProvider",
           verb: "updated",
           subject: next.uid,
           group: next.groupUid,
           schema: IdentityProviderSchema,
           body: message,
-        });
-      });
+        },
+      );
       return message;
     },
 
     async deleteIdentityProvider(req, ctx) {
-      await store.transaction(async (tx) => {
-        if (!(await tx.identityProviders.delete(req.uid))) throw notFound("identity_provider", req.uid);
-        await events.change(tx, ctx, {
+      await recordedMutation(
+        deps,
+        ctx,
+        (tx) => requireFound(tx.identityProviders.delete(req.uid), "identity_provider", req.uid),
+        {
           resource: "identityProvider",
           verb: "deleted",
           subject: req.uid,
           group: parentOf(req.uid),
           schema: DeleteIdentityProviderRequestSchema,
           body: { uid: req.uid },
-        });
-      });
+        },
+      );
       return {};
     },
   };

@@ -3,7 +3,8 @@ import type { Clock } from "../core/clock.js";
 import type { Principal } from "../core/context.js";
 import { failedPrecondition, isDomainError, permissionDenied } from "../core/errors.js";
 import { isRoot, newChildUid } from "../core/uidp.js";
-import type { EventRecorder } from "../events/event-recorder.js";
+import type { ApiChange, EventRecorder } from "../events/event-recorder.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import { RegistrationSchema } from "../gen/platform/auth/v1/registration_pb.js";
 import type { RoleBindingRow, Store } from "../storage/store.js";
 import { inviteCodeHash } from "./group-invites-service.js";
@@ -59,52 +60,44 @@ export async function redeemInvite(
         { order: { field: "uid", desc: false }, limit: 1, skip: 0 },
       )
     ).rows[0];
-  const registered = (tx: Store) =>
-    deps.events.change(
-      tx,
-      { principal, clock: deps.clock },
-      {
-        resource: "registration",
-        verb: "registered",
-        subject: identityUid,
-        group: invite.groupUid,
-        schema: RegistrationSchema,
-        body: { identity: identityUid, group: invite.groupUid },
-      },
-    );
+  const ctx = { principal, clock: deps.clock };
+  const registered: ApiChange<typeof RegistrationSchema> = {
+    resource: "registration",
+    verb: "registered",
+    subject: identityUid,
+    group: invite.groupUid,
+    schema: RegistrationSchema,
+    body: { identity: identityUid, group: invite.groupUid },
+  };
+  const bindInvitedRole = async (tx: Store): Promise<RoleBindingRow> => {
+    if (invite.singleUse && !(await tx.groupInvites.delete(invite.uid))) throw INVALID_CODE();
+    if (!(await tx.groups.get(invite.groupUid))) throw INVALID_CODE();
+    // Locked until the binding commits, so a concurrent delete of the caller's identity sees it.
+    if (!(await tx.identities.lockForReference(identityUid))) {
+      throw permissionDenied("the calling identity does not exist");
+    }
+    let row = await existing(tx);
+    if (!row) {
+      row = {
+        uid: newChildUid(invite.groupUid),
+        groupUid: invite.groupUid,
+        identityUid,
+        roleUid: invite.roleUid,
+        createTime: now,
+        updateTime: now,
+      };
+      await tx.roleBindings.insert(row);
+    }
+    return row;
+  };
   let binding: RoleBindingRow;
   try {
-    binding = await store.transaction(async (tx) => {
-      if (invite.singleUse && !(await tx.groupInvites.delete(invite.uid))) throw INVALID_CODE();
-      if (!(await tx.groups.get(invite.groupUid))) throw INVALID_CODE();
-      // Locked until the binding commits, so a concurrent delete of the caller's identity sees it.
-      if (!(await tx.identities.lockForReference(identityUid))) {
-        throw permissionDenied("the calling identity does not exist");
-      }
-      let row = await existing(tx);
-      if (!row) {
-        row = {
-          uid: newChildUid(invite.groupUid),
-          groupUid: invite.groupUid,
-          identityUid,
-          roleUid: invite.roleUid,
-          createTime: now,
-          updateTime: now,
-        };
-        await tx.roleBindings.insert(row);
-      }
-      await registered(tx);
-      return row;
-    });
+    binding = await recordedMutation(deps, ctx, bindInvitedRole, registered);
   } catch (err) {
     // A concurrent redemption of a reusable invite by the same person bound the role first; this
     // redemption still succeeds, so it still records its event (the failed transaction recorded none).
     if (!isDomainError(err) || err.code !== Code.AlreadyExists) throw err;
-    const found = await store.transaction(async (tx) => {
-      const row = await existing(tx);
-      if (row) await registered(tx);
-      return row;
-    });
+    const found = await recordedMutation(deps, ctx, existing, (row) => (row ? registered : undefined));
     if (!found) throw err;
     binding = found;
   }

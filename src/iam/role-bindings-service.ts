@@ -6,6 +6,7 @@ import { type ListSpec, paginate } from "../core/list.js";
 import { pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { isAncestorOrSelf, isRoot, isUidp, newChildUid, parentOf, requireUidp } from "../core/uidp.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
   BatchCreateRoleBindingsResponseSchema,
@@ -38,7 +39,7 @@ const BINDING_MASK = {
  * an event of the binding's group (a batch create is one `created.batch` event of the batch parent).
  */
 export function createRoleBindingsService(deps: IamServiceDeps): ServiceHandlers<typeof RoleBindingsService> {
-  const { store, events } = deps;
+  const { store } = deps;
 
   /** Hydrated messages, read through `from` (the transaction when called inside one). */
   async function hydrate(rows: RoleBindingRow[], from: Store = store) {
@@ -71,7 +72,7 @@ export function createRoleBindingsService(deps: IamServiceDeps): ServiceHandlers
     async createRoleBinding(req, ctx) {
       const input = req.roleBinding;
       const now = ctx.clock.now();
-      const { row, message } = await store.transaction(async (tx) => {
+      const insertBinding = async (tx: Store) => {
         const row = await checkedBinding(tx, req.parent, input?.identityUid ?? "", input?.roleUid ?? "", "");
         const stored: RoleBindingRow = {
           ...row,
@@ -80,17 +81,16 @@ export function createRoleBindingsService(deps: IamServiceDeps): ServiceHandlers
           updateTime: now,
         };
         await tx.roleBindings.insert(stored);
-        const message = (await hydrate([stored], tx))[0]!;
-        await events.change(tx, ctx, {
-          resource: "roleBinding",
-          verb: "created",
-          subject: stored.uid,
-          group: stored.groupUid,
-          schema: RoleBindingSchema,
-          body: message,
-        });
-        return { row: stored, message };
-      });
+        return { row: stored, message: (await hydrate([stored], tx))[0]! };
+      };
+      const { row, message } = await recordedMutation(deps, ctx, insertBinding, ({ row, message }) => ({
+        resource: "roleBinding",
+        verb: "created",
+        subject: row.uid,
+        group: row.groupUid,
+        schema: RoleBindingSchema,
+        body: message,
+      }));
       deps.bindingsChanged(row.identityUid);
       return message;
     },
@@ -101,7 +101,7 @@ export function createRoleBindingsService(deps: IamServiceDeps): ServiceHandlers
         throw invalidArgument("requests", `at most ${MAX_BATCH_BINDINGS} requests per batch`);
       }
       const now = ctx.clock.now();
-      const { rows, response } = await store.transaction(async (tx) => {
+      const insertBindings = async (tx: Store) => {
         const out: RoleBindingRow[] = [];
         for (const [i, sub] of req.requests.entries()) {
           const field = `requests[${i}]`;
@@ -132,16 +132,16 @@ export function createRoleBindingsService(deps: IamServiceDeps): ServiceHandlers
         const response = create(BatchCreateRoleBindingsResponseSchema, {
           roleBindings: await hydrate(out, tx),
         });
-        await events.change(tx, ctx, {
-          resource: "roleBinding",
-          verb: "created.batch",
-          subject: req.parent,
-          group: req.parent,
-          schema: BatchCreateRoleBindingsResponseSchema,
-          body: response,
-        });
         return { rows: out, response };
-      });
+      };
+      const { rows, response } = await recordedMutation(deps, ctx, insertBindings, ({ response }) => ({
+        resource: "roleBinding",
+        verb: "created.batch",
+        subject: req.parent,
+        group: req.parent,
+        schema: BatchCreateRoleBindingsResponseSchema,
+        body: response,
+      }));
       for (const row of rows) deps.bindingsChanged(row.identityUid);
       return response;
     },
@@ -154,7 +154,7 @@ export function createRoleBindingsService(deps: IamServiceDeps): ServiceHandlers
           Boolean,
         ),
       );
-      const { before, after, message } = await store.transaction(async (tx) => {
+      const updateBinding = async (tx: Store) => {
         const before = await tx.roleBindings.get(input.uid);
         if (!before) throw notFound("role_binding", input.uid);
         const identityUid = fields.includes("identity_uid") ? input.identityUid : before.identityUid;
@@ -162,17 +162,21 @@ export function createRoleBindingsService(deps: IamServiceDeps): ServiceHandlers
         await checkedBinding(tx, before.groupUid, identityUid, roleUid, "");
         const after: RoleBindingRow = { ...before, identityUid, roleUid, updateTime: ctx.clock.now() };
         await tx.roleBindings.update(after);
-        const message = (await hydrate([after], tx))[0]!;
-        await events.change(tx, ctx, {
+        return { before, after, message: (await hydrate([after], tx))[0]! };
+      };
+      const { before, after, message } = await recordedMutation(
+        deps,
+        ctx,
+        updateBinding,
+        ({ after, message }) => ({
           resource: "roleBinding",
           verb: "updated",
           subject: after.uid,
           group: after.groupUid,
           schema: RoleBindingSchema,
           body: message,
-        });
-        return { before, after, message };
-      });
+        }),
+      );
       deps.bindingsChanged(before.identityUid);
       deps.bindingsChanged(after.identityUid);
       return message;
@@ -180,19 +184,22 @@ export function createRoleBindingsService(deps: IamServiceDeps): ServiceHandlers
 
     async deleteRoleBinding(req, ctx) {
       // Idempotent: deleting a binding that does not exist succeeds, changes nothing, reports nothing.
-      const deleted = await store.transaction(async (tx) => {
+      const deleteBinding = async (tx: Store) => {
         const row = await tx.roleBindings.get(req.uid);
-        if (!row || !(await tx.roleBindings.delete(req.uid))) return undefined;
-        await events.change(tx, ctx, {
-          resource: "roleBinding",
-          verb: "deleted",
-          subject: row.uid,
-          group: row.groupUid,
-          schema: DeleteRoleBindingRequestSchema,
-          body: { uid: req.uid },
-        });
-        return row;
-      });
+        return row && (await tx.roleBindings.delete(req.uid)) ? row : undefined;
+      };
+      const deleted = await recordedMutation(deps, ctx, deleteBinding, (row) =>
+        row
+          ? {
+              resource: "roleBinding",
+              verb: "deleted",
+              subject: row.uid,
+              group: row.groupUid,
+              schema: DeleteRoleBindingRequestSchema,
+              body: { uid: req.uid },
+            }
+          : undefined,
+      );
       if (deleted) deps.bindingsChanged(deleted.identityUid);
       return {};
     },

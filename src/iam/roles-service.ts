@@ -1,16 +1,23 @@
 import { isInternalOnly } from "../authz/capabilities.js";
 import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
 import { principalOf } from "../core/context.js";
-import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../core/errors.js";
+import {
+  failedPrecondition,
+  invalidArgument,
+  notFound,
+  permissionDenied,
+  requireFound,
+} from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { isRoot, newChildUid, parentOf, requireUidp } from "../core/uidp.js";
 import { validateDescription, validateName } from "../core/validation.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { DeleteRoleRequestSchema, RoleSchema, type RolesService } from "../gen/platform/iam/v2/roles_pb.js";
-import type { RoleFilter, RoleRow } from "../storage/store.js";
+import type { RoleFilter, RoleRow, Store } from "../storage/store.js";
 import { roleMessage } from "./role-mapping.js";
 import type { IamServiceDeps } from "./service-deps.js";
 
@@ -26,7 +33,7 @@ const ROLE_MASK = {
  * Creates, updates and deletes of custom roles are events of the role's group.
  */
 export function createRolesService(deps: IamServiceDeps): ServiceHandlers<typeof RolesService> {
-  const { store, events } = deps;
+  const { store } = deps;
   return {
     async listRoles(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_IAM_ROLES_LIST]);
@@ -67,16 +74,13 @@ export function createRolesService(deps: IamServiceDeps): ServiceHandlers<typeof
         updateTime: now,
       };
       const message = roleMessage(row);
-      await store.transaction(async (tx) => {
-        await tx.roles.insert(row);
-        await events.change(tx, ctx, {
-          resource: "role",
-          verb: "created",
-          subject: row.uid,
-          group: req.parent,
-          schema: RoleSchema,
-          body: message,
-        });
+      await recordedMutation(deps, ctx, (tx) => tx.roles.insert(row), {
+        resource: "role",
+        verb: "created",
+        subject: row.uid,
+        group: req.parent,
+        schema: RoleSchema,
+        body: message,
       });
       return message;
     },
@@ -108,23 +112,20 @@ export function createRolesService(deps: IamServiceDeps): ServiceHandlers<typeof
         next.capabilities = validateCapabilities(input.capabilities, principalOf(ctx).isAdmin);
       }
       const message = roleMessage(next);
-      await store.transaction(async (tx) => {
-        if (!(await tx.roles.update(next))) throw notFound("role", input.uid);
-        await events.change(tx, ctx, {
-          resource: "role",
-          verb: "updated",
-          subject: next.uid,
-          group: parentOf(next.uid),
-          schema: RoleSchema,
-          body: message,
-        });
+      await recordedMutation(deps, ctx, (tx) => requireFound(tx.roles.update(next), "role", input.uid), {
+        resource: "role",
+        verb: "updated",
+        subject: next.uid,
+        group: parentOf(next.uid),
+        schema: RoleSchema,
+        body: message,
       });
       if (fields.includes("capabilities")) deps.bindingsChanged();
       return message;
     },
 
     async deleteRole(req, ctx) {
-      await store.transaction(async (tx) => {
+      const deleteUnusedRole = async (tx: Store) => {
         const row = await tx.roles.get(req.uid);
         if (!row) throw notFound("role", req.uid);
         if (row.builtIn)
@@ -147,14 +148,14 @@ export function createRolesService(deps: IamServiceDeps): ServiceHandlers<typeof
           );
         }
         await tx.roles.delete(req.uid);
-        await events.change(tx, ctx, {
-          resource: "role",
-          verb: "deleted",
-          subject: req.uid,
-          group: parentOf(req.uid),
-          schema: DeleteRoleRequestSchema,
-          body: { uid: req.uid },
-        });
+      };
+      await recordedMutation(deps, ctx, deleteUnusedRole, {
+        resource: "role",
+        verb: "deleted",
+        subject: req.uid,
+        group: parentOf(req.uid),
+        schema: DeleteRoleRequestSchema,
+        body: { uid: req.uid },
       });
       return {};
     },

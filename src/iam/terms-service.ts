@@ -6,12 +6,13 @@ import { type ListSpec, paginate } from "../core/list.js";
 import { pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, selfAndAncestors } from "../core/uidp.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import {
   AcceptTermsResponseSchema,
   TermsAcceptanceSchema,
   type TermsService,
 } from "../gen/platform/iam/v2/terms_pb.js";
-import type { TermsAcceptanceRow } from "../storage/store.js";
+import type { Store, TermsAcceptanceRow } from "../storage/store.js";
 import type { IamServiceDeps } from "./service-deps.js";
 
 /** The documents offered when the server is not configured otherwise. */
@@ -36,7 +37,7 @@ const ACCEPTANCE_LIST: ListSpec<TermsAcceptanceRow> = {
  * `terms.accepted` event of the group (subject: the group), with the response as its body.
  */
 export function createTermsService(deps: IamServiceDeps): ServiceHandlers<typeof TermsService> {
-  const { store, events } = deps;
+  const { store } = deps;
   const offered = new Set(deps.termsDocuments ?? DEFAULT_TERMS_DOCUMENTS);
   return {
     async acceptTerms(req, ctx) {
@@ -55,7 +56,7 @@ export function createTermsService(deps: IamServiceDeps): ServiceHandlers<typeof
       const acceptedBy = principalOf(ctx).identityUid;
       const now = ctx.clock.now();
       const response = create(AcceptTermsResponseSchema, { group: req.group, documentIds: ids });
-      await store.transaction(async (tx) => {
+      const acceptAll = async (tx: Store) => {
         for (const docId of ids) {
           await tx.termsAcceptances.accept({
             uid: newChildUid(req.group),
@@ -65,14 +66,14 @@ export function createTermsService(deps: IamServiceDeps): ServiceHandlers<typeof
             createTime: now,
           });
         }
-        await events.change(tx, ctx, {
-          resource: "terms",
-          verb: "accepted",
-          subject: req.group,
-          group: req.group,
-          schema: AcceptTermsResponseSchema,
-          body: response,
-        });
+      };
+      await recordedMutation(deps, ctx, acceptAll, {
+        resource: "terms",
+        verb: "accepted",
+        subject: req.group,
+        group: req.group,
+        schema: AcceptTermsResponseSchema,
+        body: response,
       });
       return response;
     },

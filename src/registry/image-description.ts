@@ -1,3 +1,4 @@
+import { addAbortSignal } from "node:stream";
 import { notFound } from "../core/errors.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import { blobKey } from "../storage/blobs/blob-layout.js";
@@ -21,22 +22,28 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
  * The platforms of manifest `digest` in `repoUid`, derived from stored manifests: an index lists
  * the platforms of its entries (entries without a real platform, such as `unknown/unknown`
  * attestation manifests, are skipped); a single manifest is one platform whose architecture is read
- * from its config blob. NOT_FOUND when the repo or the manifest is missing.
+ * from its config blob. NOT_FOUND when the repo or the manifest is missing. Once `signal` fires it
+ * rejects with its reason: checked before each store read, and the config blob's read stream is
+ * destroyed.
  */
 export async function describeImage(
   deps: { store: Store; blobs: BlobDriver },
   repoUid: string,
   digest: string,
+  signal: AbortSignal,
 ): Promise<ImagePlatform[]> {
   const { store } = deps;
+  signal.throwIfAborted();
   if (!(await store.repos.get(repoUid))) throw notFound("repo", repoUid);
+  signal.throwIfAborted();
   const manifest = await store.manifests.get(repoUid, digest);
   if (!manifest) throw notFound("manifest", `${repoUid}@${digest}`);
   const parsed = parseManifest(manifest.content, manifest.mediaType);
-  if (parsed.kind === "manifest") return [await singlePlatform(deps, digest, parsed)];
+  if (parsed.kind === "manifest") return [await singlePlatform(deps, digest, parsed, signal)];
   const platforms: ImagePlatform[] = [];
   for (const entry of parsed.manifests) {
     if (!entry.platform || entry.platform.architecture === "unknown") continue;
+    signal.throwIfAborted();
     const child = await store.manifests.get(repoUid, entry.digest);
     const childParsed = child && parseManifest(child.content, child.mediaType);
     platforms.push({
@@ -58,14 +65,16 @@ async function singlePlatform(
   deps: { blobs: BlobDriver },
   digest: string,
   parsed: ParsedManifest,
+  signal: AbortSignal,
 ): Promise<ImagePlatform> {
   const config = parsed.config;
   let platform = { architecture: "", os: "" } as { architecture: string; os: string; variant?: string };
   if (config && config.size <= MAX_CONFIG_BYTES) {
     try {
       const chunks: Buffer[] = [];
-      for await (const chunk of await deps.blobs.read(blobKey(parseDigest(config.digest))))
-        chunks.push(chunk as Buffer);
+      const bytes = await deps.blobs.read(blobKey(parseDigest(config.digest)));
+      // The driver takes no signal: the stream it gave is destroyed (its file or connection freed).
+      for await (const chunk of addAbortSignal(signal, bytes)) chunks.push(chunk as Buffer);
       const doc = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
       platform = {
         architecture: typeof doc.architecture === "string" ? doc.architecture : "",
@@ -73,7 +82,8 @@ async function singlePlatform(
         ...(typeof doc.variant === "string" ? { variant: doc.variant } : {}),
       };
     } catch {
-      // Not an image config (an artifact): no platform to report.
+      // Not an image config (an artifact): no platform to report. Unless the call was given up.
+      signal.throwIfAborted();
     }
   }
   return { ...platform, manifestDigest: digest, size: sizeOf(parsed) };

@@ -14,14 +14,14 @@ const DEFAULT_ARCHITECTURE = "amd64";
  */
 export function createImagesService(deps: RegistryServiceDeps): ServiceHandlers<typeof ImagesService> {
   return {
-    async getArchitectures(req) {
+    async getArchitectures(req, ctx) {
       validateDigest(req.digest);
-      const platforms = await describeImage(deps, req.repoUid, req.digest);
+      const platforms = await describeImage(deps, req.repoUid, req.digest, ctx.signal);
       return { architectures: [...new Set(platforms.map((p) => p.architecture).filter(Boolean))] };
     },
-    async getSize(req) {
+    async getSize(req, ctx) {
       validateDigest(req.digest);
-      const platforms = await describeImage(deps, req.repoUid, req.digest);
+      const platforms = await describeImage(deps, req.repoUid, req.digest, ctx.signal);
       const single = platforms.length === 1 && req.architecture === "" ? platforms[0] : undefined;
       const architecture = req.architecture || DEFAULT_ARCHITECTURE;
       const platform = single ?? platforms.find((p) => p.architecture === architecture);

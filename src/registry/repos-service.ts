@@ -1,12 +1,13 @@
 import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
 import type { RequestContext } from "../core/context.js";
-import { invalidArgument, notFound } from "../core/errors.js";
+import { invalidArgument, notFound, requireFound } from "../core/errors.js";
 import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, parentOf } from "../core/uidp.js";
 import { validateDescription } from "../core/validation.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
   DeleteRepoRequestSchema,
@@ -32,23 +33,20 @@ const REPO_MASK = {
  * group; a readme update is a `repo.updated` event with the repo as its body.
  */
 export function createReposService(deps: RegistryServiceDeps): ServiceHandlers<typeof ReposService> {
-  const { store, events } = deps;
+  const { store } = deps;
 
   /** Writes `next` over the stored repo and records it as updated, in one transaction. */
-  const updated = (next: RepoRow, ctx: RequestContext): Promise<Repo> => {
+  const updated = async (next: RepoRow, ctx: RequestContext): Promise<Repo> => {
     const message = repoMessage(next);
-    return store.transaction(async (tx) => {
-      if (!(await tx.repos.update(next))) throw notFound("repo", next.uid);
-      await events.change(tx, ctx, {
-        resource: "repo",
-        verb: "updated",
-        subject: next.uid,
-        group: next.groupUid,
-        schema: RepoSchema,
-        body: message,
-      });
-      return message;
+    await recordedMutation(deps, ctx, (tx) => requireFound(tx.repos.update(next), "repo", next.uid), {
+      resource: "repo",
+      verb: "updated",
+      subject: next.uid,
+      group: next.groupUid,
+      schema: RepoSchema,
+      body: message,
     });
+    return message;
   };
 
   return {
@@ -87,16 +85,13 @@ export function createReposService(deps: RegistryServiceDeps): ServiceHandlers<t
         updateTime: now,
       };
       const message = repoMessage(row);
-      await store.transaction(async (tx) => {
-        await tx.repos.insert(row);
-        await events.change(tx, ctx, {
-          resource: "repo",
-          verb: "created",
-          subject: row.uid,
-          group: row.groupUid,
-          schema: RepoSchema,
-          body: message,
-        });
+      await recordedMutation(deps, ctx, (tx) => tx.repos.insert(row), {
+        resource: "repo",
+        verb: "created",
+        subject: row.uid,
+        group: row.groupUid,
+        schema: RepoSchema,
+        body: message,
       });
       return message;
     },
@@ -122,16 +117,13 @@ export function createReposService(deps: RegistryServiceDeps): ServiceHandlers<t
     },
 
     async deleteRepo(req, ctx) {
-      await store.transaction(async (tx) => {
-        if (!(await tx.repos.delete(req.uid))) throw notFound("repo", req.uid);
-        await events.change(tx, ctx, {
-          resource: "repo",
-          verb: "deleted",
-          subject: req.uid,
-          group: parentOf(req.uid),
-          schema: DeleteRepoRequestSchema,
-          body: { uid: req.uid },
-        });
+      await recordedMutation(deps, ctx, (tx) => requireFound(tx.repos.delete(req.uid), "repo", req.uid), {
+        resource: "repo",
+        verb: "deleted",
+        subject: req.uid,
+        group: parentOf(req.uid),
+        schema: DeleteRepoRequestSchema,
+        body: { uid: req.uid },
       });
       return {};
     },

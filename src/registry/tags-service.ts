@@ -1,12 +1,13 @@
 import { fromTimestamp, pageRequestOf, toUidpFilter } from "../core/api-convert.js";
-import { failedPrecondition, notFound } from "../core/errors.js";
+import { failedPrecondition, notFound, requireFound } from "../core/errors.js";
 import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { newChildUid, parentOf } from "../core/uidp.js";
+import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { DeleteTagRequestSchema, TagSchema, type TagsService } from "../gen/platform/registry/v2/tags_pb.js";
-import type { TagFilter, TagRow } from "../storage/store.js";
+import type { Store, TagFilter, TagRow } from "../storage/store.js";
 import { tagMessage } from "./mapping.js";
 import { validateDigest, validateTagName } from "./names.js";
 import type { RegistryServiceDeps } from "./service-deps.js";
@@ -18,7 +19,7 @@ const TAG_LIST = namedResourceList<TagRow>();
  * CreateTag is a `tag.created` event of the repo, or `tag.updated` when the tag already existed.
  */
 export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<typeof TagsService> {
-  const { store, events } = deps;
+  const { store } = deps;
   return {
     async listTags(req, ctx) {
       const within = await ctx.access.scopesWith([Capability.CAP_TAG_LIST]);
@@ -49,7 +50,7 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
       const input = req.tag;
       validateTagName(input?.name ?? "");
       validateDigest(input?.digest ?? "");
-      const message = await store.transaction(async (tx) => {
+      const putTag = async (tx: Store) => {
         await tx.garbage.lockRegistry("shared");
         if (!(await tx.repos.get(req.parent))) throw notFound("repo", req.parent);
         // A tag must resolve: pointing it at a manifest the registry does not hold would break pulls.
@@ -69,32 +70,33 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
           newUid: newChildUid(req.parent),
           now: ctx.clock.now(),
         });
-        const message = tagMessage(row);
-        await events.change(tx, ctx, {
-          resource: "tag",
-          verb: existed ? "updated" : "created",
-          subject: row.uid,
-          group: row.repoUid,
-          schema: TagSchema,
-          body: message,
-        });
-        return message;
-      });
+        return { row, message: tagMessage(row), moved: existed !== undefined };
+      };
+      const { message } = await recordedMutation(deps, ctx, putTag, ({ row, message, moved }) => ({
+        resource: "tag",
+        verb: moved ? "updated" : "created",
+        subject: row.uid,
+        group: row.repoUid,
+        schema: TagSchema,
+        body: message,
+      }));
       return message;
     },
 
     async deleteTag(req, ctx) {
-      await store.transaction(async (tx) => {
-        if (!(await tx.tags.delete(req.uid, ctx.clock.now()))) throw notFound("tag", req.uid);
-        await events.change(tx, ctx, {
+      await recordedMutation(
+        deps,
+        ctx,
+        (tx) => requireFound(tx.tags.delete(req.uid, ctx.clock.now()), "tag", req.uid),
+        {
           resource: "tag",
           verb: "deleted",
           subject: req.uid,
           group: parentOf(req.uid),
           schema: DeleteTagRequestSchema,
           body: { uid: req.uid },
-        });
-      });
+        },
+      );
       return {};
     },
   };

@@ -554,8 +554,15 @@ export interface Store {
   subscriptions: SubscriptionStore;
   /** The events outbox and its deliveries. */
   events: EventOutboxStore;
-  /** Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join. */
-  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
+   * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and
+   * rejects with its reason instead of committing. It is checked before the transaction begins,
+   * once it has begun (after any wait for the database's write lock), after every statement in it,
+   * and right before the commit. A statement already running is not interrupted: PostgreSQL runs it
+   * to its end (a row lock it waits for included), then the transaction rolls back.
+   */
+  transaction<T>(fn: (tx: Store) => Promise<T>, signal?: AbortSignal): Promise<T>;
   /** Which engine this is: "sqlite" or "postgres". */
   readonly dialect: "sqlite" | "postgres";
   close(): Promise<void>;

@@ -16,6 +16,7 @@ import {
   universalRequestFromNodeRequest,
   universalResponseToNodeResponse,
 } from "@connectrpc/connect-node";
+import { type Cancellation, clientCancelled, deadlineExceeded } from "../core/cancellation.js";
 import type { DomainError } from "../core/errors.js";
 import { ServerReflection as ReflectionV1 } from "../gen/grpc/reflection/v1/reflection_pb.js";
 import { ServerReflection as ReflectionV1alpha } from "../gen/grpc/reflection/v1alpha/reflection_pb.js";
@@ -80,20 +81,24 @@ export function createConnectRoutes(options: ConnectRoutesOptions): ConnectRoute
       const record = hctx.values.get(kRecord);
       if (!record) throw new Error("connect request without a call record");
       record.protocol = hctx.protocolName as CallRecord["protocol"];
+      const givenUp = followSignal(hctx.signal, record.cancellation);
       try {
         const invalid = undecodable.get(record);
         if (invalid) {
           record.rpc = entry.rpcName;
           throw invalid;
         }
-        return await pipeline.invoke(
+        const answer = pipeline.invoke(
           record,
           entry,
           request,
           hctx.requestHeader.get("authorization") ?? undefined,
         );
+        return await Promise.race([answer, givenUp.promise]);
       } catch (err) {
         throw toConnectError(pipeline.fail(record, err), entry.domain);
+      } finally {
+        givenUp.stop();
       }
     };
     router.rpc(entry.method, impl as unknown as MethodImpl<typeof entry.method>);
@@ -145,6 +150,31 @@ export function createConnectRoutes(options: ConnectRoutesOptions): ConnectRoute
         });
     },
   };
+}
+
+/**
+ * Connect's HandlerContext signal fires at the call's deadline (`connect-timeout-ms`, or
+ * `grpc-timeout` for gRPC and gRPC-Web) and when the client goes away, but Connect waits for the
+ * handler before it answers. This gives `cancellation` up when `signal` fires (DEADLINE_EXCEEDED for
+ * a deadline, else CANCELLED), and `promise` rejects with that reason then, so the call is answered
+ * at once while its handler winds down. `stop` once the call is answered: Connect aborts the signal
+ * after every call.
+ */
+function followSignal(
+  signal: AbortSignal,
+  cancellation: Cancellation,
+): { promise: Promise<never>; stop(): void } {
+  let onAbort = (): void => {};
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      const deadline = ConnectError.from(signal.reason).code === Code.DeadlineExceeded;
+      cancellation.abort(deadline ? deadlineExceeded() : clientCancelled());
+      reject(cancellation.reason);
+    };
+  });
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  return { promise, stop: () => signal.removeEventListener("abort", onAbort) };
 }
 
 /** The bidi reflection stream: one answer per request, files sent at most once per stream. */

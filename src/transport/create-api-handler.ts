@@ -1,10 +1,12 @@
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { createRegistry, type DescFile } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
+import { type ClientWatch, clientCancelled } from "../core/cancellation.js";
 import type { Clock } from "../core/clock.js";
 import type { ServiceBinding } from "../core/service.js";
 import type { ApiMetrics } from "../observability/api-metrics.js";
 import { createConnectRoutes } from "./connect-routes.js";
-import { errorDetailsRegistry } from "./error-mapping.js";
+import { errorDetailsRegistry, httpStatusForCode } from "./error-mapping.js";
 import { createGrpcUnary } from "./grpc-unary.js";
 import type { AnyRequest, AnyResponse } from "./http-response.js";
 import { buildMethodTable } from "./method-table.js";
@@ -12,7 +14,9 @@ import type { DualRequestListener, HttpStreamHandler } from "./one-port-listener
 import {
   type AccessFactory,
   type Authenticator,
+  type CallRecord,
   createPipeline,
+  type Pipeline,
   type Protocol,
   type RequestLogger,
 } from "./pipeline.js";
@@ -92,8 +96,12 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       protocol: "grpc",
       requestIdHeader: headers["x-request-id"],
     });
-    // Every answer of this path is HTTP 200 (the outcome is in grpc-status).
-    stream.once("close", () => pipeline.finish(record, 200));
+    // Every answer of this path is HTTP 200 (the outcome is in grpc-status); a stream closed
+    // before any answer (the client reset it) is a cancelled call.
+    stream.once("close", () => {
+      if (!stream.headersSent) clientWentAway(pipeline, record);
+      pipeline.finish(record, stream.headersSent ? 200 : CLIENT_CLOSED_REQUEST);
+    });
     grpcUnary.handleStream(stream, headers, record);
     return true;
   };
@@ -113,7 +121,14 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     });
     res.setHeader("x-request-id", record.requestId);
     if (isRpc) {
-      logWhenDone(res, () => pipeline.finish(record, res.statusCode));
+      logWhenDone(
+        res,
+        () => pipeline.finish(record, res.statusCode),
+        () => {
+          if (!res.headersSent) clientWentAway(pipeline, record);
+          pipeline.finish(record, res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST);
+        },
+      );
       if (grpcUnary.accepts(path, req.httpVersionMajor, req.headers["content-type"])) {
         grpcUnary.handle(req as Http2ServerRequest, res as Http2ServerResponse, record);
       } else {
@@ -134,6 +149,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         });
       return;
     }
+    record.cancellation.watch(new ResponseWatch(res, pipeline, record));
     rest(req, res, record)
       .catch((err: unknown) => {
         // Only a failure while writing the response gets here; the socket is likely gone.
@@ -143,15 +159,66 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
           res.end();
         }
       })
-      .finally(() => pipeline.finish(record, res.statusCode));
+      .finally(() => {
+        // A client gone before its answer was delivered is a cancelled call, whatever was written.
+        if (isClosed(res) && !res.writableFinished) {
+          clientWentAway(pipeline, record);
+          pipeline.finish(record, CLIENT_CLOSED_REQUEST);
+        } else pipeline.finish(record, res.statusCode);
+      });
   };
   return Object.assign(handler, { onStream });
 }
 
-/** Calls `finish` when the response finishes or its stream closes (it runs once per record). */
-function logWhenDone(res: AnyResponse, finish: () => void): void {
+/** The status logged for a call whose client went away before it was answered: 499, as for CANCELLED. */
+const CLIENT_CLOSED_REQUEST = httpStatusForCode(Code.Canceled);
+
+/**
+ * Gives the call up as CANCELLED (its handler's signal fires: store work stops, nothing commits)
+ * and records that outcome; nothing is left to answer.
+ */
+function clientWentAway(pipeline: Pipeline, record: CallRecord): void {
+  if (record.cancellation.abort(clientCancelled())) pipeline.fail(record, null);
+}
+
+/** Whether the response's stream or connection closed (for good, or because the client left). */
+function isClosed(res: AnyResponse): boolean {
+  return "stream" in res ? res.stream.destroyed : res.destroyed;
+}
+
+/**
+ * A REST call's client, watched through its response: gone once the response closed with nothing
+ * written. Listening (a `close` listener) starts only when the call's signal is made (a write, an
+ * image description): then the call is given up and logged as 499 at once, while its handler
+ * winds down.
+ */
+class ResponseWatch implements ClientWatch {
+  constructor(
+    private readonly res: AnyResponse,
+    private readonly pipeline: Pipeline,
+    private readonly record: CallRecord,
+  ) {}
+
+  gone(): boolean {
+    return !this.res.headersSent && isClosed(this.res);
+  }
+
+  listen(): void {
+    this.res.once("close", () => {
+      if (this.res.headersSent) return;
+      clientWentAway(this.pipeline, this.record);
+      this.pipeline.finish(this.record, CLIENT_CLOSED_REQUEST);
+    });
+  }
+}
+
+/**
+ * Calls `finish` when the response finishes and `close` (default: `finish`) when its stream closes
+ * (the first to run logs the record).
+ */
+function logWhenDone(res: AnyResponse, finish: () => void, close: () => void = finish): void {
   res.once("finish", finish);
-  res.once("close", finish);
+  res.once("close", close);
 }
 
 function rpcProtocol(contentType: string | undefined): Protocol {

@@ -8,9 +8,11 @@ import type { Readable } from "node:stream";
 import { create, fromBinary, type Message } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { type BinaryEncoder, binaryEncoderFor } from "../codec/binary-encoder.js";
+import { deadlineExceeded } from "../core/cancellation.js";
 import { DomainError } from "../core/errors.js";
 import { bodyTooLarge, errorHeaders, toStatusBinary } from "./error-mapping.js";
 import { encodeGrpcMessage } from "./grpc-message-encoding.js";
+import { grpcTimeoutMs } from "./grpc-timeout.js";
 import type { MethodEntry } from "./method-table.js";
 import type { CallRecord, Pipeline } from "./pipeline.js";
 
@@ -111,7 +113,9 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
 
   /**
    * Reads the request body from `source`, runs the call and answers through `ok` (the response
-   * frame, 5 bytes of room first) or `failed`.
+   * frame, 5 bytes of room first) or `failed`. A `grpc-timeout` (counted from now, when the
+   * headers arrived) gives the call up when it passes and answers DEADLINE_EXCEEDED at once; the
+   * handler, told through its context's signal, stops at its next store statement.
    */
   function serve(
     source: Readable,
@@ -122,6 +126,19 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
   ): void {
     const entry = byPath.get(record.path)!;
     record.rpc = entry.rpcName;
+    let deadline: NodeJS.Timeout | undefined;
+    let badTimeout: unknown;
+    try {
+      const timeoutMs = grpcTimeoutMs(headers["grpc-timeout"]);
+      if (timeoutMs !== undefined) {
+        deadline = setTimeout(() => {
+          if (record.cancellation.abort(deadlineExceeded()))
+            failed(pipeline.fail(record, null), entry.domain);
+        }, timeoutMs);
+      }
+    } catch (err) {
+      badTimeout = err;
+    }
     const encoding = headers["grpc-encoding"];
     const chunks: Buffer[] = [];
     let size = 0;
@@ -135,12 +152,15 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
     source.on("end", () => {
       void (async () => {
         try {
+          if (badTimeout !== undefined) throw badTimeout;
           if (tooLarge) throw bodyTooLarge(maxBodyBytes);
           const request = decodeRequest(entry, Buffer.concat(chunks, size), encoding);
           const response = await pipeline.invoke(record, entry, request, headers.authorization);
           ok(encoders.get(entry)!(create(entry.method.output, response as Message), 5));
         } catch (err) {
           failed(pipeline.fail(record, err), entry.domain);
+        } finally {
+          clearTimeout(deadline);
         }
       })();
     });

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Message } from "@bufbuild/protobuf";
+import { Cancellation } from "../core/cancellation.js";
 import type { Clock } from "../core/clock.js";
 import type { Access, Principal, RequestContext } from "../core/context.js";
 import { type DomainError, unauthenticated } from "../core/errors.js";
@@ -45,6 +46,11 @@ export interface CallRecord {
   logged: boolean;
   /** A probe (health, readiness): logged only when something threw (`cause`), still counted. */
   readonly quiet: boolean;
+  /**
+   * Whether the call was given up on (its deadline passed, its client went away): the transport
+   * aborts it, the handler's `RequestContext.signal` follows it, and its reason is the outcome.
+   */
+  readonly cancellation: Cancellation;
 }
 
 /** Options of {@link createPipeline}. */
@@ -74,8 +80,10 @@ export interface Pipeline {
    * Runs one RPC: authentication per the method's IAM annotation (`disabled` → anonymous;
    * otherwise `authorization` must be `Bearer <token>`), the scoped capability check
    * (`access.require(<scope field>, capabilities)`, a malformed or empty scope uid is
-   * INVALID_ARGUMENT naming the field), then the handler. Returns the handler's response. Throws
-   * only DomainErrors (anything else becomes INTERNAL) and records the outcome on `record`.
+   * INVALID_ARGUMENT naming the field), then the handler, whose context's `signal` follows
+   * `record.cancellation`. Returns the handler's response. Throws only DomainErrors (anything else
+   * becomes INTERNAL) and records the outcome on `record`; a call given up on (before the handler,
+   * or before it answered) throws the cancellation's reason.
    */
   invoke(
     record: CallRecord,
@@ -83,7 +91,10 @@ export interface Pipeline {
     request: Message,
     authorization: string | undefined,
   ): Promise<unknown>;
-  /** Normalises an error raised outside `invoke` (routing, decoding) and records it on `record`. */
+  /**
+   * Normalises an error raised outside `invoke` (routing, decoding) and records it on `record`. A
+   * call given up on ends with the cancellation's reason, whatever was thrown after that.
+   */
   fail(record: CallRecord, err: unknown): DomainError;
   /**
    * Writes the request's one log line (none for a quiet record without a cause) and counts it in
@@ -108,7 +119,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   ): Promise<RequestContext> => {
     const auth = entry.auth;
     if (auth.kind === "disabled") {
-      return { requestId: record.requestId, principal: undefined, access: accessFor(undefined), clock };
+      return new CallContext(record.requestId, undefined, accessFor(undefined), clock, record.cancellation);
     }
     const principal = await authenticator.authenticate(bearerToken(authorization));
     record.identityUid = principal.identityUid;
@@ -117,13 +128,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       const scope = requireUidp(auth.scopeField, auth.scopeOf(request));
       await access.require(scope, auth.capabilities);
     }
-    return { requestId: record.requestId, principal, access, clock };
+    return new CallContext(record.requestId, principal, access, clock, record.cancellation);
   };
 
   const fail = (record: CallRecord, err: unknown): DomainError => {
-    const domainError = toDomainError(err);
+    const givenUp = record.cancellation.reason;
+    const domainError = givenUp ?? toDomainError(err);
     record.code = domainError.code;
-    if (domainError !== err) record.cause = err;
+    if (givenUp === undefined && domainError !== err) record.cause = err;
     return domainError;
   };
 
@@ -142,14 +154,19 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         cause: undefined,
         logged: false,
         quiet: init.quiet === true,
+        cancellation: new Cancellation(),
       };
     },
 
     async invoke(record, entry, request, authorization) {
       record.rpc = entry.rpcName;
       try {
+        record.cancellation.throwIfAborted();
         const ctx = await contextFor(record, entry, request, authorization);
+        // Authentication and the access check may have waited on the store.
+        record.cancellation.throwIfAborted();
         const response = await entry.handler(request, ctx);
+        record.cancellation.throwIfAborted();
         record.code = 0;
         return response;
       } catch (err) {
@@ -194,6 +211,25 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       }
     },
   };
+}
+
+/** The context of one call; its `signal` is its record's cancellation's, made on first read. */
+class CallContext implements RequestContext {
+  readonly #cancellation: Cancellation;
+
+  constructor(
+    readonly requestId: string,
+    readonly principal: Principal | undefined,
+    readonly access: Access,
+    readonly clock: Clock,
+    cancellation: Cancellation,
+  ) {
+    this.#cancellation = cancellation;
+  }
+
+  get signal(): AbortSignal {
+    return this.#cancellation.signal;
+  }
 }
 
 /** The token of an `Authorization: Bearer <token>` header; UNAUTHENTICATED when missing or malformed. */

@@ -60,6 +60,8 @@ export async function startTestServer(
     pullEvents?: ServerOptions["pullEvents"];
     /** Resolves webhook sink host names (simulated DNS); delivery then runs on the test's thread. */
     resolveSinkHost?: ServerOptions["resolveSinkHost"];
+    /** The SQLite file's write lock, for a test thread to hold (see write-lock-holder.ts). */
+    sqliteWriteLock?: SharedArrayBuffer;
   } = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "wharf-test-"));
@@ -81,6 +83,7 @@ export async function startTestServer(
     ...(opts.events ? { events: opts.events } : {}),
     ...(opts.pullEvents ? { pullEvents: opts.pullEvents } : {}),
     ...(opts.resolveSinkHost ? { resolveSinkHost: opts.resolveSinkHost } : {}),
+    ...(opts.sqliteWriteLock ? { sqliteWriteLock: opts.sqliteWriteLock } : {}),
   });
   const issuer = createIssuer({
     store: server.store,

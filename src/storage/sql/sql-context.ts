@@ -1,6 +1,7 @@
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import type { DomainError } from "../../core/errors.js";
 import { parentOf } from "../../core/uidp.js";
+import { abortOnSignal } from "./abort-on-signal.js";
 import type { CountCache, TableName } from "./count-cache.js";
 import type { SqlDialect } from "./dialect.js";
 import type { Database } from "./schema.js";
@@ -17,8 +18,12 @@ export interface SqlContext {
   readonly counts: CountCache;
   /** Records a write to `tables` (call after the write): their cached list totals stop being served. */
   changed(...tables: TableName[]): void;
-  /** Runs `fn` in a transaction; inside one already, joins it (no savepoint). */
-  transaction<T>(fn: (ctx: SqlContext) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in a transaction; inside one already, joins it (no savepoint). `signal`: once it
+   * fired, the transaction rolls back with its reason (checked before BEGIN, after it, after each
+   * statement and before COMMIT).
+   */
+  transaction<T>(fn: (ctx: SqlContext) => Promise<T>, signal?: AbortSignal): Promise<T>;
   /**
    * Inside a transaction: runs `hook` in it after the outermost `transaction` callback resolved and
    * right before the commit, in registration order (a throw rolls back like one from the
@@ -38,14 +43,19 @@ export function rootContext(db: Kysely<Database>, dialect: SqlDialect, counts: C
     beforeCommit() {
       throw new Error("beforeCommit outside a transaction");
     },
-    async transaction(fn) {
+    async transaction(fn, signal) {
+      signal?.throwIfAborted();
       const written = new Set<TableName>();
       try {
         return await db.transaction().execute(async (trx) => {
+          // BEGIN may have waited long for the write lock (SQLite) or a connection (PostgreSQL).
+          signal?.throwIfAborted();
+          const handle = signal ? trx.withPlugin(abortOnSignal(signal)) : trx;
           const hooks: Array<() => Promise<void>> = [];
-          const result = await fn(transactionContext(trx, dialect, counts, written, hooks));
+          const result = await fn(transactionContext(handle, dialect, counts, written, hooks));
           // A hook may register more hooks: run until none is left.
           for (let i = 0; i < hooks.length; i++) await hooks[i]?.();
+          signal?.throwIfAborted();
           return result;
         });
       } finally {

@@ -58,8 +58,12 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     subscriptions: createSubscriptionStore(ctx),
     events: createEventOutboxStore(ctx),
     dialect: ctx.dialect.name,
-    transaction: (fn) =>
-      ctx.inTransaction ? fn(store) : ctx.transaction((tx) => fn(createSqlStore(tx, refuseClose))),
+    transaction: (fn, signal) => {
+      if (!ctx.inTransaction) return ctx.transaction((tx) => fn(createSqlStore(tx, refuseClose)), signal);
+      // Joined: the outermost call's signal watches the statements; this one is checked on entry.
+      signal?.throwIfAborted();
+      return fn(store);
+    },
     close,
   };
   return store;

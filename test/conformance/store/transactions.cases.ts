@@ -4,7 +4,10 @@ import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { assertAlreadyExists, groupRow, repoRow } from "./fixtures.js";
 
-/** Store.transaction: commit, rollback on throw, nested calls joining, constraint errors inside. */
+/**
+ * Store.transaction: commit, rollback on throw, nested calls joining, constraint errors inside, and
+ * a signal that rolls it back.
+ */
 export function transactionCases(db: TestDatabase): void {
   describe("transactions", () => {
     let store: Store;
@@ -101,6 +104,70 @@ export function transactionCases(db: TestDatabase): void {
 
       await store.transaction((tx) => tx.transaction((nested) => nested.groups.insert(inner)));
       assert.equal((await store.groups.get(inner.uid))?.name, "tx-inner");
+    });
+
+    it("a signal that fired before the call: fn never runs and the call rejects with its reason", async () => {
+      const gone = new Error("gone before");
+      const controller = new AbortController();
+      controller.abort(gone);
+      let ran = false;
+      await assert.rejects(
+        store.transaction(async () => {
+          ran = true;
+        }, controller.signal),
+        (err) => err === gone,
+      );
+      assert.equal(ran, false, "fn did not run");
+    });
+
+    it("a signal that fires during fn: the next statement's end rolls back every write, with its reason", async () => {
+      const org = groupRow("", "tx-signal-mid");
+      const controller = new AbortController();
+      const late = new Error("deadline passed");
+      let after = 0;
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.groups.insert(org);
+          controller.abort(late);
+          await tx.repos.insert(repoRow(org.uid, "app"));
+          after++;
+        }, controller.signal),
+        (err) => err === late,
+      );
+      assert.equal(after, 0, "the statement that ended after the signal threw");
+      assert.equal(await store.groups.get(org.uid), undefined, "the write before the signal rolled back");
+      assert.equal(await store.repos.getByName(org.uid, "app"), undefined);
+    });
+
+    it("a signal that fires after the last statement: the transaction rolls back instead of committing", async () => {
+      const org = groupRow("", "tx-signal-end");
+      const controller = new AbortController();
+      const late = new Error("client went away");
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.groups.insert(org);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          controller.abort(late);
+          return "done";
+        }, controller.signal),
+        (err) => err === late,
+      );
+      assert.equal(await store.groups.get(org.uid), undefined);
+    });
+
+    it("a signal that never fires changes nothing; a nested call checks its own signal on entry", async () => {
+      const org = groupRow("", "tx-signal-quiet");
+      const quiet = new AbortController();
+      assert.equal(await store.transaction((tx) => tx.groups.insert(org).then(() => 7), quiet.signal), 7);
+      assert.equal((await store.groups.get(org.uid))?.name, "tx-signal-quiet");
+      const inner = groupRow("", "tx-signal-inner");
+      const fired = new AbortController();
+      fired.abort(new Error("inner gone"));
+      await assert.rejects(
+        store.transaction((tx) => tx.transaction((nested) => nested.groups.insert(inner), fired.signal)),
+        /inner gone/,
+      );
+      assert.equal(await store.groups.get(inner.uid), undefined);
     });
 
     it("a transaction handle cannot close the database", async () => {

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { create, createFileRegistry } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, file_google_protobuf_empty } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
+import { clientCancelled, deadlineExceeded } from "../../../src/core/cancellation.js";
 import type { Access, Principal, RequestContext } from "../../../src/core/context.js";
 import { DomainError, permissionDenied, unauthenticated } from "../../../src/core/errors.js";
 import { bindService, type ServiceBinding } from "../../../src/core/service.js";
@@ -193,6 +194,50 @@ describe("pipeline", () => {
     assert.equal(typeof line.durationMs, "number");
     assert.match(JSON.stringify(line.error), /secret database detail/);
     assert.doesNotMatch(JSON.stringify(line), new RegExp(TOKEN));
+  });
+
+  it("a call given up on before it runs never reaches its handler and ends with the reason", async () => {
+    const { pipeline, entry, begin, seenContexts } = fixture();
+    const record = begin();
+    const reason = deadlineExceeded();
+    record.cancellation.abort(reason);
+    const err = await rejects(
+      pipeline.invoke(record, entry("Ping"), create(PingRequestSchema), undefined),
+      Code.DeadlineExceeded,
+    );
+    assert.equal(err, reason);
+    assert.equal(seenContexts.length, 0, "the handler did not run");
+    assert.equal(record.code, Code.DeadlineExceeded);
+    assert.equal(pipeline.fail(record, new Error("thrown later")), reason, "the reason stays the outcome");
+    assert.equal(record.cause, undefined, "and what was thrown later is no cause to log");
+  });
+
+  it("the handler's signal follows the call's cancellation", async () => {
+    const { pipeline, entry, begin, seenContexts } = fixture();
+    const record = begin();
+    assert.deepEqual(await pipeline.invoke(record, entry("Ping"), create(PingRequestSchema), undefined), {
+      response: "pong",
+    });
+    const signal = seenContexts[0]!.signal;
+    assert.equal(signal.aborted, false);
+    const reason = clientCancelled();
+    record.cancellation.abort(reason);
+    assert.equal(signal.reason, reason, "the signal fired with the reason");
+  });
+
+  it("a call given up on while it authenticates goes no further", async () => {
+    const { pipeline, entry, begin, seenContexts } = fixture({ allow: true });
+    const record = begin();
+    const invoked = pipeline.invoke(
+      record,
+      entry("GetRepo"),
+      create(GetRepoRequestSchema, { uid: REPO }),
+      `Bearer ${TOKEN}`,
+    );
+    record.cancellation.abort(clientCancelled());
+    await rejects(invoked, Code.Canceled);
+    assert.equal(seenContexts.length, 0, "the handler did not run");
+    assert.equal(record.code, Code.Canceled);
   });
 });
 
