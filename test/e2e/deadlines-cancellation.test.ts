@@ -32,6 +32,22 @@ interface HeldLock {
   release(): Promise<void>;
 }
 
+/** The longest any step of a case may take before the case fails with that step named. */
+const STEP_MS = 20_000;
+
+/** `promise`, or a rejection naming `step` once `ms` passed: a stuck step fails its case, not the run. */
+async function within<T>(ms: number, step: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${step}: not done in ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** What became of the blocked call, as its client saw it. */
 type Outcome = { grpcCode?: number; connectCode?: Code; httpStatus?: number };
 
@@ -124,15 +140,15 @@ forEachEngine("deadlines and cancellation", (db) => {
   ): Promise<{ outcome: Outcome; log: Record<string, unknown>; elapsedMs: number }> {
     const repoUid = await server.create(`/registry/v2/repos/${org}`, { name });
     const requestId = `blocked-${name}-${db.engine}`;
-    const lock = await holdLock(repoUid);
+    const lock = await within(STEP_MS, `holding the lock on ${name}`, holdLock(repoUid));
     let outcome: Outcome;
     const started = performance.now();
     try {
-      outcome = await blocked(repoUid, requestId);
+      outcome = await within(STEP_MS, `the blocked call on ${name}`, blocked(repoUid, requestId));
     } finally {
       // Held a little longer: the server is still waiting, with the call given up.
       await new Promise((resolve) => setTimeout(resolve, 100));
-      await lock.release();
+      await within(STEP_MS, `releasing the lock on ${name}`, lock.release());
     }
     const elapsedMs = performance.now() - started;
     const log = await logLineOf(requestId);

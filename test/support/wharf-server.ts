@@ -10,6 +10,9 @@ import type { FederationOptions } from "../../src/federation/federation.js";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server.js";
 import { expectJson } from "./api-assertions.js";
 
+/** How long `api` waits for an answer: far beyond any call's time, short of the test runner's. */
+const API_REQUEST_TIMEOUT_MS = 60_000;
+
 /** A Wharf server booted for a test on free loopback ports with its own data folder. */
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -100,7 +103,16 @@ export async function startTestServer(
     if (init.rawBody !== undefined) body = init.rawBody;
     else if (init.body !== undefined) body = JSON.stringify(init.body);
     if (body !== undefined) headers["content-type"] = "application/json";
-    return fetch(`${server.apiUrl}${path}`, { method: init.method ?? "GET", headers, body });
+    const method = init.method ?? "GET";
+    return fetch(`${server.apiUrl}${path}`, {
+      method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(API_REQUEST_TIMEOUT_MS),
+    }).catch((err: unknown) => {
+      // A server that never answers fails the test with the request named, instead of hanging it.
+      throw new Error(`${method} ${path}: no answer (${(err as Error).message})`, { cause: err });
+    });
   };
   const registry: TestServer["registry"] = (path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
