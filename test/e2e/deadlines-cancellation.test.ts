@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import http2 from "node:http2";
 import { after, before, it } from "node:test";
-import { Worker } from "node:worker_threads";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -13,14 +12,13 @@ import {
   ReposService,
   UpdateRepoRequestSchema,
 } from "../../src/gen/platform/registry/v2/repos_pb.js";
-import { createSqliteWriteLockMemory } from "../../src/storage/sql/sqlite-write-lock.js";
+import { createSqliteWriteLockMemory, SqliteWriteLock } from "../../src/storage/sql/sqlite-write-lock.js";
 import { expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
-const LOCK_HOLDER = new URL("../support/write-lock-holder.ts", import.meta.url);
 const UPDATE_REPO = "/platform.registry.v2.ReposService/UpdateRepo";
 /** The deadline (or the time before the client goes away) of every blocked call. */
 const DEADLINE_MS = 300;
@@ -54,7 +52,7 @@ type Outcome = { grpcCode?: number; connectCode?: Code; httpStatus?: number };
 /**
  * Every API path gives a call up when its deadline passes or its client goes away, and the call's
  * write then never commits. Each case makes an UpdateRepo wait on a lock held by another party (the
- * SQLite write lock held by another thread of the process; a row lock of the repo held by another
+ * SQLite write lock held outside the server's store; a row lock of the repo held by another
  * PostgreSQL client), lets the deadline pass or the client leave, and checks (1) the code the call
  * ended with, (2) that once the lock is released neither the new description nor its event was
  * committed, and (3) that the server goes on serving (a later update of the same repo succeeds).
@@ -87,18 +85,12 @@ forEachEngine("deadlines and cancellation", (db) => {
   /** Holds what makes an update of `repoUid` wait: the write lock (SQLite), the repo's row (PostgreSQL). */
   async function holdLock(repoUid: string): Promise<HeldLock> {
     if (db.engine === "sqlite") {
-      const holder = new Worker(LOCK_HOLDER, { workerData: writeLock });
-      await new Promise<void>((resolve, reject) => {
-        holder.once("message", () => resolve());
-        holder.once("error", reject);
-      });
-      return {
-        release: async () => {
-          const exited = new Promise((resolve) => holder.once("exit", resolve));
-          holder.postMessage("release");
-          await exited;
-        },
-      };
+      // Held from this thread, which is also the server's: the server's writes wait on it exactly
+      // as on another thread's hold (the lock is not reentrant). No worker thread is started here:
+      // a worker's start under the test loader is not what this file tests.
+      const lock = new SqliteWriteLock(writeLock);
+      await lock.acquire(STEP_MS);
+      return { release: async () => lock.release() };
     }
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
