@@ -13,7 +13,14 @@ export interface ImportKind {
 }
 
 /** The importers, in the order the usage lists them. */
-export const IMPORT_KINDS: readonly ImportKind[] = [];
+export const IMPORT_KINDS: readonly ImportKind[] = [
+  {
+    kind: "libraries",
+    summary:
+      "library versions from JSON lines {ecosystem, name, version, description, publishTime, sizeBytes, remediated}; artifacts are aggregated from them",
+    run: async (argv, io) => (await import("./import-libraries.js")).runLibrariesImport(argv, io),
+  },
+];
 
 /** The options every local importer takes (they open the store like `wharf gc`). */
 export const LOCAL_IMPORT_OPTIONS_USAGE = `Options:
