@@ -79,10 +79,11 @@ const CONFIG_OPTIONS = {
  */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === "import") {
+  if (command === "import" || (command === "help" && rest[0] === "import")) {
     // Its own help: the kinds, and each kind's usage with the importers' shared options.
     const { runImport } = await import("./import.js");
-    return runImport(rest, { stdout: process.stdout, stderr: process.stderr });
+    const args = command === "help" ? [...rest.slice(1), "--help"] : rest;
+    return runImport(args, { stdout: process.stdout, stderr: process.stderr });
   }
   const help = commandHelp(USAGE, USAGE.slice(USAGE.indexOf("Options (")), argv);
   if (help !== undefined) {

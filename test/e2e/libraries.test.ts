@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { after, before, it } from "node:test";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { create } from "@bufbuild/protobuf";
@@ -418,5 +421,60 @@ forEachEngine("libraries: import and ArtifactsService", (db) => {
     assert.equal(lines.at(-1), "wharf import libraries: created 2, updated 0, unchanged 0, rejected 3");
     assert.deepEqual(names(await list("ecosystems=ECOSYSTEM_PYTHON&query=six")), ["six"]);
     assert.deepEqual(names(await list("ecosystems=ECOSYSTEM_JAVASCRIPT&query=chalk")), ["chalk"]);
+  });
+});
+
+describe("wharf import: help and usage errors", () => {
+  const wharf = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [WHARF, ...args]);
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  it("lists the kinds with the importers' options, not the server's", async () => {
+    for (const args of [
+      ["import", "--help"],
+      ["help", "import"],
+      ["import", "libraries", "-h"],
+      ["help", "import", "libraries"],
+    ]) {
+      const out = await wharf(...args);
+      assert.equal(out.code, 0, args.join(" "));
+      assert.match(out.stdout, /wharf import libraries FILE… \[--strict\] \[options\]/, args.join(" "));
+      assert.match(out.stdout, /--strict/);
+      assert.doesNotMatch(out.stdout, /--api-addr/, "the server's options are not the importer's");
+    }
+    assert.match((await wharf("--help")).stdout, /wharf import libraries FILE…/, "the main usage names it");
+  });
+
+  it("an unknown kind, a missing file argument or an unknown flag exits 2 with one line", async () => {
+    const unknown = await wharf("import", "widgets", "a.jsonl");
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^wharf import: unknown kind "widgets" \(known: libraries/);
+    const noFile = await wharf("import", "libraries");
+    assert.equal(noFile.code, 2);
+    assert.equal(noFile.stderr, "wharf import libraries: name at least one FILE to import\n");
+    const flag = await wharf("import", "libraries", "--bogus", "a.jsonl");
+    assert.equal(flag.code, 2);
+    assert.match(flag.stderr, /^wharf import libraries: Unknown option '--bogus'/);
+  });
+
+  it("a missing file exits 1 naming it", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "wharf-import-"));
+    try {
+      const missing = join(dataDir, "nope.jsonl");
+      const out = await wharf("import", "libraries", missing, "--data-dir", dataDir);
+      assert.equal(out.code, 1);
+      assert.match(
+        out.stderr,
+        new RegExp(`wharf import libraries: ${missing}: ENOENT.*; nothing of it was imported\\n$`),
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
