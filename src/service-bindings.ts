@@ -10,6 +10,7 @@ import { IdentityProvidersService } from "./gen/platform/iam/v2/identity_provide
 import { RoleBindingsService } from "./gen/platform/iam/v2/role_bindings_pb.js";
 import { RolesService } from "./gen/platform/iam/v2/roles_pb.js";
 import { TermsService } from "./gen/platform/iam/v2/terms_pb.js";
+import { ArtifactsService } from "./gen/platform/libraries/v2/artifacts_pb.js";
 import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
@@ -24,6 +25,7 @@ import { createRoleBindingsService } from "./iam/role-bindings-service.js";
 import { createRolesService } from "./iam/roles-service.js";
 import type { IamServiceDeps } from "./iam/service-deps.js";
 import { createTermsService } from "./iam/terms-service.js";
+import { type ArtifactsServiceDeps, createArtifactsService } from "./libraries/artifacts-service.js";
 import { createPingService } from "./ping/ping-service.js";
 import { createImagesService } from "./registry/images-service.js";
 import { createReposService } from "./registry/repos-service.js";
@@ -31,7 +33,11 @@ import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createTagsService } from "./registry/tags-service.js";
 
 /** What the composition root gives the services: what each domain's services need, together. */
-export interface ServiceDeps extends IamServiceDeps, RegistryServiceDeps, SubscriptionsServiceDeps {}
+export interface ServiceDeps
+  extends IamServiceDeps,
+    RegistryServiceDeps,
+    SubscriptionsServiceDeps,
+    ArtifactsServiceDeps {}
 
 /** Every service of the platform API, bound to its implementation; served by every transport. */
 export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
@@ -50,5 +56,6 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(TagsService, createTagsService(deps)),
     bindService(ImagesService, createImagesService(deps)),
     bindService(SubscriptionsService, createSubscriptionsService(deps)),
+    bindService(ArtifactsService, createArtifactsService(deps)),
   ];
 }

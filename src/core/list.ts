@@ -10,7 +10,7 @@ export const MAX_PAGE_SIZE = 200;
 export const PAGE_TOKEN_TTL_MS = 3 * 24 * 60 * 60 * 1000;
 
 /** Columns a List may order by; every resource supports a subset. */
-export type SortField = "uid" | "name" | "create_time" | "update_time";
+export type SortField = "uid" | "name" | "create_time" | "update_time" | "version";
 
 /** A parsed `order_by`; `uid` in the same direction always breaks ties. */
 export interface OrderBy {
@@ -83,6 +83,7 @@ const FIELD_ALIASES: Record<string, SortField> = {
   updatetime: "update_time",
   updated_at: "update_time",
   updatedat: "update_time",
+  version: "version",
 };
 
 /**

@@ -7,6 +7,8 @@ import { enumNameOf } from "../../src/authz/capabilities.js";
 import { newRootUid } from "../../src/core/uidp.js";
 import { http } from "../../src/gen/google/api/annotations_pb.js";
 import type { Capability } from "../../src/gen/platform/capabilities/capabilities_pb.js";
+import { artifactUid } from "../../src/libraries/library-ids.js";
+import { storeLibraryVersions } from "../../src/libraries/library-import.js";
 import { createServiceBindings, type ServiceDeps } from "../../src/service-bindings.js";
 import { buildMethodTable, type MethodEntry } from "../../src/transport/method-table.js";
 import { expectJson } from "../support/api-assertions.js";
@@ -64,6 +66,11 @@ interface Row {
   open?: true;
   /** Unscoped, checked by the service like a scoped RPC. */
   checked?: true;
+  /**
+   * Unscoped, platform-wide data: the service requires the capabilities at some group, any
+   * organization's (so B's owner reads too).
+   */
+  global?: true;
 }
 
 /** Makers of per-call resources in A (each call gets its own, so deletes and creates can repeat). */
@@ -83,6 +90,8 @@ interface FreshFixtures {
 }
 
 const VIEWER = BUILT_IN_ROLE_UIDS.viewer;
+/** A library artifact imported before the matrix runs (library data belongs to no organization). */
+const MATRIX_ARTIFACT = artifactUid("JAVA", "org.example:matrix");
 const uidsOf = (items: unknown) => ((items as { uid: string }[] | undefined) ?? []).map((i) => i.uid);
 
 const ROWS: Record<string, Row> = {
@@ -303,6 +312,16 @@ const ROWS: Record<string, Row> = {
   "platform.events.v2.SubscriptionsService/ListDeliveries": {
     request: (f) => ({ subscriptionUid: f.subscription }),
   },
+
+  "platform.libraries.v2.ArtifactsService/ListArtifacts": {
+    request: () => ({ ecosystems: ["ECOSYSTEM_JAVA"] }),
+    global: true,
+  },
+  "platform.libraries.v2.ArtifactsService/ListArtifactVersions": {
+    request: () => ({ artifactId: MATRIX_ARTIFACT }),
+    global: true,
+  },
+  "platform.libraries.v2.ArtifactsService/CountArtifacts": { request: () => ({}), global: true },
 };
 
 /** Every bound RPC with its annotation, read the way the transports read it. */
@@ -316,10 +335,19 @@ function capabilitiesAtA(who: PrincipalName): ReadonlySet<Capability> {
 
 type Expected = "allowed" | "denied" | "unauthenticated" | "filtered";
 
+/** The capabilities a principal holds at its own organization (B's owner at B). */
+function capabilitiesAnywhere(who: PrincipalName): ReadonlySet<Capability> {
+  if (who !== "ownerB") return capabilitiesAtA(who);
+  return new Set(BUILT_IN_ROLES.find((r) => r.name === "owner")?.capabilities ?? []);
+}
+
 /** The outcome the annotation and the roles call for. */
 function expectedOutcome(entry: MethodEntry, row: Row, who: PrincipalName): Expected {
   if (entry.auth.kind === "disabled") return "allowed";
   if (who === "anonymous") return "unauthenticated";
+  if (row.global) {
+    return entry.auth.capabilities.every((c) => capabilitiesAnywhere(who).has(c)) ? "allowed" : "denied";
+  }
   const held = entry.auth.capabilities.every((c) => capabilitiesAtA(who).has(c));
   if (entry.auth.kind === "unscoped" && row.list) return held ? "allowed" : "filtered";
   return held ? "allowed" : "denied";
@@ -495,6 +523,23 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     const subscription = () => post(`/events/v2/subscriptions/${orgA}`, { sink: "http://127.0.0.1:9/hook" });
     const invite = () => post(`/iam/v2/groupInvites/${orgA}`, { roleUid: VIEWER, ttl: "3600s" });
 
+    await wharf.store.transaction((tx) =>
+      storeLibraryVersions(
+        tx,
+        [
+          {
+            ecosystem: "JAVA",
+            name: "org.example:matrix",
+            version: "1.0",
+            description: "",
+            publishTime: Date.now(),
+            sizeBytes: 1n,
+            remediated: false,
+          },
+        ],
+        { count: () => undefined, advance: () => undefined },
+      ),
+    );
     const repoUid = await repo();
     const registryToken = await wharf.registryToken();
     const repoName = `acme/${(await expectJson<{ name: string }>(await wharf.api(`/registry/v2/repos/${repoUid}`, { token: wharf.adminToken }))).name}`;
@@ -575,7 +620,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       const row = ROWS[m.rpcName] as Row;
       if (m.auth.kind !== "unscoped") continue;
       assert.ok(
-        row.list || row.open || row.checked,
+        row.list || row.open || row.checked || row.global,
         `${m.rpcName} is unscoped: say how its service authorizes`,
       );
       if (row.open) assert.deepEqual(m.auth.capabilities, [], `${m.rpcName} is open but names capabilities`);

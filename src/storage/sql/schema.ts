@@ -292,6 +292,34 @@ export interface EventDeadLettersTable {
   last_error: string;
 }
 
+/** `library_artifacts`: the library catalogue's packages, aggregated from their versions. Unique (ecosystem, name). */
+export interface LibraryArtifactsTable {
+  uid: string;
+  ecosystem: string;
+  name: string;
+  /** lower(name), for the case-insensitive substring search. */
+  name_lower: string;
+  description: string;
+  latest_version: string;
+  version_count: Int8Column;
+  remediated_count: Int8Column;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `library_versions`: one row per imported version; `version_rank` orders an artifact's versions. */
+export interface LibraryVersionsTable {
+  uid: string;
+  artifact_uid: string;
+  version: string;
+  description: string;
+  publish_time: Int8Column;
+  size_bytes: Int8Column;
+  remediated: BoolColumn;
+  cuda_version: string;
+  version_rank: Int8Column;
+}
+
 /** Every table of the metadata database, as Kysely sees it. */
 export interface Database {
   groups: GroupsTable;
@@ -319,4 +347,6 @@ export interface Database {
   subscriptions: SubscriptionsTable;
   events: EventsTable;
   event_dead_letters: EventDeadLettersTable;
+  library_artifacts: LibraryArtifactsTable;
+  library_versions: LibraryVersionsTable;
 }

@@ -8,6 +8,7 @@ import { createGroupInviteStore } from "./group-invite-store.js";
 import { createGroupStore } from "./group-store.js";
 import { createIdentityProviderStore } from "./identity-provider-store.js";
 import { createIdentityStore } from "./identity-store.js";
+import { createLibraryStore } from "./library-store.js";
 import { createLoginSessionStore } from "./login-session-store.js";
 import { createManifestStore } from "./manifest-store.js";
 import { createRefreshTokenStore } from "./refresh-token-store.js";
@@ -57,6 +58,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     loginSessions: createLoginSessionStore(ctx),
     subscriptions: createSubscriptionStore(ctx),
     events: createEventOutboxStore(ctx),
+    libraries: createLibraryStore(ctx),
     dialect: ctx.dialect.name,
     transaction: (fn, signal) => {
       if (!ctx.inTransaction) return ctx.transaction((tx) => fn(createSqlStore(tx, refuseClose)), signal);

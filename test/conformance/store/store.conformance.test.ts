@@ -5,6 +5,7 @@ import { hierarchyCases } from "./hierarchy.cases.js";
 import { iamFederationCases } from "./iam-federation.cases.js";
 import { identityCases } from "./identities.cases.js";
 import { keysAndSettingsCases } from "./keys-settings.cases.js";
+import { libraryCases } from "./libraries.cases.js";
 import { loginSessionCases } from "./login-sessions.cases.js";
 import { migrationCases } from "./migrations.cases.js";
 import { pagingCases } from "./paging.cases.js";
@@ -33,4 +34,5 @@ forEachEngine("Store conformance", (db) => {
   loginSessionCases(db);
   refreshTokenCases(db);
   eventCases(db);
+  libraryCases(db);
 });
