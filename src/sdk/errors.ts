@@ -53,6 +53,26 @@ const detailRegistry = createRegistry(
   ResourceInfoSchema,
 );
 
+/** gRPC code names (Connect's enum spells CANCELLED as `Canceled`). */
+const CODE_NAMES: Readonly<Record<number, string>> = {
+  [Code.Canceled]: "CANCELLED",
+  [Code.Unknown]: "UNKNOWN",
+  [Code.InvalidArgument]: "INVALID_ARGUMENT",
+  [Code.DeadlineExceeded]: "DEADLINE_EXCEEDED",
+  [Code.NotFound]: "NOT_FOUND",
+  [Code.AlreadyExists]: "ALREADY_EXISTS",
+  [Code.PermissionDenied]: "PERMISSION_DENIED",
+  [Code.ResourceExhausted]: "RESOURCE_EXHAUSTED",
+  [Code.FailedPrecondition]: "FAILED_PRECONDITION",
+  [Code.Aborted]: "ABORTED",
+  [Code.OutOfRange]: "OUT_OF_RANGE",
+  [Code.Unimplemented]: "UNIMPLEMENTED",
+  [Code.Internal]: "INTERNAL",
+  [Code.Unavailable]: "UNAVAILABLE",
+  [Code.DataLoss]: "DATA_LOSS",
+  [Code.Unauthenticated]: "UNAUTHENTICATED",
+};
+
 /** gRPC code of an HTTP status, for answers that carry no code (the registry's OCI errors). */
 const CODE_OF_HTTP_STATUS: Readonly<Record<number, Code>> = {
   400: Code.InvalidArgument,
@@ -111,9 +131,9 @@ export class WharfApiError extends Error {
     this.httpStatus = init.httpStatus;
   }
 
-  /** The code's name as the server writes it in ErrorInfo.reason: `NOT_FOUND`, `INVALID_ARGUMENT`… */
+  /** The code's gRPC name, as the server writes it in ErrorInfo.reason: `NOT_FOUND`, `INVALID_ARGUMENT`… */
   get codeName(): string {
-    return (Code[this.code] ?? "Unknown").replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+    return CODE_NAMES[this.code] ?? "UNKNOWN";
   }
 }
 
