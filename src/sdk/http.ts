@@ -4,14 +4,14 @@ import { errorOfResponse, WharfApiError } from "./errors.js";
 /** The fetch the SDK uses for its plain-HTTP calls (the global one unless given). */
 export type FetchFunction = typeof globalThis.fetch;
 
-/**
- * Sends a request and answers the Response when it is 2xx; otherwise rejects with the decoded
- * {@link WharfApiError}. A request that gets no answer at all is UNAVAILABLE.
- */
-export async function send(fetchFn: FetchFunction, url: string | URL, init: RequestInit): Promise<Response> {
-  let response: Response;
+/** Sends a request and answers its Response, whatever the status; no answer at all is UNAVAILABLE. */
+export async function fetchOrUnavailable(
+  fetchFn: FetchFunction,
+  url: string | URL,
+  init: RequestInit,
+): Promise<Response> {
   try {
-    response = await fetchFn(url, init);
+    return await fetchFn(url, init);
   } catch (err) {
     if (init.signal?.aborted) throw err;
     throw new WharfApiError({
@@ -20,6 +20,14 @@ export async function send(fetchFn: FetchFunction, url: string | URL, init: Requ
       cause: err,
     });
   }
+}
+
+/**
+ * Sends a request and answers the Response when it is 2xx; otherwise rejects with the decoded
+ * {@link WharfApiError}. A request that gets no answer at all is UNAVAILABLE.
+ */
+export async function send(fetchFn: FetchFunction, url: string | URL, init: RequestInit): Promise<Response> {
+  const response = await fetchOrUnavailable(fetchFn, url, init);
   if (!response.ok) throw await errorOfResponse(response);
   return response;
 }

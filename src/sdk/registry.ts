@@ -1,6 +1,6 @@
 import { Code } from "@connectrpc/connect";
 import { errorOfResponse, WharfApiError } from "./errors.js";
-import { bearer, type FetchFunction, send, sendForJson } from "./http.js";
+import { bearer, type FetchFunction, fetchOrUnavailable, send, sendForJson } from "./http.js";
 import { exchangeToken } from "./sts.js";
 import { cachingTokenSource, type TokenSource } from "./token-sources.js";
 
@@ -99,7 +99,10 @@ export function createRegistryHelpers(options: RegistryHelpersOptions): Registry
       method: "GET",
       headers: bearer(credential),
     });
-    issued.set(key, { token: body.token, expiresAt: Date.now() + body.expires_in * 1000 });
+    const now = Date.now();
+    // Tokens are per scope: forget the expired ones, so a long-lived client does not collect them.
+    for (const [scopeKey, entry] of issued) if (entry.expiresAt <= now) issued.delete(scopeKey);
+    issued.set(key, { token: body.token, expiresAt: now + body.expires_in * 1000 });
     return body.token;
   }
 
@@ -107,7 +110,7 @@ export function createRegistryHelpers(options: RegistryHelpersOptions): Registry
     const { name, ref } = parseReference(reference, await options.registryUrl());
     const token = await registryToken(`repository:${name}:pull`);
     const url = new URL(`/v2/${name}/manifests/${ref}`, await options.registryUrl());
-    const response = await fetchFn(url, {
+    const response = await fetchOrUnavailable(fetchFn, url, {
       method: "HEAD",
       headers: { accept: MANIFEST_ACCEPT, ...bearer(token) },
     });

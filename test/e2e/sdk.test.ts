@@ -197,6 +197,28 @@ describe("the SDK's registry helpers", () => {
     assert.equal(err.code, Code.NotFound);
     assert.equal(err.errorInfo?.reason, "MANIFEST_UNKNOWN");
   });
+
+  it("tagHistory refuses, rather than loops, when more than 1,000 records share one millisecond", async () => {
+    for (let i = 0; i < 1001; i++) {
+      await wharf.store.tags.put({
+        repoUid,
+        name: "crowded",
+        digest: i % 2 === 0 ? v1.digest : v2.digest,
+        deprecated: false,
+        newUid: newChildUid(repoUid),
+        now: Date.UTC(2024, 0, 1),
+      });
+    }
+    const client = createWharfClient({ apiUrl: wharf.apiUrl, tokenSource: staticToken(wharf.adminToken) });
+    let yielded = 0;
+    const err = await failure(
+      (async () => {
+        for await (const _ of client.tagHistory("acme/app", "crowded")) yielded++;
+      })(),
+    );
+    assert.equal(err.code, Code.OutOfRange);
+    assert.equal(yielded, 1000, "the first window was given before the refusal");
+  });
 });
 
 describe("the SDK's token sources", () => {
