@@ -36,7 +36,7 @@ process.stdout.write(JSON.stringify(out));
 
 /** The same program's types, checked by tsc against the package's declarations. */
 const TYPED_CONSUMER = `
-import { createWharfClient, staticToken, WharfApiError, type WharfClient } from "wharf/sdk";
+import { createWharfClient, listAll, staticToken, WharfApiError, type WharfClient } from "wharf/sdk";
 import { storedLogin } from "wharf/sdk/node";
 
 const client: WharfClient = createWharfClient({ apiUrl: "http://127.0.0.1:8080", tokenSource: staticToken("t") });
@@ -48,6 +48,14 @@ export function fields(err: unknown): string[] {
   return err instanceof WharfApiError ? err.fieldViolations.map((v) => v.field) : [];
 }
 export const login = storedLogin({ apiUrl: "http://127.0.0.1:8080" });
+export async function firstRepo(): Promise<string> {
+  for await (const repo of listAll(client.registry.repos.listRepos, {})) {
+    // @ts-expect-error listAll's items are typed: a Repo is no number
+    const wrong: number = repo;
+    return repo.name + String(wrong);
+  }
+  return "";
+}
 // @ts-expect-error the request's fields are typed: proves the declarations are read
 client.registry.repos.listRepos({ pageSize: "ten" });
 `;
