@@ -1,6 +1,6 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { type Client, createClient, type Transport } from "@connectrpc/connect";
-import { toWharfApiError } from "./errors.js";
+import { type Client, Code, createClient, type Transport } from "@connectrpc/connect";
+import { toWharfApiError, WharfApiError } from "./errors.js";
 import type { FetchFunction } from "./http.js";
 import { authInterceptor } from "./interceptors.js";
 import { createRegistryHelpers, type RegistryHelpers } from "./registry.js";
@@ -37,7 +37,10 @@ export type WharfClient = ClientsOf<typeof WHARF_SERVICES> &
     readonly apiUrl: string;
     /** The registry's URL (given, or learned from the server). */
     registryUrl(): Promise<string>;
-    /** The transport every service client uses (with the auth and error interceptors). */
+    /**
+     * The transport every service client uses, with the token source's interceptor (calls made on
+     * it directly reject with Connect's ConnectError; the service clients turn that into WharfApiError).
+     */
     readonly transport: Transport;
   };
 
@@ -61,7 +64,9 @@ export function createWharfClient(options: WharfClientOptions): WharfClient {
   const learnRegistryUrl = (): Promise<string> => {
     if (registryUrl) return registryUrl;
     const lookUp = fetchServerConfig(apiUrl, fetchFn).then((config) => {
-      if (!config.registryUrl) throw new Error(`${apiUrl} reports no registry URL`);
+      if (!config.registryUrl) {
+        throw new WharfApiError({ code: Code.Unavailable, message: `${apiUrl} reports no registry URL yet` });
+      }
       return config.registryUrl;
     });
     // A failed look-up is not kept: the next call asks again.
