@@ -9,6 +9,8 @@
 //   seams        storage/                                          metadata store and blob drivers
 //
 // src/gen/ (generated protobuf code) may be imported by any layer and imports nothing of ours.
+// src/sdk/ (the client SDK, `wharf/sdk`, ADR 0027) stands beside the layers: it imports only itself
+// and src/gen/; the CLI (composition) may use it, the server's layers never do.
 // Tests live under test/ only, so src/ is exactly what ships.
 
 const COMPOSITION = "^src/(server\\.ts|service-bindings\\.ts|cli/|config/|workers/)";
@@ -17,6 +19,7 @@ const DOMAINS = "^src/(iam|registry|events|federation|login|ping|libraries)/";
 const KITS = "^src/(auth|authz|core|oidc|codec|observability)/";
 const SEAMS = "^src/storage/";
 const GENERATED = "^src/gen/";
+const SDK = "^src/sdk/";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -102,12 +105,51 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/gen/" },
     },
     {
+      name: "sdk-is-a-client",
+      severity: "error",
+      comment:
+        "src/sdk/ ships to users' programs and browsers (ADR 0027): it speaks to a server over the " +
+        "wire, so it imports only itself and the generated code, never a server module.",
+      from: { path: SDK },
+      to: { path: "^src/", pathNot: "^src/(sdk|gen)/" },
+    },
+    {
+      name: "sdk-browser-safe",
+      severity: "error",
+      comment:
+        "`wharf/sdk` runs in browsers: outside src/sdk/node/ it imports no node: module and no " +
+        "Node-only package (connect-node); Node extras live in src/sdk/node/ (`wharf/sdk/node`).",
+      from: { path: SDK, pathNot: "^src/sdk/node/" },
+      to: { path: "^node:|@connectrpc/connect-node|^src/sdk/node/" },
+    },
+    {
+      name: "sdk-no-node-builtins",
+      severity: "error",
+      comment: "The same rule for Node's built-in modules (`node:fs`, `fs`…), which resolve to no path.",
+      from: { path: SDK, pathNot: "^src/sdk/node/" },
+      to: { dependencyTypes: ["core"] },
+    },
+    {
+      name: "server-not-to-sdk",
+      severity: "error",
+      comment:
+        "The server's layers (edges, domains, kits, seams) never use the client SDK: a server " +
+        "calling itself through its own client hides a missing seam. Only the CLI may.",
+      from: {
+        path: `${EDGES}|${DOMAINS}|${KITS}|${SEAMS}|${GENERATED}|^src/(server\\.ts|service-bindings\\.ts|config/|workers/)`,
+      },
+      to: { path: SDK },
+    },
+    {
       name: "every-module-has-a-layer",
       severity: "error",
       comment:
         "A new top-level folder or file in src/ joins a layer above (and a line of the README's " +
         "architecture map) before it is used, so the rules cover it.",
-      from: { path: "^src/", pathNot: `${COMPOSITION}|${EDGES}|${DOMAINS}|${KITS}|${SEAMS}|${GENERATED}` },
+      from: {
+        path: "^src/",
+        pathNot: `${COMPOSITION}|${EDGES}|${DOMAINS}|${KITS}|${SEAMS}|${GENERATED}|${SDK}`,
+      },
       to: {},
     },
     {

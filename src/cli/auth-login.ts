@@ -2,12 +2,11 @@ import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { loadCredentials, type StoredCredentials, saveCredentials } from "./stored-credentials.js";
+import { loadCredentials, saveCredentials } from "../sdk/node/stored-credentials.js";
+import { storedToken } from "../sdk/node/stored-login.js";
 
 /** How long `wharf auth login` waits for the browser to come back. */
 const LOGIN_TIMEOUT_MS = 5 * 60_000;
-/** A stored token this close to expiry is refreshed rather than printed. */
-const EXPIRY_MARGIN_MS = 60_000;
 
 /** Options of `wharf auth login`. */
 export interface LoginOptions {
@@ -61,27 +60,11 @@ export async function login(opts: LoginOptions): Promise<string> {
 
 /**
  * `wharf auth token`: the stored token for `apiUrl`, refreshed through `/sts/exchange_refresh_token`
- * when it expires within a minute and a refresh token is stored. Throws when there is none.
+ * when it expires within a minute and a refresh token is stored (the SDK's `storedToken`). Throws
+ * when there is none.
  */
-export async function currentToken(apiUrl: string, now = Date.now()): Promise<string> {
-  const stored = await loadCredentials(apiUrl);
-  if (!stored) throw new Error(`not logged in to ${apiUrl}: run \`wharf auth login\``);
-  if (Date.parse(stored.expiry) - now > EXPIRY_MARGIN_MS) return stored.token;
-  if (!stored.refreshToken) throw new Error(`the token for ${apiUrl} expired: run \`wharf auth login\``);
-  const pair = await postForm<{ token: { token: string; expiry: string }; refreshToken: { token: string } }>(
-    new URL("/sts/exchange_refresh_token", apiUrl),
-    {},
-    stored.refreshToken,
-  ).catch((err: Error) => {
-    throw new Error(`refreshing the token for ${apiUrl} failed (${err.message}): run \`wharf auth login\``);
-  });
-  const next: StoredCredentials = {
-    token: pair.token.token,
-    expiry: pair.token.expiry,
-    refreshToken: pair.refreshToken.token,
-  };
-  await saveCredentials(apiUrl, next);
-  return next.token;
+export function currentToken(apiUrl: string, now = Date.now()): Promise<string> {
+  return storedToken({ apiUrl, now: () => now });
 }
 
 /** `wharf auth logout`: forgets the stored tokens of `apiUrl`; false when there were none. */

@@ -66,7 +66,9 @@ export async function runAuth(args: string[]): Promise<number | undefined> {
         return undefined;
     }
   } catch (err) {
-    if ((err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) throw err;
+    // Usage errors go up to print the usage; an SDK error's code is a number, never one of them.
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) throw err;
     print(`wharf auth ${sub}: ${(err as Error).message}`);
     return 1;
   }

@@ -150,7 +150,8 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   } catch (err) {
     const { ConfigError } = await import("../config/config.js");
-    if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    const code = (err as { code?: unknown }).code;
+    if (err instanceof ConfigError || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"))) {
       process.stderr.write(`wharf: ${(err as Error).message}\n`);
       return 2;
     }

@@ -1,0 +1,125 @@
+import type { DescService } from "@bufbuild/protobuf";
+import { type Client, Code, createClient, type Transport } from "@connectrpc/connect";
+import { toWharfApiError, WharfApiError } from "./errors.js";
+import type { FetchFunction } from "./http.js";
+import { authInterceptor } from "./interceptors.js";
+import { createRegistryHelpers, type RegistryHelpers } from "./registry.js";
+import { type ServiceTable, WHARF_SERVICES } from "./services.js";
+import { fetchServerConfig } from "./sts.js";
+import type { TokenSource } from "./token-sources.js";
+import { connectWebTransport, type TransportFactory } from "./web-transports.js";
+
+/** Options of {@link createWharfClient}. */
+export interface WharfClientOptions {
+  /** The platform API's URL, e.g. `https://wharf.example.com` (the Connect services and the STS). */
+  apiUrl: string;
+  /** The registry's URL; default: read once from the server's `/auth/v1/config` when first needed. */
+  registryUrl?: string;
+  /** Where each call's token comes from ({@link staticToken}, `storedLogin`, `stsExchange`); none = anonymous. */
+  tokenSource?: TokenSource;
+  /** How RPCs travel; default {@link connectWebTransport} (Connect JSON over fetch). */
+  transport?: TransportFactory;
+  /** The fetch of every HTTP request (the transport's too, where it uses fetch); default the global one. */
+  fetch?: FetchFunction;
+}
+
+/** Typed Connect clients for a table of services, with the table's grouping. */
+export type ClientsOf<T extends ServiceTable> = {
+  readonly [K in keyof T]: T[K] extends DescService
+    ? Client<T[K]>
+    : { readonly [S in keyof T[K]]: T[K][S] extends DescService ? Client<T[K][S]> : never };
+};
+
+/** A Wharf client: every service by domain (`client.iam.groups.listGroups(…)`), and the registry helpers. */
+export type WharfClient = ClientsOf<typeof WHARF_SERVICES> &
+  RegistryHelpers & {
+    /** The API URL the client talks to (its origin). */
+    readonly apiUrl: string;
+    /** The registry's URL (given, or learned from the server). */
+    registryUrl(): Promise<string>;
+    /**
+     * The transport every service client uses, with the token source's interceptor (calls made on
+     * it directly reject with Connect's ConnectError; the service clients turn that into WharfApiError).
+     */
+    readonly transport: Transport;
+  };
+
+/**
+ * Creates a client of a Wharf server. Every call carries `authorization: Bearer <token>` from the
+ * token source, and every failure rejects with one error class, `WharfApiError` (code, message,
+ * decoded google.rpc.Status details). Nothing is fetched until a call is made.
+ */
+export function createWharfClient(options: WharfClientOptions): WharfClient {
+  const apiUrl = new URL(options.apiUrl).origin;
+  const fetchFn: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const interceptors = options.tokenSource ? [authInterceptor(options.tokenSource)] : [];
+  const transport = (options.transport ?? connectWebTransport())({
+    baseUrl: apiUrl,
+    interceptors,
+    fetch: fetchFn,
+  });
+  let registryUrl: Promise<string> | undefined = options.registryUrl
+    ? Promise.resolve(new URL(options.registryUrl).origin)
+    : undefined;
+  const learnRegistryUrl = (): Promise<string> => {
+    if (registryUrl) return registryUrl;
+    const lookUp = fetchServerConfig(apiUrl, fetchFn).then((config) => {
+      if (!config.registryUrl) {
+        throw new WharfApiError({ code: Code.Unavailable, message: `${apiUrl} reports no registry URL yet` });
+      }
+      return config.registryUrl;
+    });
+    // A failed look-up is not kept: the next call asks again.
+    lookUp.catch(() => {
+      registryUrl = undefined;
+    });
+    registryUrl = lookUp;
+    return lookUp;
+  };
+  return {
+    ...clientsFor(WHARF_SERVICES, transport),
+    ...createRegistryHelpers({
+      apiUrl,
+      registryUrl: learnRegistryUrl,
+      tokenSource: options.tokenSource,
+      fetch: fetchFn,
+    }),
+    apiUrl,
+    registryUrl: learnRegistryUrl,
+    transport,
+  };
+}
+
+/** The clients of every service of `table` on `transport`, grouped as in the table. */
+export function clientsFor<T extends ServiceTable>(table: T, transport: Transport): ClientsOf<T> {
+  const out: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(table)) {
+    out[key] = isService(entry)
+      ? typedErrorClient(entry, transport)
+      : Object.fromEntries(
+          Object.entries(entry).map(([name, service]) => [name, typedErrorClient(service, transport)]),
+        );
+  }
+  return out as ClientsOf<T>;
+}
+
+/**
+ * A Connect client whose unary methods reject with WharfApiError. (An interceptor cannot do it:
+ * Connect turns whatever an interceptor throws back into a ConnectError.)
+ */
+function typedErrorClient<S extends DescService>(service: S, transport: Transport): Client<S> {
+  const client = createClient(service, transport) as unknown as Record<string, unknown>;
+  for (const method of service.methods) {
+    if (method.methodKind !== "unary") continue;
+    const call = client[method.localName] as (...args: unknown[]) => Promise<unknown>;
+    client[method.localName] = (...args: unknown[]) =>
+      call(...args).catch((err: unknown) => {
+        throw toWharfApiError(err);
+      });
+  }
+  return client as unknown as Client<S>;
+}
+
+function isService(entry: ServiceTable[string]): entry is DescService {
+  return (entry as DescService).kind === "service";
+}

@@ -1,0 +1,56 @@
+/**
+ * `wharf/sdk`: a typed client of the Wharf platform API and registry, for Node and browsers
+ * (it imports only the generated code, @bufbuild/protobuf and @connectrpc/connect{,-web}). Node
+ * extras (a node:http2 transport, the stored `wharf auth login`) are in `wharf/sdk/node`.
+ */
+export { Code } from "@connectrpc/connect";
+export {
+  type ClientsOf,
+  clientsFor,
+  createWharfClient,
+  type WharfClient,
+  type WharfClientOptions,
+} from "./client.js";
+export {
+  type ErrorReason,
+  type ErrorResource,
+  type FieldViolation,
+  isWharfApiError,
+  type PreconditionViolation,
+  toWharfApiError,
+  WharfApiError,
+} from "./errors.js";
+export type { FetchFunction } from "./http.js";
+export { type ItemOf, type ListMethod, listAll, pages } from "./pages.js";
+export {
+  MANIFEST_ACCEPT,
+  parseReference,
+  type RegistryHelpers,
+  TAG_HISTORY_WINDOW,
+  type TagHistoryRecord,
+  type TagHistoryWindow,
+} from "./registry.js";
+export { type ServiceTable, WHARF_SERVICES } from "./services.js";
+export {
+  type ExchangeParameters,
+  exchangeRefreshToken,
+  exchangeToken,
+  fetchServerConfig,
+  type IssuedToken,
+  type RefreshedTokens,
+  type ServerConfig,
+} from "./sts.js";
+export {
+  cachingTokenSource,
+  EXPIRY_MARGIN_MS,
+  type StsExchangeOptions,
+  staticToken,
+  stsExchange,
+  type TokenSource,
+} from "./token-sources.js";
+export {
+  connectWebTransport,
+  grpcWebTransport,
+  type TransportFactory,
+  type TransportSettings,
+} from "./web-transports.js";

@@ -1,0 +1,46 @@
+import type { DescService } from "@bufbuild/protobuf";
+import { SubscriptionsService } from "../gen/platform/events/v2/subscriptions_pb.js";
+import { AccountAssociationsService } from "../gen/platform/iam/v2/account_associations_pb.js";
+import { ExternalGroupRoleMappingsService } from "../gen/platform/iam/v2/external_group_role_mappings_pb.js";
+import { GroupInvitesService } from "../gen/platform/iam/v2/group_invites_pb.js";
+import { GroupsService } from "../gen/platform/iam/v2/groups_pb.js";
+import { IdentitiesService } from "../gen/platform/iam/v2/identities_pb.js";
+import { IdentityProvidersService } from "../gen/platform/iam/v2/identity_providers_pb.js";
+import { RoleBindingsService } from "../gen/platform/iam/v2/role_bindings_pb.js";
+import { RolesService } from "../gen/platform/iam/v2/roles_pb.js";
+import { TermsService } from "../gen/platform/iam/v2/terms_pb.js";
+import { PingService } from "../gen/platform/ping/v2/ping_pb.js";
+import { ImagesService } from "../gen/platform/registry/v2/images_pb.js";
+import { ReposService } from "../gen/platform/registry/v2/repos_pb.js";
+import { TagsService } from "../gen/platform/registry/v2/tags_pb.js";
+
+/** A table of services: a service at the top, or a domain naming its services. */
+export type ServiceTable = Readonly<Record<string, DescService | Readonly<Record<string, DescService>>>>;
+
+/**
+ * Every service of the platform API, grouped by domain: `client.iam.groups`,
+ * `client.registry.repos`… A new service is one line here (its client, types and paging helpers
+ * follow from the descriptor).
+ */
+export const WHARF_SERVICES = {
+  ping: PingService,
+  iam: {
+    groups: GroupsService,
+    identities: IdentitiesService,
+    roles: RolesService,
+    roleBindings: RoleBindingsService,
+    identityProviders: IdentityProvidersService,
+    accountAssociations: AccountAssociationsService,
+    groupInvites: GroupInvitesService,
+    externalGroupRoleMappings: ExternalGroupRoleMappingsService,
+    terms: TermsService,
+  },
+  registry: {
+    repos: ReposService,
+    tags: TagsService,
+    images: ImagesService,
+  },
+  events: {
+    subscriptions: SubscriptionsService,
+  },
+} as const satisfies ServiceTable;
