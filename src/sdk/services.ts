@@ -9,6 +9,7 @@ import { IdentityProvidersService } from "../gen/platform/iam/v2/identity_provid
 import { RoleBindingsService } from "../gen/platform/iam/v2/role_bindings_pb.js";
 import { RolesService } from "../gen/platform/iam/v2/roles_pb.js";
 import { TermsService } from "../gen/platform/iam/v2/terms_pb.js";
+import { ArtifactsService } from "../gen/platform/libraries/v2/artifacts_pb.js";
 import { PingService } from "../gen/platform/ping/v2/ping_pb.js";
 import { ImagesService } from "../gen/platform/registry/v2/images_pb.js";
 import { ReposService } from "../gen/platform/registry/v2/repos_pb.js";
@@ -39,6 +40,9 @@ export const WHARF_SERVICES = {
     repos: ReposService,
     tags: TagsService,
     images: ImagesService,
+  },
+  libraries: {
+    artifacts: ArtifactsService,
   },
   events: {
     subscriptions: SubscriptionsService,
