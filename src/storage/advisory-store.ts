@@ -1,5 +1,5 @@
-import type { ListSlice, ListWindow } from "../core/list.js";
-import type { CommonFilter } from "./store.js";
+import type { AccessScopes } from "../core/context.js";
+import type { ListSlice, ListWindow, UidpFilter } from "../core/list.js";
 
 /** The kinds of advisory event (the YAML spelling of wolfictl's v2 schema, plus the API's `patched`). */
 export type AdvisoryEventType =
@@ -91,7 +91,10 @@ export interface AdvisoryRow {
 }
 
 /** Filters of ListAdvisories; every array is "any of" and absent/empty means no filter. */
-export interface AdvisoryFilter extends CommonFilter {
+export interface AdvisoryFilter {
+  uidp?: UidpFilter;
+  /** Advisories are root-level rows: only an empty scope list (nothing visible) restricts them. */
+  within?: AccessScopes;
   advisoryIds?: string[];
   legacyAdvisoryIds?: string[];
   artifactNames?: string[];

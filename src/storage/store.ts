@@ -1,5 +1,6 @@
 import type { AccessScopes } from "../core/context.js";
 import type { ListSlice, ListWindow, UidpFilter } from "../core/list.js";
+import type { AdvisoryStore } from "./advisory-store.js";
 import type { EventOutboxStore, SubscriptionStore } from "./event-store.js";
 import type { RefreshTokenStore } from "./refresh-token-store.js";
 import type { BlobRecordStore, GarbageStore, ManifestStore, UploadStore } from "./registry-store.js";
@@ -554,6 +555,8 @@ export interface Store {
   subscriptions: SubscriptionStore;
   /** The events outbox and its deliveries. */
   events: EventOutboxStore;
+  /** Imported advisories and upstream vulnerability metadata (global, not an organization's). */
+  advisories: AdvisoryStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and
