@@ -4,6 +4,7 @@ import { BlobStoreMismatchError } from "../storage/blob-store-identity.js";
 import { ADMIN_USAGE, adminCommand } from "./admin.js";
 import { AUTH_USAGE, runAuth } from "./auth.js";
 import { commandHelp } from "./command-help.js";
+import { importUsage } from "./import.js";
 import { PULL_TOKEN_USAGE } from "./usage.js";
 
 const USAGE = `wharf: a self-hosted container registry platform
@@ -13,7 +14,7 @@ Usage:
 ${ADMIN_USAGE}  wharf gc [--window 720h] [--grace 1h] [options]
                                         remove manifests and blobs no tag, recent tag history
                                         (--window) or push in flight (--grace) can reach
-${AUTH_USAGE}${PULL_TOKEN_USAGE}  wharf help | version
+${importUsage()}${AUTH_USAGE}${PULL_TOKEN_USAGE}  wharf help | version
 
 Options (each also as an environment variable):
   --data-dir DIR          WHARF_DATA_DIR       data folder (default ./wharf-data)
@@ -78,6 +79,11 @@ const CONFIG_OPTIONS = {
  */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === "import") {
+    // Its own help: the kinds, and each kind's usage with the importers' shared options.
+    const { runImport } = await import("./import.js");
+    return runImport(rest, { stdout: process.stdout, stderr: process.stderr });
+  }
   const help = commandHelp(USAGE, USAGE.slice(USAGE.indexOf("Options (")), argv);
   if (help !== undefined) {
     process.stdout.write(help);
