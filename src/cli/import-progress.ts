@@ -55,6 +55,12 @@ export class StrictImportError extends Error {
 /** The stream a progress display writes to: a TTY (redrawn bar) or not (plain lines). */
 export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
+/** Where an import command writes: results on `stdout`, progress, rejections and errors on `stderr`. */
+export interface ImportIo {
+  stdout: ProgressStream;
+  stderr: ProgressStream;
+}
+
 /** Least time between two redraws of the bar on a TTY (at most 10 per second). */
 export const TTY_REDRAW_INTERVAL_MS = 100;
 /** Least time between two plain progress lines when the stream is not a TTY. */

@@ -2,10 +2,10 @@ import { parseArgs } from "node:util";
 import { ConfigError, type ConfigInput, loadConfig } from "../config/config.js";
 import { openConfiguredStore } from "../config/open-configured-store.js";
 import type { Store } from "../storage/store.js";
-import type { ImportIo } from "./import.js";
 import {
   createImportProgress,
   describeRejection,
+  type ImportIo,
   type ImportProgress,
   type ImportSummary,
   type RejectedRecord,

@@ -1,12 +1,8 @@
 // `wharf import <kind> …`: the table of local importers. Kept free of the store and the importers'
 // code (each `run` loads its module), so that printing the usage loads none of it.
-import type { ProgressStream } from "./import-progress.js";
+import type { ImportIo } from "./import-progress.js";
 
-/** Where an import command writes: results on `stdout`, progress, rejections and errors on `stderr`. */
-export interface ImportIo {
-  stdout: ProgressStream;
-  stderr: ProgressStream;
-}
+export type { ImportIo } from "./import-progress.js";
 
 /** One kind of `wharf import`: its word, a one-line summary for the usage, and its command. */
 export interface ImportKind {
