@@ -13,7 +13,22 @@ export interface ImportKind {
 }
 
 /** The importers, in the order the usage lists them. */
-export const IMPORT_KINDS: readonly ImportKind[] = [];
+export const IMPORT_KINDS: readonly ImportKind[] = [
+  {
+    kind: "advisories",
+    summary:
+      "advisories from OSV JSON (files, arrays, directories, all.json indexes, zip archives) and " +
+      "Chainguard/Wolfi *.advisories.yaml (--namespace NS, default wolfi); CVE/GHSA records also " +
+      "feed the vulnerability metadata",
+    run: async (argv, io) =>
+      (await import("./import-advisories.js")).runAdvisoryImport("advisories", argv, io),
+  },
+  {
+    kind: "vulnmeta",
+    summary: "upstream vulnerability metadata (summary, details, references, CVSS) from OSV JSON records",
+    run: async (argv, io) => (await import("./import-advisories.js")).runAdvisoryImport("vulnmeta", argv, io),
+  },
+];
 
 /** The options every local importer takes (they open the store like `wharf gc`). */
 export const LOCAL_IMPORT_OPTIONS_USAGE = `Options:
