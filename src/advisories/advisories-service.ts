@@ -1,6 +1,6 @@
 import { pageRequestOf, toUidpFilter } from "../core/api-convert.js";
 import type { RequestContext } from "../core/context.js";
-import { notFound, permissionDenied } from "../core/errors.js";
+import { invalidArgument, notFound, permissionDenied } from "../core/errors.js";
 import { type ListSpec, type PageTokenCodec, paginate } from "../core/list.js";
 import { pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
@@ -44,8 +44,42 @@ async function requireAdvisoryReader(ctx: RequestContext): Promise<void> {
 const defined = <T>(values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined);
 const nonEmpty = (values: readonly string[]) => [...new Set(values.filter((v) => v !== ""))];
 
-/** The store filter of a ListAdvisories request (UNSPECIFIED enum values are ignored). */
+/** Most values one repeated filter may hold (each is a bound SQL parameter). */
+export const MAX_FILTER_VALUES = 1000;
+/** Longest `query`. */
+export const MAX_QUERY_LENGTH = 256;
+
+const REPEATED_FILTERS = [
+  ["advisory_ids", "advisoryIds"],
+  ["legacy_advisory_ids", "legacyAdvisoryIds"],
+  ["artifact_names", "artifactNames"],
+  ["artifact_types", "artifactTypes"],
+  ["artifact_architectures", "artifactArchitectures"],
+  ["component_names", "componentNames"],
+  ["component_types", "componentTypes"],
+  ["component_locations", "componentLocations"],
+  ["aliases", "aliases"],
+  ["event_review_states", "eventReviewStates"],
+  ["event_authors", "eventAuthors"],
+  ["exclude_event_authors", "excludeEventAuthors"],
+  ["event_reviewers", "eventReviewers"],
+  ["event_types", "eventTypes"],
+] as const;
+
+/**
+ * The store filter of a ListAdvisories request (UNSPECIFIED enum values are ignored). More than
+ * MAX_FILTER_VALUES values in one filter, or a query longer than MAX_QUERY_LENGTH, is
+ * INVALID_ARGUMENT naming the field.
+ */
 export function advisoryFilterOf(req: ListAdvisoriesRequest): AdvisoryFilter {
+  for (const [field, key] of REPEATED_FILTERS) {
+    if (req[key].length > MAX_FILTER_VALUES) {
+      throw invalidArgument(field, `at most ${MAX_FILTER_VALUES} values (got ${req[key].length})`);
+    }
+  }
+  if (req.query.length > MAX_QUERY_LENGTH) {
+    throw invalidArgument("query", `at most ${MAX_QUERY_LENGTH} characters (got ${req.query.length})`);
+  }
   const latest = eventTypeOf(req.latestEventType);
   return {
     uidp: toUidpFilter(req.uidp),
