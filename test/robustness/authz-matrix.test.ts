@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type DescMethod, fromJson, getOption, type JsonValue, toJson } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
+import { advisoryUid } from "../../src/advisories/advisory-identity.js";
 import { BUILT_IN_ROLE_UIDS, BUILT_IN_ROLES } from "../../src/authz/built-in-roles.js";
 import { enumNameOf } from "../../src/authz/capabilities.js";
 import { newRootUid } from "../../src/core/uidp.js";
@@ -32,6 +33,10 @@ type Protocol = "connect" | "rest" | "grpc";
 /** RPCs any caller, anonymous included, may call; each with why. */
 const UNAUTHENTICATED_RPCS: Record<string, string> = {
   "platform.ping.v2.PingService/Ping": "a liveness probe: answers a constant, reads no data",
+  "platform.advisory.v2.SecurityAdvisoryService/ListDocuments":
+    "the public advisory feed: imported advisories, no organization's data (ADR 0025)",
+  "platform.advisory.v2.SecurityAdvisoryService/ListVulnerabilityMetadata":
+    "the public advisory feed: upstream CVE/GHSA metadata, no organization's data (ADR 0025)",
 };
 
 /** The fixtures in organization A that requests name, created once before the matrix runs. */
@@ -49,6 +54,8 @@ interface Fixtures {
   tag: string;
   digest: string;
   subscription: string;
+  /** An imported advisory (global data, in no organization). */
+  advisory: string;
 }
 
 /**
@@ -64,6 +71,10 @@ interface Row {
   open?: true;
   /** Unscoped, checked by the service like a scoped RPC. */
   checked?: true;
+  /** Unscoped over global data: the caller needs the capabilities at some group, any group. */
+  global?: true;
+  /** Past authorization the RPC answers UNIMPLEMENTED: its data source is not wired in yet. */
+  unwired?: true;
 }
 
 /** Makers of per-call resources in A (each call gets its own, so deletes and creates can repeat). */
@@ -303,6 +314,24 @@ const ROWS: Record<string, Row> = {
   "platform.events.v2.SubscriptionsService/ListDeliveries": {
     request: (f) => ({ subscriptionUid: f.subscription }),
   },
+
+  "platform.vulnerabilities.v2.AdvisoriesService/ListAdvisories": {
+    request: (f) => ({ uidp: { ids: [f.advisory] } }),
+    global: true,
+  },
+  "platform.vulnerabilities.v2.AdvisoriesService/GetAdvisory": {
+    request: (f) => ({ uid: f.advisory }),
+    global: true,
+  },
+  "platform.advisory.v2.SecurityAdvisoryService/ListDocuments": { request: () => ({ id: "matrix-pkg" }) },
+  "platform.advisory.v2.SecurityAdvisoryService/ListVulnerabilityMetadata": {
+    request: () => ({ ids: ["CVE-2025-0001"] }),
+  },
+  "platform.advisory.v2.SecurityAdvisoryService/ResolvedVulns": {
+    request: (f) => ({ imageRefs: [{ repo: f.repo, tags: ["v1"] }] }),
+    checked: true,
+    unwired: true,
+  },
 };
 
 /** Every bound RPC with its annotation, read the way the transports read it. */
@@ -316,11 +345,18 @@ function capabilitiesAtA(who: PrincipalName): ReadonlySet<Capability> {
 
 type Expected = "allowed" | "denied" | "unauthenticated" | "filtered";
 
+/** The capabilities a principal holds at its own organization (B's owner: B's owner role). */
+function capabilitiesAnywhere(who: PrincipalName): ReadonlySet<Capability> {
+  if (who !== "ownerB") return capabilitiesAtA(who);
+  return new Set(BUILT_IN_ROLES.find((r) => r.name === "owner")?.capabilities ?? []);
+}
+
 /** The outcome the annotation and the roles call for. */
 function expectedOutcome(entry: MethodEntry, row: Row, who: PrincipalName): Expected {
   if (entry.auth.kind === "disabled") return "allowed";
   if (who === "anonymous") return "unauthenticated";
-  const held = entry.auth.capabilities.every((c) => capabilitiesAtA(who).has(c));
+  const holder = row.global ? capabilitiesAnywhere(who) : capabilitiesAtA(who);
+  const held = entry.auth.capabilities.every((c) => holder.has(c));
   if (entry.auth.kind === "unscoped" && row.list) return held ? "allowed" : "filtered";
   return held ? "allowed" : "denied";
 }
@@ -338,6 +374,7 @@ const CONNECT_CODES: Record<number, string> = {
   5: "not_found",
   7: "permission_denied",
   9: "failed_precondition",
+  12: "unimplemented",
   16: "unauthenticated",
 };
 
@@ -398,6 +435,32 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     return { uid, token: await wharf.tokenFor(uid) };
   }
   const post = (path: string, body: unknown) => wharf.create(path, body);
+
+  /** An advisory as `wharf import advisories` stores it (advisories have no create RPC). */
+  async function importedAdvisory(): Promise<string> {
+    const uid = advisoryUid("CGA-2222-3333-4444", "matrix-pkg");
+    await wharf.store.advisories.upsert({
+      uid,
+      advisoryId: "CGA-2222-3333-4444",
+      legacyAdvisoryId: "",
+      author: "matrix",
+      artifactName: "matrix-pkg",
+      artifactType: "apk",
+      artifactArchitecture: "",
+      componentName: "",
+      componentType: "",
+      componentLocation: "",
+      originPackage: "matrix-pkg",
+      packageNamespace: "wolfi",
+      aliases: ["CVE-2025-0001"],
+      events: [],
+      severities: [],
+      findings: "",
+      createTime: Date.now(),
+      updateTime: Date.now(),
+    });
+    return uid;
+  }
 
   async function call(
     protocol: Protocol,
@@ -529,6 +592,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       tag: await tagOf("v1"),
       digest: image.digest,
       subscription: await subscription(),
+      advisory: await importedAdvisory(),
     };
     fresh = {
       name,
@@ -575,7 +639,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       const row = ROWS[m.rpcName] as Row;
       if (m.auth.kind !== "unscoped") continue;
       assert.ok(
-        row.list || row.open || row.checked,
+        row.list || row.open || row.checked || row.global,
         `${m.rpcName} is unscoped: say how its service authorizes`,
       );
       if (row.open) assert.deepEqual(m.auth.capabilities, [], `${m.rpcName} is open but names capabilities`);
@@ -600,7 +664,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
           const where = `${entry.rpcName} as ${who} (needs ${caps || "nothing"}): expected ${expected}, got ${got} ${JSON.stringify(out.body).slice(0, 200)}`;
           // gRPC has no HTTP status: its `status` is the gRPC code (0 OK, 7, 16).
           const [okStatus, deniedStatus, anonymousStatus] =
-            protocol === "grpc" ? [200, 7, 16] : [200, 403, 401];
+            protocol === "grpc" ? [row.unwired ? 12 : 200, 7, 16] : [row.unwired ? 501 : 200, 403, 401];
           const ok =
             expected === "allowed"
               ? out.status === okStatus && (!row.list || row.list.sees(out.body, f))
