@@ -71,7 +71,10 @@ interface Row {
   open?: true;
   /** Unscoped, checked by the service like a scoped RPC. */
   checked?: true;
-  /** Unscoped over global data: the caller needs the capabilities at some group, any group. */
+  /**
+   * Unscoped, platform-wide data: the service requires the capabilities at some group, any
+   * organization's (so B's owner reads too).
+   */
   global?: true;
   /** Past authorization the RPC answers UNIMPLEMENTED: its data source is not wired in yet. */
   unwired?: true;
@@ -345,7 +348,7 @@ function capabilitiesAtA(who: PrincipalName): ReadonlySet<Capability> {
 
 type Expected = "allowed" | "denied" | "unauthenticated" | "filtered";
 
-/** The capabilities a principal holds at its own organization (B's owner: B's owner role). */
+/** The capabilities a principal holds at its own organization (B's owner at B). */
 function capabilitiesAnywhere(who: PrincipalName): ReadonlySet<Capability> {
   if (who !== "ownerB") return capabilitiesAtA(who);
   return new Set(BUILT_IN_ROLES.find((r) => r.name === "owner")?.capabilities ?? []);
@@ -355,8 +358,10 @@ function capabilitiesAnywhere(who: PrincipalName): ReadonlySet<Capability> {
 function expectedOutcome(entry: MethodEntry, row: Row, who: PrincipalName): Expected {
   if (entry.auth.kind === "disabled") return "allowed";
   if (who === "anonymous") return "unauthenticated";
-  const holder = row.global ? capabilitiesAnywhere(who) : capabilitiesAtA(who);
-  const held = entry.auth.capabilities.every((c) => holder.has(c));
+  if (row.global) {
+    return entry.auth.capabilities.every((c) => capabilitiesAnywhere(who).has(c)) ? "allowed" : "denied";
+  }
+  const held = entry.auth.capabilities.every((c) => capabilitiesAtA(who).has(c));
   if (entry.auth.kind === "unscoped" && row.list) return held ? "allowed" : "filtered";
   return held ? "allowed" : "denied";
 }
