@@ -1,5 +1,11 @@
+import { type AdvisoriesServiceDeps, createAdvisoriesService } from "./advisories/advisories-service.js";
+import {
+  createSecurityAdvisoryService,
+  type SecurityAdvisoryServiceDeps,
+} from "./advisories/security-advisory-service.js";
 import { bindService, type ServiceBinding } from "./core/service.js";
 import { createSubscriptionsService, type SubscriptionsServiceDeps } from "./events/subscriptions-service.js";
+import { SecurityAdvisoryService } from "./gen/platform/advisory/v2/security_advisory_pb.js";
 import { SubscriptionsService } from "./gen/platform/events/v2/subscriptions_pb.js";
 import { AccountAssociationsService } from "./gen/platform/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "./gen/platform/iam/v2/external_group_role_mappings_pb.js";
@@ -15,6 +21,7 @@ import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
+import { AdvisoriesService } from "./gen/platform/vulnerabilities/v2/advisories_pb.js";
 import { createAccountAssociationsService } from "./iam/account-associations-service.js";
 import { createExternalGroupRoleMappingsService } from "./iam/external-group-role-mappings-service.js";
 import { createGroupInvitesService } from "./iam/group-invites-service.js";
@@ -37,7 +44,9 @@ export interface ServiceDeps
   extends IamServiceDeps,
     RegistryServiceDeps,
     SubscriptionsServiceDeps,
-    ArtifactsServiceDeps {}
+    ArtifactsServiceDeps,
+    AdvisoriesServiceDeps,
+    SecurityAdvisoryServiceDeps {}
 
 /** Every service of the platform API, bound to its implementation; served by every transport. */
 export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
@@ -57,5 +66,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ImagesService, createImagesService(deps)),
     bindService(SubscriptionsService, createSubscriptionsService(deps)),
     bindService(ArtifactsService, createArtifactsService(deps)),
+    bindService(AdvisoriesService, createAdvisoriesService(deps)),
+    bindService(SecurityAdvisoryService, createSecurityAdvisoryService(deps)),
   ];
 }

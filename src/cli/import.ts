@@ -20,6 +20,20 @@ export const IMPORT_KINDS: readonly ImportKind[] = [
       "library versions from JSON lines {ecosystem, name, version, description, publishTime, sizeBytes, remediated}; artifacts are aggregated from them",
     run: async (argv, io) => (await import("./import-libraries.js")).runLibrariesImport(argv, io),
   },
+  {
+    kind: "advisories",
+    summary:
+      "advisories from OSV JSON (files, arrays, directories, all.json indexes, zip archives) and " +
+      "Chainguard/Wolfi *.advisories.yaml (--namespace NS, default wolfi); CVE/GHSA records also " +
+      "feed the vulnerability metadata",
+    run: async (argv, io) =>
+      (await import("./import-advisories.js")).runAdvisoryImport("advisories", argv, io),
+  },
+  {
+    kind: "vulnmeta",
+    summary: "upstream vulnerability metadata (summary, details, references, CVSS) from OSV JSON records",
+    run: async (argv, io) => (await import("./import-advisories.js")).runAdvisoryImport("vulnmeta", argv, io),
+  },
 ];
 
 /** The options every local importer takes (they open the store like `wharf gc`). */

@@ -1,4 +1,5 @@
 import type { DescService } from "@bufbuild/protobuf";
+import { SecurityAdvisoryService } from "../gen/platform/advisory/v2/security_advisory_pb.js";
 import { SubscriptionsService } from "../gen/platform/events/v2/subscriptions_pb.js";
 import { AccountAssociationsService } from "../gen/platform/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "../gen/platform/iam/v2/external_group_role_mappings_pb.js";
@@ -14,6 +15,7 @@ import { PingService } from "../gen/platform/ping/v2/ping_pb.js";
 import { ImagesService } from "../gen/platform/registry/v2/images_pb.js";
 import { ReposService } from "../gen/platform/registry/v2/repos_pb.js";
 import { TagsService } from "../gen/platform/registry/v2/tags_pb.js";
+import { AdvisoriesService } from "../gen/platform/vulnerabilities/v2/advisories_pb.js";
 
 /** A table of services: a service at the top, or a domain naming its services. */
 export type ServiceTable = Readonly<Record<string, DescService | Readonly<Record<string, DescService>>>>;
@@ -40,6 +42,12 @@ export const WHARF_SERVICES = {
     repos: ReposService,
     tags: TagsService,
     images: ImagesService,
+  },
+  vulnerabilities: {
+    advisories: AdvisoriesService,
+  },
+  advisory: {
+    securityAdvisory: SecurityAdvisoryService,
   },
   libraries: {
     artifacts: ArtifactsService,

@@ -1,5 +1,6 @@
 import type { AccessScopes } from "../core/context.js";
 import type { ListSlice, ListWindow, UidpFilter } from "../core/list.js";
+import type { AdvisoryStore } from "./advisory-store.js";
 import type { EventOutboxStore, SubscriptionStore } from "./event-store.js";
 import type { LibraryStore } from "./library-store.js";
 import type { RefreshTokenStore } from "./refresh-token-store.js";
@@ -557,6 +558,8 @@ export interface Store {
   events: EventOutboxStore;
   /** The library catalogue (imported; ArtifactsService). */
   libraries: LibraryStore;
+  /** Imported advisories and upstream vulnerability metadata (global, not an organization's). */
+  advisories: AdvisoryStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

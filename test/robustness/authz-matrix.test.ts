@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type DescMethod, fromJson, getOption, type JsonValue, toJson } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
+import { advisoryUid } from "../../src/advisories/advisory-identity.js";
 import { BUILT_IN_ROLE_UIDS, BUILT_IN_ROLES } from "../../src/authz/built-in-roles.js";
 import { enumNameOf } from "../../src/authz/capabilities.js";
 import { newRootUid } from "../../src/core/uidp.js";
@@ -34,6 +35,10 @@ type Protocol = "connect" | "rest" | "grpc";
 /** RPCs any caller, anonymous included, may call; each with why. */
 const UNAUTHENTICATED_RPCS: Record<string, string> = {
   "platform.ping.v2.PingService/Ping": "a liveness probe: answers a constant, reads no data",
+  "platform.advisory.v2.SecurityAdvisoryService/ListDocuments":
+    "the public advisory feed: imported advisories, no organization's data (ADR 0025)",
+  "platform.advisory.v2.SecurityAdvisoryService/ListVulnerabilityMetadata":
+    "the public advisory feed: upstream CVE/GHSA metadata, no organization's data (ADR 0025)",
 };
 
 /** The fixtures in organization A that requests name, created once before the matrix runs. */
@@ -51,6 +56,8 @@ interface Fixtures {
   tag: string;
   digest: string;
   subscription: string;
+  /** An imported advisory (global data, in no organization). */
+  advisory: string;
 }
 
 /**
@@ -71,6 +78,8 @@ interface Row {
    * organization's (so B's owner reads too).
    */
   global?: true;
+  /** Past authorization the RPC answers UNIMPLEMENTED: its data source is not wired in yet. */
+  unwired?: true;
 }
 
 /** Makers of per-call resources in A (each call gets its own, so deletes and creates can repeat). */
@@ -322,6 +331,23 @@ const ROWS: Record<string, Row> = {
     global: true,
   },
   "platform.libraries.v2.ArtifactsService/CountArtifacts": { request: () => ({}), global: true },
+  "platform.vulnerabilities.v2.AdvisoriesService/ListAdvisories": {
+    request: (f) => ({ uidp: { ids: [f.advisory] } }),
+    global: true,
+  },
+  "platform.vulnerabilities.v2.AdvisoriesService/GetAdvisory": {
+    request: (f) => ({ uid: f.advisory }),
+    global: true,
+  },
+  "platform.advisory.v2.SecurityAdvisoryService/ListDocuments": { request: () => ({ id: "matrix-pkg" }) },
+  "platform.advisory.v2.SecurityAdvisoryService/ListVulnerabilityMetadata": {
+    request: () => ({ ids: ["CVE-2025-0001"] }),
+  },
+  "platform.advisory.v2.SecurityAdvisoryService/ResolvedVulns": {
+    request: (f) => ({ imageRefs: [{ repo: f.repo, tags: ["v1"] }] }),
+    checked: true,
+    unwired: true,
+  },
 };
 
 /** Every bound RPC with its annotation, read the way the transports read it. */
@@ -366,6 +392,7 @@ const CONNECT_CODES: Record<number, string> = {
   5: "not_found",
   7: "permission_denied",
   9: "failed_precondition",
+  12: "unimplemented",
   16: "unauthenticated",
 };
 
@@ -426,6 +453,32 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     return { uid, token: await wharf.tokenFor(uid) };
   }
   const post = (path: string, body: unknown) => wharf.create(path, body);
+
+  /** An advisory as `wharf import advisories` stores it (advisories have no create RPC). */
+  async function importedAdvisory(): Promise<string> {
+    const uid = advisoryUid("CGA-2222-3333-4444", "matrix-pkg");
+    await wharf.store.advisories.upsert({
+      uid,
+      advisoryId: "CGA-2222-3333-4444",
+      legacyAdvisoryId: "",
+      author: "matrix",
+      artifactName: "matrix-pkg",
+      artifactType: "apk",
+      artifactArchitecture: "",
+      componentName: "",
+      componentType: "",
+      componentLocation: "",
+      originPackage: "matrix-pkg",
+      packageNamespace: "wolfi",
+      aliases: ["CVE-2025-0001"],
+      events: [],
+      severities: [],
+      findings: "",
+      createTime: Date.now(),
+      updateTime: Date.now(),
+    });
+    return uid;
+  }
 
   async function call(
     protocol: Protocol,
@@ -574,6 +627,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       tag: await tagOf("v1"),
       digest: image.digest,
       subscription: await subscription(),
+      advisory: await importedAdvisory(),
     };
     fresh = {
       name,
@@ -645,7 +699,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
           const where = `${entry.rpcName} as ${who} (needs ${caps || "nothing"}): expected ${expected}, got ${got} ${JSON.stringify(out.body).slice(0, 200)}`;
           // gRPC has no HTTP status: its `status` is the gRPC code (0 OK, 7, 16).
           const [okStatus, deniedStatus, anonymousStatus] =
-            protocol === "grpc" ? [200, 7, 16] : [200, 403, 401];
+            protocol === "grpc" ? [row.unwired ? 12 : 200, 7, 16] : [row.unwired ? 501 : 200, 403, 401];
           const ok =
             expected === "allowed"
               ? out.status === okStatus && (!row.list || row.list.sees(out.body, f))

@@ -320,6 +320,80 @@ export interface LibraryVersionsTable {
   version_rank: Int8Column;
 }
 
+/**
+ * `advisories` (ADR 0025): severities is a JSON array of SeverityRow; search the lower-cased
+ * artifact name, component name and aliases; latest_event_type "" when no event is approved.
+ */
+export interface AdvisoriesTable {
+  uid: string;
+  advisory_id: string;
+  legacy_advisory_id: string;
+  author: string;
+  artifact_name: string;
+  artifact_type: string;
+  artifact_architecture: string;
+  component_name: string;
+  component_type: string;
+  component_location: string;
+  origin_package: string;
+  package_namespace: string;
+  severities: string;
+  findings: string;
+  search: string;
+  latest_event_type: string;
+  content_hash: string;
+  create_time: Int8Column;
+  update_time: Int8Column;
+  delete_time: NullableInt8Column;
+}
+
+/** `advisory_aliases`: primary key (alias, advisory_uid). */
+export interface AdvisoryAliasesTable {
+  alias: string;
+  advisory_uid: string;
+}
+
+/** `advisory_events`: data is the API-shaped payload as JSON text. */
+export interface AdvisoryEventsTable {
+  uid: string;
+  advisory_uid: string;
+  position: number;
+  time: Int8Column;
+  type: string;
+  author: string;
+  reviewer: string;
+  review_state: string;
+  issue: string;
+  data: string;
+}
+
+/** `vuln_metadata`: upstream vulnerability records by id. */
+export interface VulnMetadataTable {
+  id: string;
+  summary: string;
+  details: string;
+  content_hash: string;
+  update_time: Int8Column;
+}
+
+/** `vuln_metadata_references`: primary key (id, position). */
+export interface VulnMetadataReferencesTable {
+  id: string;
+  position: number;
+  type: string;
+  url: string;
+}
+
+/** `vuln_metadata_severities`: primary key (id, position). */
+export interface VulnMetadataSeveritiesTable {
+  id: string;
+  position: number;
+  type: string;
+  vector: string;
+  base_score: number;
+  level: string;
+}
+
 /** Every table of the metadata database, as Kysely sees it. */
 export interface Database {
   groups: GroupsTable;
@@ -349,4 +423,12 @@ export interface Database {
   event_dead_letters: EventDeadLettersTable;
   library_artifacts: LibraryArtifactsTable;
   library_versions: LibraryVersionsTable;
+}
+
+  advisories: AdvisoriesTable;
+  advisory_aliases: AdvisoryAliasesTable;
+  advisory_events: AdvisoryEventsTable;
+  vuln_metadata: VulnMetadataTable;
+  vuln_metadata_references: VulnMetadataReferencesTable;
+  vuln_metadata_severities: VulnMetadataSeveritiesTable;
 }

@@ -1,5 +1,6 @@
 import type { Store } from "../store.js";
 import { createAccountAssociationStore } from "./account-association-store.js";
+import { createAdvisoryStore } from "./advisory-store.js";
 import { createBlobRecordStore } from "./blob-record-store.js";
 import { createEventOutboxStore } from "./event-outbox-store.js";
 import { createExternalGroupRoleMappingStore } from "./external-group-role-mapping-store.js";
@@ -59,6 +60,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     subscriptions: createSubscriptionStore(ctx),
     events: createEventOutboxStore(ctx),
     libraries: createLibraryStore(ctx),
+    advisories: createAdvisoryStore(ctx),
     dialect: ctx.dialect.name,
     transaction: (fn, signal) => {
       if (!ctx.inTransaction) return ctx.transaction((tx) => fn(createSqlStore(tx, refuseClose)), signal);

@@ -1,4 +1,5 @@
 import { forEachEngine } from "../../support/databases.js";
+import { advisoryCases } from "./advisories.cases.js";
 import { eventCases } from "./events.cases.js";
 import { groupCases } from "./groups.cases.js";
 import { hierarchyCases } from "./hierarchy.cases.js";
@@ -35,4 +36,5 @@ forEachEngine("Store conformance", (db) => {
   refreshTokenCases(db);
   eventCases(db);
   libraryCases(db);
+  advisoryCases(db);
 });
