@@ -423,8 +423,6 @@ export interface Database {
   event_dead_letters: EventDeadLettersTable;
   library_artifacts: LibraryArtifactsTable;
   library_versions: LibraryVersionsTable;
-}
-
   advisories: AdvisoriesTable;
   advisory_aliases: AdvisoryAliasesTable;
   advisory_events: AdvisoryEventsTable;
