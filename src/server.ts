@@ -46,6 +46,7 @@ import { createUpstreamOidc } from "./oidc/upstream-oidc-client.js";
 import { createAuthRoutes } from "./plain-routes/auth-routes.js";
 import { createFederationRoutes } from "./plain-routes/federation-routes.js";
 import { createLoginRoutes } from "./plain-routes/login-routes.js";
+import { createVulnReportRoutes } from "./plain-routes/vuln-report-routes.js";
 import { createServiceBindings } from "./service-bindings.js";
 import { bindBlobStore } from "./storage/blob-store-identity.js";
 import type { BlobDriver } from "./storage/blobs/blob-driver.js";
@@ -54,6 +55,7 @@ import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
 import { createApiHandler, startApiServer } from "./transport/create-api-handler.js";
 import { createOperationsRoutes } from "./transport/operations-routes.js";
+import { createVulnReferrerIngest } from "./vulnreports/referrer-ingest.js";
 
 /** A running Wharf: where it listens, and how to stop it. */
 export interface RunningServer {
@@ -231,6 +233,14 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           accessFor: (principal) => access.accessFor(principal),
         }),
         ...createWellKnownRoutes(issuer),
+        ...createVulnReportRoutes({
+          store,
+          blobs,
+          events,
+          verifier,
+          clock,
+          accessFor: (principal) => access.accessFor(principal),
+        }),
         ...createAuthRoutes({
           store,
           verifier,
@@ -352,6 +362,18 @@ async function startRegistry(
     registryUrl: url,
     readiness: parts.readiness,
     metrics: parts.metrics,
+    vulnReferrers: createVulnReferrerIngest({
+      store,
+      blobs,
+      events,
+      clock,
+      log: (outcome) =>
+        parts.logger({
+          ...(outcome.stored ? {} : { level: "warn" }),
+          event: "vuln-report-referrer",
+          ...outcome,
+        }),
+    }),
   };
   return { url, server };
 }

@@ -31,6 +31,9 @@ const RESULT_FIELDS = [
 const ENVELOPE_PATHS = [
   "$.payloadType",
   "$.payload",
+  // A Sigstore bundle (cosign v3's OCI 1.1 attestations) carries the DSSE envelope as a field.
+  "$.dsseEnvelope.payloadType",
+  "$.dsseEnvelope.payload",
   "$.predicateType",
   "$.scanner.version",
   "$.predicate.scanner.version",
@@ -60,9 +63,11 @@ function collect(hit: { path: string; indices: number[]; value: unknown }, into:
   const { path, value } = hit;
   switch (path) {
     case "$.payloadType":
+    case "$.dsseEnvelope.payloadType":
       into.payloadType = value;
       return;
     case "$.payload":
+    case "$.dsseEnvelope.payload":
       into.payload = value;
       return;
     case "$.predicateType":
@@ -207,7 +212,7 @@ async function parseLevel(source: JsonSource, insideDsse: boolean): Promise<Norm
  * Parses a vulnerability report, detecting its format: Grype `-o json`, Trivy `-f json`
  * (SchemaVersion 2 only), or a cosign vulnerability attestation (predicate type
  * {@link COSIGN_VULN_PREDICATE}, with or without `https://`) wrapping either — the bare predicate,
- * an in-toto statement, or a DSSE envelope of one. The document is streamed: only each match is
+ * an in-toto statement, or a DSSE envelope of one (alone or in a Sigstore bundle's `dsseEnvelope`). The document is streamed: only each match is
  * built, one at a time (a DSSE payload, being one base64 string, is held whole). Rejects with
  * {@link VulnReportFormatError} saying what was found and what was expected.
  */
