@@ -4,7 +4,7 @@ import { BlobStoreMismatchError } from "../storage/blob-store-identity.js";
 import { ADMIN_USAGE, adminCommand } from "./admin.js";
 import { AUTH_USAGE, runAuth } from "./auth.js";
 import { commandHelp } from "./command-help.js";
-import { PULL_TOKEN_USAGE } from "./usage.js";
+import { IMPORT_VULNREPORT_USAGE, PULL_TOKEN_USAGE } from "./usage.js";
 
 const USAGE = `wharf: a self-hosted container registry platform
 
@@ -13,7 +13,7 @@ Usage:
 ${ADMIN_USAGE}  wharf gc [--window 720h] [--grace 1h] [options]
                                         remove manifests and blobs no tag, recent tag history
                                         (--window) or push in flight (--grace) can reach
-${AUTH_USAGE}${PULL_TOKEN_USAGE}  wharf help | version
+${IMPORT_VULNREPORT_USAGE}${AUTH_USAGE}${PULL_TOKEN_USAGE}  wharf help | version
 
 Options (each also as an environment variable):
   --data-dir DIR          WHARF_DATA_DIR       data folder (default ./wharf-data)
@@ -85,6 +85,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     switch (command) {
+      case "import": {
+        // Until `wharf import` has its table of kinds here, the one kind this branch adds.
+        if (rest[0] !== "vulnreport") break;
+        const { runVulnReportImport } = await import("./import-vulnreport.js");
+        return await runVulnReportImport(rest.slice(1), process);
+      }
       case "serve": {
         const { values } = parseArgs({ args: rest, options: CONFIG_OPTIONS, strict: true });
         const { runServe } = await import("./serve.js");
