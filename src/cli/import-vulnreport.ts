@@ -106,7 +106,7 @@ export async function runVulnReportImport(
     const body = (await res.json().catch(() => ({}))) as Json;
     if (!res.ok) throw new Error(`HTTP ${res.status}: ${String(body.message ?? "")}`);
     const scanner = (body.scanner ?? {}) as Json;
-    const vulns = (body.vulnerabilities as unknown[] | undefined)?.length ?? 0;
+    const vulns = Number(body.vulnerabilityCount ?? 0);
     io.stdout.write(
       `stored ${vulns} vulnerabilities of ${values.repo}@${values.digest} (${String(scanner.name)} ${String(scanner.version ?? "")}) as ${String(body.id)}\n`,
     );

@@ -72,7 +72,8 @@ export interface VulnReportRoutesDeps extends VulnReportServiceDeps {
  * 0024): the body is the scanner's JSON as it is, not a base64 string inside a JSON message, and it
  * is streamed through the parser into blob storage, so its limit (`vulnReportMaxBytes`, 256 MiB by
  * default) is far above the API's 4 MiB message limit. Same capabilities as the RPC, checked at the
- * repo; answers the created ImageVulnReport JSON, or google.rpc.Status JSON.
+ * repo; answers the created ImageVulnReport JSON (its summary: no vulnerabilities, their count), or
+ * google.rpc.Status JSON.
  */
 export function createVulnReportRoutes(deps: VulnReportRoutesDeps): ExtraRoute[] {
   const limit = deps.vulnReportMaxBytes ?? DEFAULT_VULN_REPORT_MAX_BYTES;
@@ -107,7 +108,7 @@ export function createVulnReportRoutes(deps: VulnReportRoutesDeps): ExtraRoute[]
               source: await reportBody(req as AsyncIterable<Uint8Array>, limit),
             },
           );
-          sendJson(res, 200, JSON.stringify(encode(imageVulnReportMessage(row, matches))), {
+          sendJson(res, 200, JSON.stringify(encode(imageVulnReportMessage(row, matches, "summary"))), {
             "cache-control": "no-store",
           });
         } catch (err) {

@@ -134,6 +134,6 @@ export async function ingestVulnReport(
     group: repoUid,
     schema: ImageVulnReportSchema,
     // The event carries the report without its vulnerabilities: a report can hold thousands.
-    body: imageVulnReportMessage(row, []),
+    body: imageVulnReportMessage(row, matches, "summary"),
   }));
 }

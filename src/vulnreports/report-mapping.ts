@@ -67,11 +67,19 @@ export function groupByVulnerability(matches: readonly VulnMatchRecord[]): Image
   });
 }
 
-/** The list shape of a stored report (`matches` grouped by vulnerability, see {@link groupByVulnerability}). */
+/**
+ * The list shape of a stored report (`matches` grouped by vulnerability, see
+ * {@link groupByVulnerability}). `summary`: without the vulnerabilities, only their count (what an
+ * upload answers and its event carries).
+ */
 export function imageVulnReportMessage(
   row: VulnReportRow,
   matches: readonly VulnMatchRecord[],
+  view: "full" | "summary" = "full",
 ): ImageVulnReport {
+  const vulnerabilities = view === "full" ? groupByVulnerability(matches) : [];
+  const count =
+    view === "full" ? vulnerabilities.length : new Set(matches.map((m) => m.vulnerabilityId)).size;
   return create(ImageVulnReportSchema, {
     digest: row.digest,
     scanner: {
@@ -80,7 +88,8 @@ export function imageVulnReportMessage(
       dbBuildTime: toTimestamp(row.dbBuildTime),
     },
     createdAt: toTimestamp(row.createTime),
-    vulnerabilities: groupByVulnerability(matches),
+    vulnerabilities,
+    vulnerabilityCount: BigInt(count),
     repoId: row.repoUid,
     current: row.current,
     id: row.uid,

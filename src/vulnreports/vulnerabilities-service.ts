@@ -47,7 +47,7 @@ export function createVulnerabilitiesService(
         digest: req.digest,
         source: req.rawReport,
       });
-      return imageVulnReportMessage(row, matches);
+      return imageVulnReportMessage(row, matches, "summary");
     },
 
     async listVulnReports(req, ctx) {

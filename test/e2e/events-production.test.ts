@@ -732,16 +732,16 @@ forEachEngine("events of API changes", (db) => {
       ],
     },
     {
-      name: "vuln report: create (an event of the repo; the body without its vulnerabilities)",
+      name: "vuln report: create (an event of the repo; the report without its vulnerabilities)",
       act: () => ok("POST", `/registry/v1/vuln_reports/${made.app}?digest=${sha(1)}`, GRYPE_REPORT),
-      checkAnswer: (report) => assert.equal((report.vulnerabilities as unknown[]).length, 4),
+      checkAnswer: (report) => assert.equal(report.vulnerabilityCount, "4"),
       events: (report) => [
         {
           type: `${API}.registry.vuln_report.created.v1`,
           subject: report.id as string,
           group: made.app as string,
           bodytype: "platform.registry.v1.ImageVulnReport",
-          body: Object.fromEntries(Object.entries(report).filter(([key]) => key !== "vulnerabilities")),
+          body: report,
           source: "/registry/v1/vuln_reports",
         },
       ],
