@@ -201,6 +201,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const bindings = createServiceBindings({
       store,
       blobs,
+      vulnReportMaxBytes: config.vulnReportMaxBytes,
       pageTokens,
       events,
       bindingsChanged: (identityUid?: string) => access.invalidate(identityUid),
@@ -237,6 +238,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           store,
           blobs,
           events,
+          vulnReportMaxBytes: config.vulnReportMaxBytes,
           verifier,
           clock,
           accessFor: (principal) => access.accessFor(principal),
@@ -365,6 +367,7 @@ async function startRegistry(
     vulnReferrers: createVulnReferrerIngest({
       store,
       blobs,
+      vulnReportMaxBytes: config.vulnReportMaxBytes,
       events,
       clock,
       log: (outcome) =>

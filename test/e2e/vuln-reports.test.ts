@@ -452,6 +452,48 @@ forEachEngine("vulnerability reports", (db) => {
 });
 
 describe("vulnerability reports: upload size limit", () => {
+  it("refuses a report over --vuln-report-max-mb, declared or streamed, and stores nothing", async () => {
+    const wharf = await startTestServer({ config: { vulnReportMaxMb: "1" } });
+    try {
+      await wharf.create("/iam/v2/groups", { name: "small" });
+      const image = await pushImage(
+        wharf,
+        "small/app",
+        "latest",
+        await wharf.registryToken(),
+        buildImage("small"),
+      );
+      const repos = await expectJson<{ repos: { uid: string }[] }>(
+        await wharf.api("/registry/v2/repos?name=app", { token: wharf.adminToken }),
+      );
+      const repo = repos.repos[0]?.uid as string;
+      const body = JSON.stringify({
+        matches: [],
+        descriptor: { name: "grype", padding: "x".repeat(2 * 1024 * 1024) },
+      });
+      const url = `${wharf.apiUrl}/registry/v1/vuln_reports/${repo}?digest=${image.digest}`;
+      const declared = await fetch(url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${wharf.adminToken}` },
+        body,
+      });
+      await expectError(declared, { status: 400, code: 3, field: "raw_report" });
+      const streamed = await fetch(url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${wharf.adminToken}` },
+        body: new Blob([body]).stream(),
+        duplex: "half",
+      } as RequestInit);
+      await expectError(streamed, { status: 429, code: 8 });
+      const listed = await expectJson<{ items?: unknown[] }>(
+        await wharf.api(`/registry/v1/vuln_reports?digest=${image.digest}`, { token: wharf.adminToken }),
+      );
+      assert.deepEqual(listed.items ?? [], []);
+    } finally {
+      await wharf.close();
+    }
+  });
+
   it("is far above the API's 4 MiB message limit", async () => {
     const wharf = await startTestServer();
     try {
