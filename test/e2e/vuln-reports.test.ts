@@ -419,6 +419,31 @@ forEachEngine("vulnerability reports", (db) => {
         ["CRITICAL", 1],
       ],
     );
+    // `references` (one series per repo and tag) over Connect, where a list of messages fits.
+    const byReference = await expectJson<{ items: CountRow[] }>(
+      await fetch(`${wharf.apiUrl}/platform.registry.v1.Vulnerabilities/ListVulnCountReports`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${admin}`,
+          "content-type": "application/json",
+          "connect-protocol-version": "1",
+        },
+        body: JSON.stringify({
+          repo: "ignored-when-references-are-given",
+          references: [
+            { repo: repoUid, tag: "latest" },
+            { repo: "app", tag: "missing" },
+          ],
+          from: "2026-11-21T00:00:00Z",
+          to: "2026-11-21T00:00:00Z",
+        }),
+      }),
+    );
+    assert.deepEqual(
+      byReference.items.map((r) => [r.repo, r.tag, r.date, r.cveIds?.length]),
+      [["app", "latest", "2026-11-21T00:00:00Z", 3]],
+      "a tag that never existed has no rows",
+    );
     const cumulative = await expectJson<{ items: CountRow[] }>(
       await wharf.api(`/registry/v1/vuln_reports/counts_cumulative?${query}`, { token: admin }),
     );
