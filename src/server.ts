@@ -46,6 +46,7 @@ import { createUpstreamOidc } from "./oidc/upstream-oidc-client.js";
 import { createAuthRoutes } from "./plain-routes/auth-routes.js";
 import { createFederationRoutes } from "./plain-routes/federation-routes.js";
 import { createLoginRoutes } from "./plain-routes/login-routes.js";
+import { createVulnReportRoutes } from "./plain-routes/vuln-report-routes.js";
 import { createServiceBindings } from "./service-bindings.js";
 import { bindBlobStore } from "./storage/blob-store-identity.js";
 import type { BlobDriver } from "./storage/blobs/blob-driver.js";
@@ -54,6 +55,7 @@ import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
 import { createApiHandler, startApiServer } from "./transport/create-api-handler.js";
 import { createOperationsRoutes } from "./transport/operations-routes.js";
+import { createVulnReferrerIngest } from "./vulnreports/referrer-ingest.js";
 
 /** A running Wharf: where it listens, and how to stop it. */
 export interface RunningServer {
@@ -199,6 +201,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const bindings = createServiceBindings({
       store,
       blobs,
+      vulnReportMaxBytes: config.vulnReportMaxBytes,
       pageTokens,
       events,
       bindingsChanged: (identityUid?: string) => access.invalidate(identityUid),
@@ -231,6 +234,15 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           accessFor: (principal) => access.accessFor(principal),
         }),
         ...createWellKnownRoutes(issuer),
+        ...createVulnReportRoutes({
+          store,
+          blobs,
+          events,
+          vulnReportMaxBytes: config.vulnReportMaxBytes,
+          verifier,
+          clock,
+          accessFor: (principal) => access.accessFor(principal),
+        }),
         ...createAuthRoutes({
           store,
           verifier,
@@ -352,6 +364,19 @@ async function startRegistry(
     registryUrl: url,
     readiness: parts.readiness,
     metrics: parts.metrics,
+    vulnReferrers: createVulnReferrerIngest({
+      store,
+      blobs,
+      vulnReportMaxBytes: config.vulnReportMaxBytes,
+      events,
+      clock,
+      log: (outcome) =>
+        parts.logger({
+          ...(outcome.stored ? {} : { level: "warn" }),
+          event: "vuln-report-referrer",
+          ...outcome,
+        }),
+    }),
   };
   return { url, server };
 }

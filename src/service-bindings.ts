@@ -18,6 +18,8 @@ import { RolesService } from "./gen/platform/iam/v2/roles_pb.js";
 import { TermsService } from "./gen/platform/iam/v2/terms_pb.js";
 import { ArtifactsService } from "./gen/platform/libraries/v2/artifacts_pb.js";
 import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
+import { Registry } from "./gen/platform/registry/v1/registry_pb.js";
+import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
@@ -38,6 +40,9 @@ import { createImagesService } from "./registry/images-service.js";
 import { createReposService } from "./registry/repos-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createTagsService } from "./registry/tags-service.js";
+import { createRegistryV1Service } from "./vulnreports/registry-v1-service.js";
+import type { VulnReportServiceDeps } from "./vulnreports/service-deps.js";
+import { createVulnerabilitiesService } from "./vulnreports/vulnerabilities-service.js";
 
 /** What the composition root gives the services: what each domain's services need, together. */
 export interface ServiceDeps
@@ -46,7 +51,8 @@ export interface ServiceDeps
     SubscriptionsServiceDeps,
     ArtifactsServiceDeps,
     AdvisoriesServiceDeps,
-    SecurityAdvisoryServiceDeps {}
+    SecurityAdvisoryServiceDeps,
+    VulnReportServiceDeps {}
 
 /** Every service of the platform API, bound to its implementation; served by every transport. */
 export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
@@ -68,5 +74,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ArtifactsService, createArtifactsService(deps)),
     bindService(AdvisoriesService, createAdvisoriesService(deps)),
     bindService(SecurityAdvisoryService, createSecurityAdvisoryService(deps)),
+    bindService(Registry, createRegistryV1Service(deps)),
+    bindService(Vulnerabilities, createVulnerabilitiesService(deps)),
   ];
 }

@@ -70,6 +70,9 @@ const editor: Capability[] = [
   C.CAP_REPO_CREATE,
   C.CAP_REPO_UPDATE,
   C.CAP_REPO_DELETE,
+  // Uploading scanner reports is an editor's job (issue 23; ADR 0024).
+  C.CAP_VULN_REPORT_CREATE,
+  C.CAP_VULN_CREATE,
 ];
 
 // Advisories are imported platform-wide data, not an organization's: writing them stays with the

@@ -1,6 +1,8 @@
-// `wharf import <kind> …`: the table of local importers. Kept free of the store and the importers'
-// code (each `run` loads its module), so that printing the usage loads none of it.
+// `wharf import <kind> …`: the table of importers (the local ones, and `vulnreport`, which uploads to a
+// server). Kept free of the store and the importers' code (each `run` loads its module), so that
+// printing the usage loads none of it.
 import type { ImportIo } from "./import-progress.js";
+import { IMPORT_VULNREPORT_USAGE } from "./usage.js";
 
 export type { ImportIo } from "./import-progress.js";
 
@@ -8,6 +10,10 @@ export type { ImportIo } from "./import-progress.js";
 export interface ImportKind {
   kind: string;
   summary: string;
+  /** Its usage lines, when not the local importers' `FILE… [--strict] [options]` form. */
+  usage?: string;
+  /** It talks to a server over the network: the local importers' options do not apply. */
+  network?: true;
   /** Runs `wharf import <kind> <argv…>`; resolves to the exit code (0, 1 failed, 2 usage). */
   run(argv: string[], io: ImportIo): Promise<number>;
 }
@@ -34,6 +40,13 @@ export const IMPORT_KINDS: readonly ImportKind[] = [
     summary: "upstream vulnerability metadata (summary, details, references, CVSS) from OSV JSON records",
     run: async (argv, io) => (await import("./import-advisories.js")).runAdvisoryImport("vulnmeta", argv, io),
   },
+  {
+    kind: "vulnreport",
+    summary: "a vulnerability report of an image, uploaded to a running server",
+    usage: IMPORT_VULNREPORT_USAGE,
+    network: true,
+    run: async (argv, io) => (await import("./import-vulnreport.js")).runVulnReportImport(argv, io),
+  },
 ];
 
 /** The options every local importer takes (they open the store like `wharf gc`). */
@@ -50,7 +63,7 @@ line counts the records created, updated, unchanged and rejected.
 /** The usage lines of `wharf import` for the main usage text, one per kind. */
 export function importUsage(kinds: readonly ImportKind[] = IMPORT_KINDS): string {
   return kinds
-    .map((k) => `  wharf import ${k.kind} FILE… [--strict] [options]\n${wrapSummary(k.summary)}`)
+    .map((k) => k.usage ?? `  wharf import ${k.kind} FILE… [--strict] [options]\n${wrapSummary(k.summary)}`)
     .join("");
 }
 
@@ -82,7 +95,11 @@ export async function runImport(
   }
   const end = rest.indexOf("--");
   const flags = end < 0 ? rest : rest.slice(0, end);
-  if (flags.includes("--help") || flags.includes("-h")) return help(importUsage([kind]));
+  if (flags.includes("--help") || flags.includes("-h")) {
+    if (!kind.network) return help(importUsage([kind]));
+    io.stdout.write(`Usage:\n${importUsage([kind])}`);
+    return 0;
+  }
   return kind.run(rest, io);
 }
 

@@ -42,6 +42,7 @@ Options (each also as an environment variable):
   --events-lease DUR      WHARF_EVENTS_LEASE   how long a stopped process's deliveries wait before another
                                                process takes them over (default 60s)
   --metrics-public BOOL   WHARF_METRICS_PUBLIC serve /metrics without a token (default false: administrator only)
+  --vuln-report-max-mb N  WHARF_VULN_REPORT_MAX_MB  largest vulnerability report an upload takes (default 256)
 
 A start-up failure prints one line and exits 1 (WHARF_DEBUG=1 adds the stack); -h or --help after a
 command prints its usage.
@@ -68,6 +69,7 @@ const CONFIG_OPTIONS = {
   "events-timeout": { type: "string" },
   "events-lease": { type: "string" },
   "metrics-public": { type: "string" },
+  "vuln-report-max-mb": { type: "string" },
 } as const;
 
 /**
@@ -188,5 +190,6 @@ function configInput(values: Partial<Record<keyof typeof CONFIG_OPTIONS, string>
     eventsTimeout: values["events-timeout"],
     eventsLease: values["events-lease"],
     metricsPublic: values["metrics-public"],
+    vulnReportMaxMb: values["vuln-report-max-mb"],
   };
 }

@@ -28,3 +28,9 @@ export const PULL_TOKEN_USAGE = `  wharf auth pull-token create --parent ORG [--
   wharf auth pull-token revoke --identity UID [--api-url URL] [--token TOKEN]
                                         revoke them: delete the identity's role bindings, then the identity
 `;
+
+/** Usage of `wharf import vulnreport` (a kind of `wharf import`; see import-vulnreport.ts). */
+export const IMPORT_VULNREPORT_USAGE = `  wharf import vulnreport --repo ORG/REPO --digest DIGEST FILE [--api-url URL] [--token TOKEN]
+                                        upload a Grype, Trivy or cosign-vuln JSON report of an image
+                                        (token: --token, WHARF_TOKEN, else the stored login)
+`;

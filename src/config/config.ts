@@ -40,6 +40,8 @@ export interface WharfConfig {
   defaultLogin?: DefaultLoginProvider | undefined;
   /** Serve `/metrics` without authentication (default: only to the platform administrator). */
   metricsPublic: boolean;
+  /** Largest vulnerability report an upload accepts, in bytes (default 256 MiB; ADR 0024). */
+  vulnReportMaxBytes: number;
 }
 
 /** How events are delivered to subscriptions' sinks. */
@@ -80,6 +82,7 @@ export interface ConfigInput {
   eventsTimeout?: string | undefined;
   eventsLease?: string | undefined;
   metricsPublic?: string | undefined;
+  vulnReportMaxMb?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -104,6 +107,7 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   eventsTimeout: "WHARF_EVENTS_TIMEOUT",
   eventsLease: "WHARF_EVENTS_LEASE",
   metricsPublic: "WHARF_METRICS_PUBLIC",
+  vulnReportMaxMb: "WHARF_VULN_REPORT_MAX_MB",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -141,7 +145,16 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     defaultLogin: parseDefaultLogin(pick("loginIssuer"), pick("loginClientId"), pick("loginClientSecret")),
     events: parseEvents(pick),
     metricsPublic: parseFlag(pick("metricsPublic"), "metrics-public"),
+    vulnReportMaxBytes: parseMegabytes(pick("vulnReportMaxMb") ?? "256", "vuln-report-max-mb"),
   };
+}
+
+/** A whole number of MiB from 1 to 4096, as bytes. */
+function parseMegabytes(value: string, flag: string): number {
+  const mb = /^\d{1,4}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(mb >= 1 && mb <= 4096))
+    throw new ConfigError(`--${flag} must be a whole number of MiB from 1 to 4096 (got "${value}")`);
+  return mb * 1024 * 1024;
 }
 
 function parseEvents(pick: (key: keyof ConfigInput) => string | undefined): EventsConfig {

@@ -178,6 +178,9 @@ export async function putManifest(
     ...(parsed.subject ? { "oci-subject": parsed.subject.digest } : {}),
   });
   ex.res.end();
+  if (parsed.subject && caller.principal && deps.vulnReferrers) {
+    void deps.vulnReferrers({ repoUid: repo.uid, parsed, principal: caller.principal });
+  }
 }
 
 /**

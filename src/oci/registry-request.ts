@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Issuer } from "../auth/issuer.js";
 import type { Clock } from "../core/clock.js";
+import type { Principal } from "../core/context.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import type { PullEventBuffer } from "../events/pull-event-buffer.js";
 import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import type { ReadinessReport } from "../observability/readiness.js";
 import type { RegistryMetrics } from "../observability/registry-metrics.js";
+import type { ParsedManifest } from "../registry/manifest-parser.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 import type { BlobUploads } from "./blob-uploads.js";
@@ -37,6 +39,11 @@ export interface RegistryDeps {
   readiness: () => Promise<ReadinessReport>;
   /** Counts requests, bytes, pushes and pulls; none when omitted. */
   metrics?: RegistryMetrics | undefined;
+  /**
+   * Told of every committed manifest with a subject, after the push is answered: stores the
+   * vulnerability report a referrer carries (ADR 0024). Must not reject.
+   */
+  vulnReferrers?: (args: { repoUid: string; parsed: ParsedManifest; principal: Principal }) => Promise<void>;
 }
 
 /** One request/response pair with its parsed URL. */

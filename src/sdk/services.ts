@@ -12,6 +12,8 @@ import { RolesService } from "../gen/platform/iam/v2/roles_pb.js";
 import { TermsService } from "../gen/platform/iam/v2/terms_pb.js";
 import { ArtifactsService } from "../gen/platform/libraries/v2/artifacts_pb.js";
 import { PingService } from "../gen/platform/ping/v2/ping_pb.js";
+import { Registry } from "../gen/platform/registry/v1/registry_pb.js";
+import { Vulnerabilities } from "../gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "../gen/platform/registry/v2/images_pb.js";
 import { ReposService } from "../gen/platform/registry/v2/repos_pb.js";
 import { TagsService } from "../gen/platform/registry/v2/tags_pb.js";
@@ -42,6 +44,10 @@ export const WHARF_SERVICES = {
     repos: ReposService,
     tags: TagsService,
     images: ImagesService,
+  },
+  registryV1: {
+    registry: Registry,
+    vulnerabilities: Vulnerabilities,
   },
   vulnerabilities: {
     advisories: AdvisoriesService,

@@ -128,7 +128,7 @@ export interface GarbageStore {
   deleteIfDead(repoUid: string, digest: string, bounds: GarbageBounds): Promise<boolean>;
   /** Deletes repo links older than `graceStart` that no manifest of their repo references; how many. */
   deleteUnreferencedLinks(graceStart: number): Promise<number>;
-  /** Up to `limit` blobs that no repo links, recorded before `graceStart`. */
+  /** Up to `limit` blobs that no repo links and no vulnerability report keeps as its raw bytes, recorded before `graceStart`. */
   orphanBlobs(graceStart: number, limit: number): Promise<BlobRow[]>;
   /** Deletes the blob row when it is still an orphan; true when it was deleted. */
   deleteIfOrphan(digest: string, graceStart: number): Promise<boolean>;

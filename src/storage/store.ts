@@ -5,6 +5,7 @@ import type { EventOutboxStore, SubscriptionStore } from "./event-store.js";
 import type { LibraryStore } from "./library-store.js";
 import type { RefreshTokenStore } from "./refresh-token-store.js";
 import type { BlobRecordStore, GarbageStore, ManifestStore, UploadStore } from "./registry-store.js";
+import type { VulnReportStore } from "./vuln-report-store.js";
 
 /**
  * The metadata store seam. Domain services see only these interfaces; `src/storage/sql` implements
@@ -560,6 +561,8 @@ export interface Store {
   libraries: LibraryStore;
   /** Imported advisories and upstream vulnerability metadata (global, not an organization's). */
   advisories: AdvisoryStore;
+  /** Vulnerability reports of image digests and their matches (ADR 0024). */
+  vulnReports: VulnReportStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

@@ -32,6 +32,10 @@ export { type ApiServer, type ApiServerOptions, startApiServer } from "./api-ser
  */
 export interface ExtraRoute {
   path: string;
+  /** Serve every path that starts with `path` (only when no exact route or RPC matches). */
+  prefix?: boolean;
+  /** Serve only this method (other methods fall through to the REST transcoder). */
+  method?: string;
   handler: (req: AnyRequest, res: AnyResponse) => void | Promise<void>;
   /** A probe polled every few seconds: counted in the metrics, logged only when its handler throws. */
   quiet?: boolean;
@@ -83,7 +87,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const connect = createConnectRoutes({ methods, pipeline, registry, maxBodyBytes });
   const grpcUnary = createGrpcUnary({ methods, pipeline, maxBodyBytes });
   const rest = createRestTranscoder({ methods, pipeline, registry, maxBodyBytes });
-  const extra = new Map((options.extraRoutes ?? []).map((r) => [r.path, r]));
+  const extra = new Map((options.extraRoutes ?? []).filter((r) => !r.prefix).map((r) => [r.path, r]));
+  const prefixed = (options.extraRoutes ?? []).filter((r) => r.prefix);
 
   const onStream: HttpStreamHandler = (stream, headers) => {
     const url = headers[":path"] ?? "/";
@@ -111,7 +116,10 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
     const isRpc = connect.paths.has(path);
-    const extraRoute = isRpc ? undefined : extra.get(path);
+    const extraRoute = isRpc
+      ? undefined
+      : (extra.get(path) ??
+        prefixed.find((r) => path.startsWith(r.path) && (r.method === undefined || r.method === req.method)));
     const record = pipeline.begin({
       httpMethod: req.method ?? "GET",
       path,

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, it } from "node:test";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
@@ -18,6 +19,10 @@ const EDITOR = builtInRoleUid("editor");
 const SECRET = "idp-client-secret-that-never-leaves";
 const NEW_SECRET = "rotated-idp-client-secret-never-shown";
 const API = "dev.wharf.api";
+/** A Grype report (test/fixtures/vulnreports), uploaded as the JSON object it is. */
+const GRYPE_REPORT = JSON.parse(
+  readFileSync(new URL("../fixtures/vulnreports/grype.json", import.meta.url), "utf8"),
+);
 
 type Json = Record<string, unknown>;
 
@@ -726,6 +731,27 @@ forEachEngine("events of API changes", (db) => {
         },
       ],
     },
+    {
+      name: "vuln report: create (an event of the repo; the report without its vulnerabilities)",
+      act: () => ok("POST", `/registry/v1/vuln_reports/${made.app}?digest=${sha(1)}`, GRYPE_REPORT),
+      checkAnswer: (report) => assert.equal(report.vulnerabilityCount, "4"),
+      events: (report) => [
+        {
+          type: `${API}.registry.vuln_report.created.v1`,
+          subject: report.id as string,
+          group: made.app as string,
+          bodytype: "platform.registry.v1.ImageVulnReport",
+          body: report,
+          source: "/registry/v1/vuln_reports",
+        },
+      ],
+    },
+    refused(
+      "vuln report: a report in no known format records nothing",
+      () =>
+        call("POST", `/registry/v1/vuln_reports/${made.app}?digest=${sha(1)}`, { bomFormat: "CycloneDX" }),
+      { status: 400, code: 3, field: "raw_report" },
+    ),
     refused(
       "repo: a duplicate create is rolled back and records nothing",
       () => call("POST", `/registry/v2/repos/${org}`, { name: "app" }),

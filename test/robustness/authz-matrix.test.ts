@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { type DescMethod, fromJson, getOption, type JsonValue, toJson } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
@@ -41,6 +42,8 @@ const UNAUTHENTICATED_RPCS: Record<string, string> = {
     "the public advisory feed: upstream CVE/GHSA metadata, no organization's data (ADR 0025)",
 };
 
+/** A scanner report the vulnerability report RPCs read and write (test/fixtures/vulnreports). */
+const GRYPE_REPORT = readFileSync(new URL("../fixtures/vulnreports/grype.json", import.meta.url));
 /** The fixtures in organization A that requests name, created once before the matrix runs. */
 interface Fixtures {
   orgA: string;
@@ -58,6 +61,8 @@ interface Fixtures {
   subscription: string;
   /** An imported advisory (global data, in no organization). */
   advisory: string;
+  /** createdAt (RFC 3339) of the Grype report stored for `digest`. */
+  vulnReportTime: string;
 }
 
 /**
@@ -306,6 +311,27 @@ const ROWS: Record<string, Row> = {
     request: (f) => ({ repoUid: f.repo, digest: f.digest }),
   },
   "platform.registry.v2.ImagesService/GetSize": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
+
+  "platform.registry.v1.Registry/GetVulnReport": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
+  "platform.registry.v1.Vulnerabilities/CreateVulnReport": {
+    request: (f) => ({ repoUid: f.repo, digest: f.digest, rawReport: GRYPE_REPORT.toString("base64") }),
+  },
+  "platform.registry.v1.Vulnerabilities/ListVulnReports": {
+    request: (f) => ({ digest: f.digest }),
+    list: { sees: (r) => ((r.items as Json[] | undefined) ?? []).length > 0 },
+  },
+  "platform.registry.v1.Vulnerabilities/ListVulnCountReports": {
+    request: (f) => ({ repo: f.repo, tag: "v1", from: f.vulnReportTime, to: f.vulnReportTime }),
+    list: { sees: (r) => ((r.items as Json[] | undefined) ?? []).length > 0 },
+  },
+  "platform.registry.v1.Vulnerabilities/ListVulnCountReportsCumulative": {
+    request: (f) => ({ repo: f.repo, tag: "v1", from: f.vulnReportTime, to: f.vulnReportTime }),
+    list: { sees: (r) => ((r.items as Json[] | undefined) ?? []).length > 0 },
+  },
+  "platform.registry.v1.Vulnerabilities/GetRawVulnReport": {
+    request: (f) => ({ digest: f.digest, scanner: "GRYPE", createdAt: f.vulnReportTime }),
+    list: { sees: (r) => typeof r.rawReport === "string" && r.rawReport !== "" },
+  },
 
   "platform.events.v2.SubscriptionsService/ListSubscriptions": {
     request: (f) => ({ uidp: { childrenOf: f.orgA } }),
@@ -628,6 +654,15 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       digest: image.digest,
       subscription: await subscription(),
       advisory: await importedAdvisory(),
+      vulnReportTime: (
+        await expectJson<{ createdAt: string }>(
+          await fetch(`${wharf.apiUrl}/registry/v1/vuln_reports/${repoUid}?digest=${image.digest}`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${wharf.adminToken}` },
+            body: GRYPE_REPORT,
+          }),
+        )
+      ).createdAt,
     };
     fresh = {
       name,

@@ -75,6 +75,7 @@ export function createGarbageStore(ctx: SqlContext): GarbageStore {
         .selectAll()
         .where(sql<SqlBool>`create_time < ${graceStart}`)
         .where(sql<SqlBool>`not exists (select 1 from repo_blobs l where l.digest = blobs.digest)`)
+        .where(sql<SqlBool>`not exists (select 1 from vuln_reports v where v.raw_digest = blobs.digest)`)
         .orderBy("digest")
         .limit(limit)
         .execute();
@@ -91,6 +92,7 @@ export function createGarbageStore(ctx: SqlContext): GarbageStore {
         .where("digest", "=", digest)
         .where(sql<SqlBool>`create_time < ${graceStart}`)
         .where(sql<SqlBool>`not exists (select 1 from repo_blobs l where l.digest = blobs.digest)`)
+        .where(sql<SqlBool>`not exists (select 1 from vuln_reports v where v.raw_digest = blobs.digest)`)
         .executeTakeFirst();
       return result.numDeletedRows > 0n;
     },

@@ -429,4 +429,41 @@ export interface Database {
   vuln_metadata: VulnMetadataTable;
   vuln_metadata_references: VulnMetadataReferencesTable;
   vuln_metadata_severities: VulnMetadataSeveritiesTable;
+  vuln_reports: VulnReportsTable;
+  vuln_matches: VulnMatchesTable;
+}
+
+/** Stored vulnerability reports (migration 0011); `superseded_time` NULL marks the current one. */
+export interface VulnReportsTable {
+  uid: string;
+  repo_uid: string;
+  digest: string;
+  scanner: string;
+  scanner_version: string;
+  db_build_time: NullableInt8Column;
+  envelope: string;
+  raw_digest: string;
+  raw_size: Int8Column;
+  match_count: Int8Column;
+  create_time: Int8Column;
+  superseded_time: NullableInt8Column;
+}
+
+/** The normalised matches of a report; list columns are JSON text. */
+export interface VulnMatchesTable {
+  report_uid: string;
+  ordinal: Int8Column;
+  vulnerability_id: string;
+  aliases: string;
+  severity: string;
+  cvss: string;
+  description: string;
+  related_urls: string;
+  fix_versions: string;
+  fix_state: string;
+  package_name: string;
+  package_version: string;
+  package_type: string;
+  purl: string;
+  locations: string;
 }

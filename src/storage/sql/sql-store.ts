@@ -24,6 +24,7 @@ import { createTagStore } from "./tag-store.js";
 import { createTermsAcceptanceStore } from "./terms-acceptance-store.js";
 import { createTokenRevocationStore } from "./token-revocation-store.js";
 import { createUploadStore } from "./upload-store.js";
+import { createVulnReportStore } from "./vuln-report-store.js";
 
 /**
  * The Store over one SqlContext. `transaction(fn)` hands `fn` a Store bound to a single database
@@ -61,6 +62,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     events: createEventOutboxStore(ctx),
     libraries: createLibraryStore(ctx),
     advisories: createAdvisoryStore(ctx),
+    vulnReports: createVulnReportStore(ctx),
     dialect: ctx.dialect.name,
     transaction: (fn, signal) => {
       if (!ctx.inTransaction) return ctx.transaction((tx) => fn(createSqlStore(tx, refuseClose)), signal);

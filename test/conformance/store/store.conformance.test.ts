@@ -16,6 +16,7 @@ import { repoTagCases } from "./repos-tags.cases.js";
 import { roleBindingCases } from "./role-bindings.cases.js";
 import { roleCases } from "./roles.cases.js";
 import { transactionCases } from "./transactions.cases.js";
+import { vulnReportCases } from "./vuln-reports.cases.js";
 
 // One conformance suite for the Store seam, run against every engine (PostgreSQL is skipped, with
 // the reason, when no server is available).
@@ -37,4 +38,5 @@ forEachEngine("Store conformance", (db) => {
   eventCases(db);
   libraryCases(db);
   advisoryCases(db);
+  vulnReportCases(db);
 });

@@ -10,6 +10,7 @@ import { eventsMigration } from "./0007-events.js";
 import { eventCursorsMigration } from "./0008-event-cursors.js";
 import { eventGroupIndexMigration } from "./0009-event-group-index.js";
 import { tokenRevocationsMigration } from "./0010-token-revocations.js";
+import { vulnReportsMigration } from "./0011-vuln-reports.js";
 import { advisoriesMigration } from "./0012-advisories.js";
 import { librariesMigration } from "./0013-libraries.js";
 
@@ -29,6 +30,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0008-event-cursors": eventCursorsMigration(dialect),
     "0009-event-group-index": eventGroupIndexMigration(dialect),
     "0010-token-revocations": tokenRevocationsMigration(dialect),
+    "0011-vuln-reports": vulnReportsMigration(dialect),
     "0012-advisories": advisoriesMigration(dialect),
     "0013-libraries": librariesMigration(dialect),
   };

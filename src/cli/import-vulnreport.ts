@@ -1,0 +1,122 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { Readable } from "node:stream";
+import { parseArgs } from "node:util";
+import { ConfigError } from "../config/config.js";
+import { apiUrlOf } from "./auth.js";
+import { currentToken } from "./auth-login.js";
+import { IMPORT_VULNREPORT_USAGE } from "./usage.js";
+
+/** Where `wharf import vulnreport` writes. */
+export interface VulnReportImportIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+type Json = Record<string, unknown>;
+
+async function getJson(apiUrl: string, token: string, path: string): Promise<Json> {
+  const res = await fetch(`${apiUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = (await res.json().catch(() => ({}))) as Json;
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}: ${String(body.message ?? "")}`);
+  return body;
+}
+
+/**
+ * The uid of repo `ORG/…/REPO` through the API: each group by name under the previous one (the
+ * first at the root), then the repo by name in the last group.
+ */
+export async function resolveRepoUid(apiUrl: string, token: string, path: string): Promise<string> {
+  const parts = path.split("/").filter((p) => p !== "");
+  const repoName = parts.pop();
+  if (!repoName || parts.length === 0) throw new ConfigError(`--repo must be ORG/REPO (got "${path}")`);
+  let parent = "";
+  for (const name of parts) {
+    const scope = parent === "" ? "uidp.in_root=true" : `uidp.children_of=${parent}`;
+    const found = await getJson(apiUrl, token, `/iam/v2/groups?${scope}&name=${encodeURIComponent(name)}`);
+    const group = (found.groups as { uid: string }[] | undefined)?.[0];
+    if (!group) throw new Error(`no organization or group "${name}" in ${path} that you can see`);
+    parent = group.uid;
+  }
+  const repos = await getJson(
+    apiUrl,
+    token,
+    `/registry/v2/repos?uidp.children_of=${parent}&name=${encodeURIComponent(repoName)}`,
+  );
+  const repo = (repos.repos as { uid: string }[] | undefined)?.[0];
+  if (!repo) throw new Error(`no repo "${path}" that you can see`);
+  return repo.uid;
+}
+
+/**
+ * `wharf import vulnreport --repo ORG/REPO --digest D FILE`: streams FILE to
+ * `POST /registry/v1/vuln_reports/{repo uid}?digest=D` and prints what was stored. Resolves to the
+ * exit code: 0, 1 when the upload failed, 2 for a usage error.
+ */
+export async function runVulnReportImport(
+  argv: string[],
+  io: VulnReportImportIo,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  let values: { repo?: string; digest?: string; "api-url"?: string; token?: string };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: {
+        repo: { type: "string" },
+        digest: { type: "string" },
+        "api-url": { type: "string" },
+        token: { type: "string" },
+      },
+      allowPositionals: true,
+      strict: true,
+    }));
+  } catch (err) {
+    io.stderr.write(
+      `wharf import vulnreport: ${(err as Error).message}\n\nUsage:\n${IMPORT_VULNREPORT_USAGE}`,
+    );
+    return 2;
+  }
+  const [file, ...extra] = positionals;
+  if (!values.repo || !values.digest || !file || extra.length > 0) {
+    io.stderr.write(
+      `wharf import vulnreport: --repo, --digest and one FILE are required\n\nUsage:\n${IMPORT_VULNREPORT_USAGE}`,
+    );
+    return 2;
+  }
+  try {
+    const apiUrl = apiUrlOf(values["api-url"], env);
+    const token = values.token || env.WHARF_TOKEN || (await currentToken(apiUrl));
+    const size = (await stat(file)).size;
+    const repoUid = await resolveRepoUid(apiUrl, token, values.repo);
+    const res = await fetch(
+      `${apiUrl}/registry/v1/vuln_reports/${repoUid}?digest=${encodeURIComponent(values.digest)}`,
+      {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "content-length": String(size),
+        },
+        body: Readable.toWeb(createReadStream(file)) as ReadableStream,
+        duplex: "half",
+      } as RequestInit,
+    );
+    const body = (await res.json().catch(() => ({}))) as Json;
+    if (!res.ok) throw new Error(`HTTP ${res.status}: ${String(body.message ?? "")}`);
+    const scanner = (body.scanner ?? {}) as Json;
+    const vulns = Number(body.vulnerabilityCount ?? 0);
+    io.stdout.write(
+      `stored ${vulns} vulnerabilities of ${values.repo}@${values.digest} (${String(scanner.name)} ${String(scanner.version ?? "")}) as ${String(body.id)}\n`,
+    );
+    return 0;
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.stderr.write(`wharf import vulnreport: ${err.message}\n`);
+      return 2;
+    }
+    io.stderr.write(`wharf import vulnreport: ${(err as Error).message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,97 @@
+import type { Clock } from "../core/clock.js";
+import type { Principal } from "../core/context.js";
+import { parseDigest } from "../registry/digest.js";
+import type { Descriptor, ParsedManifest } from "../registry/manifest-parser.js";
+import { blobKey } from "../storage/blobs/blob-layout.js";
+import { COSIGN_VULN_PREDICATE } from "./formats/parse-report.js";
+import { ingestVulnReport } from "./ingest.js";
+import type { VulnReportServiceDeps } from "./service-deps.js";
+
+/** Wharf's artifact (and layer) media type for a raw Grype or Trivy JSON report pushed as a referrer. */
+export const WHARF_VULN_REPORT_ARTIFACT_TYPE = "application/vnd.wharf.vulnreport.v1+json";
+/** cosign's attestation layers: a DSSE envelope of an in-toto statement. */
+export const DSSE_ENVELOPE_MEDIA_TYPE = "application/vnd.dsse.envelope.v1+json";
+/** A bare in-toto statement. */
+export const IN_TOTO_MEDIA_TYPE = "application/vnd.in-toto+json";
+/** Sigstore bundles (cosign v3's OCI 1.1 attestations), any version. */
+const SIGSTORE_BUNDLE_PREFIX = "application/vnd.dev.sigstore.bundle";
+
+/** Annotations that name an attestation's predicate type (cosign layer, in-toto, Sigstore bundle). */
+const PREDICATE_ANNOTATIONS = [
+  "predicateType",
+  "in-toto.io/predicate-type",
+  "dev.sigstore.bundle.predicateType",
+];
+
+function isAttestationType(type: string | undefined): boolean {
+  return (
+    type === DSSE_ENVELOPE_MEDIA_TYPE ||
+    type === IN_TOTO_MEDIA_TYPE ||
+    (type?.startsWith(SIGSTORE_BUNDLE_PREFIX) ?? false)
+  );
+}
+
+/** False only when an annotation names a predicate type that is not a vulnerability attestation. */
+function mayBeVulnPredicate(...annotations: (Record<string, string> | undefined)[]): boolean {
+  for (const a of annotations) {
+    for (const key of PREDICATE_ANNOTATIONS) {
+      const type = a?.[key];
+      if (type !== undefined)
+        return type === COSIGN_VULN_PREDICATE || `https://${type}` === COSIGN_VULN_PREDICATE;
+    }
+  }
+  return true;
+}
+
+/**
+ * The layer of a pushed manifest that holds a vulnerability report for its `subject`, or undefined:
+ * a manifest of artifactType {@link WHARF_VULN_REPORT_ARTIFACT_TYPE} (its first layer), or an
+ * attestation (artifactType or layer media type DSSE envelope, in-toto statement or Sigstore
+ * bundle) whose predicate-type annotations, when present, name the cosign vulnerability predicate.
+ */
+export function vulnReportLayer(parsed: ParsedManifest): Descriptor | undefined {
+  if (!parsed.subject || parsed.kind !== "manifest") return undefined;
+  if (parsed.artifactType === WHARF_VULN_REPORT_ARTIFACT_TYPE) return parsed.layers[0];
+  if (!mayBeVulnPredicate(parsed.annotations)) return undefined;
+  const attestation = isAttestationType(parsed.artifactType);
+  return parsed.layers.find(
+    (layer) =>
+      (attestation ||
+        isAttestationType(layer.mediaType) ||
+        layer.mediaType === WHARF_VULN_REPORT_ARTIFACT_TYPE) &&
+      mayBeVulnPredicate(layer.annotations),
+  );
+}
+
+/** What happened to a referrer's report, for the log. */
+export type ReferrerOutcome =
+  | { stored: true; reportUid: string; subject: string }
+  | { stored: false; subject: string; reason: string };
+
+/**
+ * Builds the registry's hook for pushed referrers: when a committed manifest carries a
+ * vulnerability report for its subject (see {@link vulnReportLayer}), the report is read from the
+ * layer's blob and stored for the subject digest, as the pusher (same rules as an upload). It runs
+ * after the push was answered; a report that fails (bad format, subject not in the repo) never
+ * fails the push: `log` hears the outcome either way.
+ */
+export function createVulnReferrerIngest(
+  deps: VulnReportServiceDeps & { clock: Clock; log: (outcome: ReferrerOutcome) => void },
+): (args: { repoUid: string; parsed: ParsedManifest; principal: Principal }) => Promise<void> {
+  return async ({ repoUid, parsed, principal }) => {
+    const layer = vulnReportLayer(parsed);
+    const subject = parsed.subject?.digest;
+    if (!layer || !subject) return;
+    try {
+      const source = await deps.blobs.read(blobKey(parseDigest(layer.digest)));
+      const { row } = await ingestVulnReport(
+        deps,
+        { principal, clock: deps.clock },
+        { repoUid, digest: subject, source: source as AsyncIterable<Uint8Array> },
+      );
+      deps.log({ stored: true, reportUid: row.uid, subject });
+    } catch (err) {
+      deps.log({ stored: false, subject, reason: err instanceof Error ? err.message : String(err) });
+    }
+  };
+}

@@ -1,0 +1,116 @@
+import { fromTimestamp, toTimestamp } from "../core/api-convert.js";
+import type { AccessScopes } from "../core/context.js";
+import { invalidArgument } from "../core/errors.js";
+import type { ServiceHandlers } from "../core/service.js";
+import { isAncestorOrSelf } from "../core/uidp.js";
+import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import type { Vulnerabilities } from "../gen/platform/registry/v1/vulnerabilities_pb.js";
+import { parseDigest } from "../registry/digest.js";
+import { validateDigest } from "../registry/names.js";
+import { blobKey } from "../storage/blobs/blob-layout.js";
+import type { VulnReportFilter } from "../storage/vuln-report-store.js";
+import { countSeries } from "./count-series.js";
+import { ingestVulnReport } from "./ingest.js";
+import { imageVulnReportMessage } from "./report-mapping.js";
+import type { VulnReportServiceDeps } from "./service-deps.js";
+
+/** Most reports one ListVulnReports answers (v1 lists have no paging); newest first. */
+export const LIST_VULN_REPORTS_LIMIT = 200;
+
+/** Raw reports larger than this are not inlined in GetRawVulnReport. */
+const RAW_INLINE_LIMIT = 64 * 1024 * 1024;
+
+const SCANNERS = new Set(["GRYPE", "TRIVY"]);
+
+function validateScanner(scanner: string): void {
+  if (scanner !== "" && !SCANNERS.has(scanner))
+    throw invalidArgument("scanner", "scanner must be GRYPE or TRIVY");
+}
+
+function inScopes(scopes: AccessScopes, uid: string): boolean {
+  return scopes.all || scopes.uids.some((root) => isAncestorOrSelf(root, uid));
+}
+
+/**
+ * The v1 Vulnerabilities service: upload (CreateVulnReport; its REST form is a plain route taking
+ * the raw body, see vuln-report-routes.ts), list, daily counts and raw reports. Lists see only the
+ * reports of the organizations where the caller holds CAP_VULN_REPORT_LIST.
+ */
+export function createVulnerabilitiesService(
+  deps: VulnReportServiceDeps,
+): ServiceHandlers<typeof Vulnerabilities> {
+  const { store } = deps;
+  return {
+    async createVulnReport(req, ctx) {
+      const { row, matches } = await ingestVulnReport(deps, ctx, {
+        repoUid: req.repoUid,
+        digest: req.digest,
+        source: req.rawReport,
+      });
+      return imageVulnReportMessage(row, matches, "summary");
+    },
+
+    async listVulnReports(req, ctx) {
+      const within = await ctx.access.scopesWith([Capability.CAP_VULN_REPORT_LIST]);
+      validateScanner(req.scanner);
+      const filter: VulnReportFilter = { within };
+      if (req.scanner) filter.scanner = req.scanner;
+      const since = fromTimestamp(req.createdSince);
+      if (since !== undefined) filter.createdSince = since;
+      if (req.digest) {
+        validateDigest(req.digest);
+        filter.digests = [req.digest];
+      } else if (req.repoId) {
+        filter.repoUid = req.repoId;
+        if (req.tag) {
+          const tag = inScopes(within, req.repoId)
+            ? await store.tags.getByName(req.repoId, req.tag)
+            : undefined;
+          filter.digests = tag ? [tag.digest] : [];
+        }
+      } else if (req.tag) {
+        throw invalidArgument("tag", "tag needs repo_id");
+      }
+      const rows = await store.vulnReports.list(filter, LIST_VULN_REPORTS_LIMIT);
+      const matches = await store.vulnReports.matches(rows.map((r) => r.uid));
+      return { items: rows.map((r) => imageVulnReportMessage(r, matches.get(r.uid) ?? [])) };
+    },
+
+    async listVulnCountReports(req, ctx) {
+      return { items: await countSeries(deps, ctx, req, "daily") };
+    },
+
+    async listVulnCountReportsCumulative(req, ctx) {
+      return { items: await countSeries(deps, ctx, req, "cumulative") };
+    },
+
+    async getRawVulnReport(req, ctx) {
+      const within = await ctx.access.scopesWith([Capability.CAP_VULN_REPORT_LIST]);
+      validateDigest(req.digest);
+      if (!SCANNERS.has(req.scanner)) throw invalidArgument("scanner", "scanner must be GRYPE or TRIVY");
+      const createTime = fromTimestamp(req.createdAt);
+      if (createTime === undefined) throw invalidArgument("created_at", "created_at is required");
+      const row = await store.vulnReports.find({
+        digest: req.digest,
+        scanner: req.scanner,
+        createTime,
+        within,
+      });
+      // v1 answers a report that is missing or not the caller's alike: an empty 200.
+      if (!row) return {};
+      if (row.rawSize > RAW_INLINE_LIMIT) {
+        throw invalidArgument("digest", `the raw report is ${row.rawSize} bytes, more than can be inlined`);
+      }
+      const stream = await deps.blobs.read(blobKey(parseDigest(row.rawDigest)));
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return {
+        digest: row.digest,
+        scanner: row.scanner,
+        createdAt: toTimestamp(row.createTime),
+        rawReport: Buffer.concat(chunks).toString("utf8"),
+        rawReportUrl: "",
+      };
+    },
+  };
+}
