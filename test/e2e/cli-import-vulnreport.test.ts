@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { runVulnReportImport } from "../../src/cli/import-vulnreport.js";
-import { saveCredentials } from "../../src/cli/stored-credentials.js";
+import { saveCredentials } from "../../src/sdk/node/stored-credentials.js";
 import { expectJson } from "../support/api-assertions.js";
 import { pushImage } from "../support/registry-push.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
