@@ -41,6 +41,7 @@ import { createReposService } from "./registry/repos-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createTagsService } from "./registry/tags-service.js";
 import { createRegistryV1Service } from "./vulnreports/registry-v1-service.js";
+import { createResolvedVulnsSource } from "./vulnreports/resolved-vulns-source.js";
 import type { VulnReportServiceDeps } from "./vulnreports/service-deps.js";
 import { createVulnerabilitiesService } from "./vulnreports/vulnerabilities-service.js";
 
@@ -51,7 +52,7 @@ export interface ServiceDeps
     SubscriptionsServiceDeps,
     ArtifactsServiceDeps,
     AdvisoriesServiceDeps,
-    SecurityAdvisoryServiceDeps,
+    Omit<SecurityAdvisoryServiceDeps, "resolvedVulns">,
     VulnReportServiceDeps {}
 
 /** Every service of the platform API, bound to its implementation; served by every transport. */
@@ -73,7 +74,10 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(SubscriptionsService, createSubscriptionsService(deps)),
     bindService(ArtifactsService, createArtifactsService(deps)),
     bindService(AdvisoriesService, createAdvisoriesService(deps)),
-    bindService(SecurityAdvisoryService, createSecurityAdvisoryService(deps)),
+    bindService(
+      SecurityAdvisoryService,
+      createSecurityAdvisoryService({ ...deps, resolvedVulns: createResolvedVulnsSource(deps.store) }),
+    ),
     bindService(Registry, createRegistryV1Service(deps)),
     bindService(Vulnerabilities, createVulnerabilitiesService(deps)),
   ];

@@ -1,5 +1,3 @@
-import { Code } from "@connectrpc/connect";
-import { DomainError } from "../core/errors.js";
 import type { SeverityRow } from "../storage/advisory-store.js";
 
 /** One vulnerability that disappeared from an image on a day. */
@@ -35,14 +33,3 @@ export interface ResolvedVulnsQuery {
 export interface ResolvedVulnsSource {
   resolvedVulns(query: ResolvedVulnsQuery, signal: AbortSignal): Promise<ResolvedDay[]>;
 }
-
-/** The source used until vulnerability reports are wired in: every call is UNIMPLEMENTED. */
-export const UNWIRED_RESOLVED_VULNS: ResolvedVulnsSource = {
-  async resolvedVulns() {
-    throw new DomainError(
-      Code.Unimplemented,
-      "Unimplemented: resolved vulnerabilities need vulnerability reports, which this server does not have yet",
-      { reason: "UNIMPLEMENTED" },
-    );
-  },
-};

@@ -19,12 +19,12 @@ import { FalsePositiveDetermination_Type } from "../gen/platform/vulnerabilities
 import type { AdvisoryEventRow, AdvisoryRow } from "../storage/advisory-store.js";
 import type { AdvisoriesServiceDeps } from "./advisories-service.js";
 import { falsePositiveTypeNumber, severityMessage } from "./advisory-mapping.js";
-import { type ResolvedVulnsSource, UNWIRED_RESOLVED_VULNS } from "./resolved-vulns-source.js";
+import type { ResolvedVulnsSource } from "./resolved-vulns-source.js";
 
 /** What SecurityAdvisoryService is built from. */
 export interface SecurityAdvisoryServiceDeps extends AdvisoriesServiceDeps {
-  /** Data of ResolvedVulns; default: UNIMPLEMENTED until vulnerability reports are wired in. */
-  resolvedVulns?: ResolvedVulnsSource;
+  /** The data of ResolvedVulns (vulnerability reports along tag history). */
+  resolvedVulns: ResolvedVulnsSource;
 }
 
 /** Most unique ids one metadata request may name. */
@@ -168,7 +168,7 @@ export function createSecurityAdvisoryService(
   deps: SecurityAdvisoryServiceDeps,
 ): ServiceHandlers<typeof SecurityAdvisoryService> {
   const { store } = deps;
-  const source = deps.resolvedVulns ?? UNWIRED_RESOLVED_VULNS;
+  const source = deps.resolvedVulns;
   return {
     async listDocuments(req) {
       const cves = [...new Set(req.cves.filter((c) => c !== ""))];

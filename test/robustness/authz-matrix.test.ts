@@ -83,8 +83,6 @@ interface Row {
    * organization's (so B's owner reads too).
    */
   global?: true;
-  /** Past authorization the RPC answers UNIMPLEMENTED: its data source is not wired in yet. */
-  unwired?: true;
 }
 
 /** Makers of per-call resources in A (each call gets its own, so deletes and creates can repeat). */
@@ -372,7 +370,6 @@ const ROWS: Record<string, Row> = {
   "platform.advisory.v2.SecurityAdvisoryService/ResolvedVulns": {
     request: (f) => ({ imageRefs: [{ repo: f.repo, tags: ["v1"] }] }),
     checked: true,
-    unwired: true,
   },
 };
 
@@ -734,7 +731,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
           const where = `${entry.rpcName} as ${who} (needs ${caps || "nothing"}): expected ${expected}, got ${got} ${JSON.stringify(out.body).slice(0, 200)}`;
           // gRPC has no HTTP status: its `status` is the gRPC code (0 OK, 7, 16).
           const [okStatus, deniedStatus, anonymousStatus] =
-            protocol === "grpc" ? [row.unwired ? 12 : 200, 7, 16] : [row.unwired ? 501 : 200, 403, 401];
+            protocol === "grpc" ? [200, 7, 16] : [200, 403, 401];
           const ok =
             expected === "allowed"
               ? out.status === okStatus && (!row.list || row.list.sees(out.body, f))

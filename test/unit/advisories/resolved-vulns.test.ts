@@ -157,12 +157,4 @@ describe("SecurityAdvisoryService.ResolvedVulns", () => {
     assert.deepEqual(await failure({ imageRefs: [{ repo: REPO }, { repo: FOREIGN }] }), [7, ""]);
     assert.deepEqual(source.asked, [], "the source was never asked");
   });
-
-  it("the unwired default answers UNIMPLEMENTED", async () => {
-    const unwired = createSecurityAdvisoryService({
-      store,
-      pageTokens: new PageTokenCodec(Buffer.from("k"), { now: () => NOW }),
-    });
-    await assert.rejects(unwired.resolvedVulns(request({ imageRefs: [{ repo: REPO }] }), ctx), { code: 12 });
-  });
 });
