@@ -138,7 +138,7 @@ function operation(
   const parameters: unknown[] = variables.map((variable, i) => {
     const leaf = variable.fields[variable.fields.length - 1]!;
     const multi = route.template.segments.some((s) => s.variable === i && s.kind === "multi");
-    const notes = [protoComment(leaf)];
+    const notes = [describedAs(schemas.field(leaf))];
     if (names[i] !== variable.name) notes.push(`Sets the request field \`${variable.name}\`.`);
     if (multi) notes.push("May contain `/` (sent as is or as `%2F`).");
     return {
@@ -150,7 +150,7 @@ function operation(
       "x-wharf-field": variable.name,
     };
   });
-  parameters.push(...queryParameters(query, schemas));
+  parameters.push(...queryParameters(query, route.value.updateMask !== undefined, schemas));
 
   const op: Record<string, unknown> = {
     operationId: `${entry.rpcName.replace(/^platform\./, "").replace(/[./]/g, "_")}${bindingNumber > 1 ? `_${bindingNumber}` : ""}`,
@@ -184,14 +184,23 @@ function operation(
 }
 
 /** One parameter per accepted spelling; the proto path first, the others described as aliases. */
-function queryParameters(query: ReadonlyMap<string, QueryField>, schemas: SchemaCollector): unknown[] {
+function queryParameters(
+  query: ReadonlyMap<string, QueryField>,
+  maskFromBody: boolean,
+  schemas: SchemaCollector,
+): unknown[] {
   const spellings = new Map<QueryField, string[]>();
   for (const [key, field] of query) spellings.set(field, [...(spellings.get(field) ?? []), key]);
   const out: unknown[] = [];
   for (const [field, keys] of spellings) {
     const leaf: DescField = field.fields[field.fields.length - 1]!;
-    const schema = plain(schemas.field(leaf));
-    const comment = protoComment(leaf);
+    const full = schemas.field(leaf);
+    const schema = plain(full);
+    const notes = [describedAs(full)];
+    if (maskFromBody && field.protoPath === "update_mask") {
+      notes.push("Without it, the fields present in the body are updated.");
+    }
+    const comment = notes.filter((s) => s !== "").join("\n\n");
     const sorted = [field.protoPath, ...keys.filter((k) => k !== field.protoPath).sort()];
     for (const key of sorted) {
       const description = key === field.protoPath ? comment : `Same as \`${field.protoPath}\`.`;
@@ -202,6 +211,11 @@ function queryParameters(query: ReadonlyMap<string, QueryField>, schemas: Schema
     }
   }
   return out;
+}
+
+/** The description of a field's schema: its comment, else its type's (FieldMask, …), else "". */
+function describedAs(schema: JsonSchema): string {
+  return typeof schema.description === "string" ? schema.description : "";
 }
 
 /** A schema without its description (parameters carry their own). */
