@@ -137,10 +137,15 @@ function operation(
   const { method, service } = entry;
   const parameters: unknown[] = variables.map((variable, i) => {
     const leaf = variable.fields[variable.fields.length - 1]!;
-    const multi = route.template.segments.some((s) => s.variable === i && s.kind === "multi");
+    const own = route.template.segments.filter((s) => s.variable === i);
     const notes = [describedAs(schemas.field(leaf))];
     if (names[i] !== variable.name) notes.push(`Sets the request field \`${variable.name}\`.`);
-    if (multi) notes.push("May contain `/` (sent as is or as `%2F`).");
+    if (own.some((s) => s.kind === "literal")) {
+      // `{name=projects/*}`: the path shows `{name}`, the value must still have this form.
+      const form = own.map((s) => (s.kind === "literal" ? s.value : s.kind === "single" ? "*" : "**"));
+      notes.push(`Has the form \`${form.join("/")}\`.`);
+    }
+    if (own.some((s) => s.kind === "multi")) notes.push("May contain `/` (sent as is or as `%2F`).");
     return {
       name: names[i],
       in: "path",
