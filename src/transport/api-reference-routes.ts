@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { createRequire } from "node:module";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
 import openApiDocument from "../gen/openapi.json" with { type: "json" };
 import type { ExtraRoute } from "./create-api-handler.js";
 import { methodNotAllowed } from "./error-mapping.js";
@@ -49,14 +51,46 @@ const DOCS_PAGE = `<!doctype html>
 </html>
 `;
 
+/** One fixed answer in both encodings, each with its own ETag (they are different representations). */
 interface StaticBody {
+  identity: Encoded;
+  gzip: Encoded;
+}
+
+interface Encoded {
   bytes: Buffer;
   etag: string;
 }
 
-function staticBody(text: string | Buffer): StaticBody {
+const gzipAsync = promisify(gzip);
+
+async function staticBody(text: string | Buffer): Promise<StaticBody> {
   const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
-  return { bytes, etag: `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"` };
+  const tag = createHash("sha256").update(bytes).digest("base64url").slice(0, 27);
+  return {
+    identity: { bytes, etag: `"${tag}"` },
+    gzip: { bytes: await gzipAsync(bytes, { level: 9 }), etag: `"${tag}-gzip"` },
+  };
+}
+
+/** Runs `load` once, on first use (off the event loop's startup path), and keeps its answer. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= load();
+    return value;
+  };
+}
+
+/** True when the request's Accept-Encoding takes gzip (not refused with `q=0`). */
+function acceptsGzip(req: AnyRequest): boolean {
+  const header = req.headers["accept-encoding"];
+  if (typeof header !== "string") return false;
+  return header.split(",").some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(";");
+    const refused = params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+    return (coding === "gzip" || coding === "*") && !refused;
+  });
 }
 
 /**
@@ -64,50 +98,56 @@ function staticBody(text: string | Buffer): StaticBody {
  * `/openapi.json` (the document generated from the protos, src/gen/openapi.json), `/docs` (a page
  * rendering it with Redoc, under {@link DOCS_CSP}) and `/docs/redoc.standalone.js` (Redoc's
  * bundle, read from the installed `redoc` package on first use: no network at run time). Each
- * answer has an ETag and honours `If-None-Match` with 304.
+ * answer is gzipped when the client accepts it, has an ETag per encoding and honours
+ * `If-None-Match` with 304.
  */
 export function createApiReferenceRoutes(): ExtraRoute[] {
-  const documentBody = staticBody(JSON.stringify(openApiDocument));
-  const pageBody = staticBody(DOCS_PAGE);
-  let bundle: Promise<StaticBody> | undefined;
-  const loadBundle = () => {
-    bundle ??= readFile(createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js")).then(
-      staticBody,
-    );
-    return bundle;
-  };
+  const redocBundle = () =>
+    readFile(createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js"));
   return [
     {
       path: OPENAPI_PATH,
-      handler: (req, res) =>
-        answer(req, res, documentBody, {
+      handler: serve(
+        once(() => staticBody(JSON.stringify(openApiDocument))),
+        {
           "content-type": "application/json",
           "cache-control": "no-cache",
           "access-control-allow-origin": "*",
-        }),
+        },
+      ),
     },
     {
       path: DOCS_PATH,
-      handler: (req, res) =>
-        answer(req, res, pageBody, {
+      handler: serve(
+        once(() => staticBody(DOCS_PAGE)),
+        {
           "content-type": "text/html; charset=utf-8",
           "cache-control": "no-cache",
           "content-security-policy": DOCS_CSP,
           "referrer-policy": "no-referrer",
           "x-frame-options": "DENY",
-        }),
+        },
+      ),
     },
     {
       path: REDOC_BUNDLE_PATH,
-      async handler(req, res) {
-        if (!isRead(req, res)) return;
-        answer(req, res, await loadBundle(), {
+      handler: serve(
+        once(async () => staticBody(await redocBundle())),
+        {
           "content-type": "text/javascript; charset=utf-8",
           "cache-control": "public, max-age=86400",
-        });
-      },
+        },
+      ),
     },
   ];
+}
+
+/** A GET/HEAD handler answering `body()` with `headers`. */
+function serve(body: () => Promise<StaticBody>, headers: Record<string, string>): ExtraRoute["handler"] {
+  return async (req, res) => {
+    if (!isRead(req, res)) return;
+    answer(req, res, await body(), headers);
+  };
 }
 
 function isRead(req: AnyRequest, res: AnyResponse): boolean {
@@ -117,9 +157,16 @@ function isRead(req: AnyRequest, res: AnyResponse): boolean {
   return false;
 }
 
-function answer(req: AnyRequest, res: AnyResponse, body: StaticBody, headers: Record<string, string>): void {
-  if (!isRead(req, res)) return;
-  const common = { ...headers, etag: body.etag, "x-content-type-options": "nosniff" };
+function answer(req: AnyRequest, res: AnyResponse, both: StaticBody, headers: Record<string, string>): void {
+  const gzip = acceptsGzip(req);
+  const body = gzip ? both.gzip : both.identity;
+  const common: Record<string, string> = {
+    ...headers,
+    etag: body.etag,
+    vary: "accept-encoding",
+    "x-content-type-options": "nosniff",
+  };
+  if (gzip) common["content-encoding"] = "gzip";
   if (req.headers["if-none-match"] === body.etag) {
     (res as ServerResponse).writeHead(304, common);
     (res as ServerResponse).end();

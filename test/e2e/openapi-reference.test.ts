@@ -2,9 +2,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { after, before, describe, it } from "node:test";
+import { gunzipSync } from "node:zlib";
 import { DOCS_CSP } from "../../src/transport/api-reference-routes.js";
 import { expectJson } from "../support/api-assertions.js";
 import { createDocValidator, loadOpenApiDocument } from "../support/openapi-validator.js";
+import { plainRequest } from "../support/plain-http.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 const doc = loadOpenApiDocument();
@@ -51,6 +53,23 @@ describe("the API reference: /openapi.json and /docs", () => {
     const head = await fetch(`${wharf.apiUrl}/openapi.json`, { method: "HEAD" });
     assert.equal(head.status, 200);
     assert.equal(await head.text(), "");
+  });
+
+  it("gzips for clients that accept it, with an ETag per encoding", async () => {
+    const bundle = `${wharf.apiUrl}/docs/redoc.standalone.js`;
+    const plain = await plainRequest(bundle);
+    assert.equal(plain.headers["content-encoding"], undefined);
+    assert.equal(plain.headers["content-length"], String(plain.body.length));
+    const zipped = await plainRequest(bundle, { headers: { "accept-encoding": "br, gzip;q=0.8" } });
+    assert.equal(zipped.headers["content-encoding"], "gzip");
+    assert.equal(zipped.headers.vary, "accept-encoding");
+    assert.ok(zipped.body.length < plain.body.length / 2, "smaller");
+    assert.ok(gunzipSync(zipped.body).equals(plain.body), "the same bytes once unzipped");
+    assert.notEqual(zipped.headers.etag, plain.headers.etag);
+    const refused = await plainRequest(bundle, { headers: { "accept-encoding": "gzip;q=0" } });
+    assert.equal(refused.headers["content-encoding"], undefined);
+    const stale = await plainRequest(bundle, { headers: { "if-none-match": String(zipped.headers.etag) } });
+    assert.equal(stale.status, 200, "the gzip ETag does not match the identity answer");
   });
 
   it("answers other methods 405 with a google.rpc.Status", async () => {
