@@ -53,6 +53,7 @@ import type { BlobDriver } from "./storage/blobs/blob-driver.js";
 import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
+import { createApiReferenceRoutes } from "./transport/api-reference-routes.js";
 import { createApiHandler, startApiServer } from "./transport/create-api-handler.js";
 import { createOperationsRoutes } from "./transport/operations-routes.js";
 import { createVulnReferrerIngest } from "./vulnreports/referrer-ingest.js";
@@ -243,6 +244,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           clock,
           accessFor: (principal) => access.accessFor(principal),
         }),
+        ...createApiReferenceRoutes(),
         ...createAuthRoutes({
           store,
           verifier,
