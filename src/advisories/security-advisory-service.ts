@@ -4,6 +4,7 @@ import { invalidArgument } from "../core/errors.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageTokenCodec } from "../core/list.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { requireUidp } from "../core/uidp.js";
+import { DAY_MS, startOfDay } from "../core/utc-day.js";
 import {
   type DetectionSchema,
   type DocumentEvent,
@@ -31,7 +32,6 @@ export interface SecurityAdvisoryServiceDeps extends AdvisoriesServiceDeps {
 export const MAX_METADATA_IDS = 1000;
 /** Longest day range of ResolvedVulns. */
 const MAX_RESOLVED_DAYS = 366;
-const DAY_MS = 24 * 60 * 60 * 1000;
 const RESOLVED_VULNS_CAPS = [
   Capability.CAP_REPO_LIST,
   Capability.CAP_MANIFEST_METADATA_LIST,
@@ -154,11 +154,6 @@ function metadataIds(req: ListVulnerabilityMetadataRequest): string[] {
   return ids;
 }
 
-/** 00:00 UTC of the day holding `ms`. */
-function dayOf(ms: number): number {
-  return Math.floor(ms / DAY_MS) * DAY_MS;
-}
-
 /**
  * SecurityAdvisoryService (`platform.advisory.v2`): the public advisory feed. ListDocuments and
  * ListVulnerabilityMetadata need no authentication; ResolvedVulns needs repo.list,
@@ -218,8 +213,8 @@ export function createSecurityAdvisoryService(
     async resolvedVulns(req, ctx) {
       if (req.imageRefs.length === 0) throw invalidArgument("image_refs", "at least one image is required");
       const end = fromTimestamp(req.endTime) ?? ctx.clock.now();
-      const lastDay = dayOf(end);
-      const firstDay = dayOf(fromTimestamp(req.startTime) ?? lastDay - 30 * DAY_MS);
+      const lastDay = startOfDay(end);
+      const firstDay = startOfDay(fromTimestamp(req.startTime) ?? lastDay - 30 * DAY_MS);
       if (firstDay > lastDay) throw invalidArgument("start_time", "must not be after end_time");
       if ((lastDay - firstDay) / DAY_MS + 1 > MAX_RESOLVED_DAYS) {
         throw invalidArgument("start_time", `at most ${MAX_RESOLVED_DAYS} days per request`);
@@ -234,7 +229,7 @@ export function createSecurityAdvisoryService(
       for (const ref of refs) {
         const days = await source.resolvedVulns({ ...ref, firstDay, lastDay }, ctx.signal);
         for (const { day, vulnerabilities } of days) {
-          const bucket = perDay.get(dayOf(day));
+          const bucket = perDay.get(startOfDay(day));
           if (bucket === undefined) continue; // outside the asked range
           for (const v of vulnerabilities) {
             if (bucket.has(v.id)) continue;

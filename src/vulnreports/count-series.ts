@@ -2,6 +2,7 @@ import { fromTimestamp, toTimestamp } from "../core/api-convert.js";
 import type { AccessScopes, RequestContext } from "../core/context.js";
 import { invalidArgument } from "../core/errors.js";
 import { isUidp } from "../core/uidp.js";
+import { DAY_MS, startOfDay } from "../core/utc-day.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import type {
   ListVulnCountReportsRequest,
@@ -9,7 +10,7 @@ import type {
 } from "../gen/platform/registry/v1/vulnerabilities_pb.js";
 import { describeImage } from "../registry/image-description.js";
 import { validateTagName } from "../registry/names.js";
-import { DAY_MS, type DayVulnerability, startOfDay, tagDays } from "./daily-vulns.js";
+import { type DayVulnerability, tagDays } from "./daily-vulns.js";
 import { imageSeverity } from "./report-mapping.js";
 import { SEVERITIES } from "./report-model.js";
 import type { VulnReportServiceDeps } from "./service-deps.js";

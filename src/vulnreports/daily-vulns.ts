@@ -1,9 +1,7 @@
+import { DAY_MS, startOfDay } from "../core/utc-day.js";
 import type { Store } from "../storage/store.js";
 import type { VulnMatchRecord, VulnReportRow } from "../storage/vuln-report-store.js";
 import { SEVERITIES, type VulnSeverity } from "./report-model.js";
-
-/** One day in milliseconds; days are UTC. */
-export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Most tag history rows read for one tag (years of daily pushes). */
 const HISTORY_LIMIT = 100_000;
@@ -25,11 +23,6 @@ export interface TagDay {
   report?: VulnReportRow;
   /** By vulnerability id; empty without a report. */
   vulnerabilities: Map<string, DayVulnerability>;
-}
-
-/** 00:00 UTC of the day holding `ms`. */
-export function startOfDay(ms: number): number {
-  return Math.floor(ms / DAY_MS) * DAY_MS;
 }
 
 function rank(severity: string): number {

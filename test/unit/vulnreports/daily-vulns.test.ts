@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { DAY_MS, startOfDay } from "../../../src/core/utc-day.js";
 import type { VulnMatchRecord, VulnReportRow } from "../../../src/storage/vuln-report-store.js";
-import { DAY_MS, reportForDay, startOfDay, vulnerabilitiesOf } from "../../../src/vulnreports/daily-vulns.js";
+import { reportForDay, vulnerabilitiesOf } from "../../../src/vulnreports/daily-vulns.js";
 
 const DAY = Date.UTC(2026, 10, 20);
 

@@ -1,0 +1,7 @@
+/** One day in milliseconds; the days of reports and feeds are UTC days. */
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** 00:00 UTC of the day holding `ms` (ms since the epoch). */
+export function startOfDay(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
