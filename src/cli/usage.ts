@@ -28,3 +28,17 @@ export const PULL_TOKEN_USAGE = `  wharf auth pull-token create --parent ORG [--
   wharf auth pull-token revoke --identity UID [--api-url URL] [--token TOKEN]
                                         revoke them: delete the identity's role bindings, then the identity
 `;
+
+/** Usage lines of the client commands (src/cli/client/, each with its own --help). */
+export const CLIENT_USAGE = `  wharf iam organizations|folders|identities|roles|role-bindings|identity-providers|invites …
+  wharf iam account-associations|group-role-mappings|terms …
+                                        identity and access (wharf iam --help)
+  wharf images repos|tags|history|describe|diff …
+                                        repositories, tags, tag history, images (wharf images --help)
+  wharf libraries list|versions|count   language libraries
+  wharf events subscriptions|deliveries …
+                                        webhook subscriptions and their deliveries
+  wharf auth status | token --audience registry | configure-docker | pull-token list|delete
+                                        who you are; tokens; docker-credential-wharf; pull tokens
+  wharf completion bash|zsh             a shell completion script
+`;
