@@ -84,6 +84,9 @@ export async function main(argv: string[]): Promise<number> {
     // The everyday client commands (on the SDK, with their own parser and help): ADR 0028.
     const { runClient } = await import("./client/index.js");
     const args = command === "help" ? [...rest, "--help"] : argv;
+    // Help starts with the command's lines of the top-level usage, then the command's own help.
+    const summary = commandHelp(USAGE, "", args);
+    if (summary !== undefined) process.stdout.write(`${summary}\n`);
     return runClient(args, { stdout: process.stdout, stderr: process.stderr, env: process.env });
   }
   if (command === "import" || (command === "help" && rest[0] === "import")) {

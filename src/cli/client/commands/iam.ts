@@ -128,9 +128,9 @@ async function under(ctx: CommandContext, parent: unknown) {
   return typeof parent === "string" ? { descendantsOf: await groupUid(ctx.client, parent) } : undefined;
 }
 
-function requireOption(options: Record<string, unknown>, name: string): string {
+function requireOption(options: Record<string, unknown>, name: string, flag = name): string {
   const value = options[name];
-  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${flag} is required`);
   return value;
 }
 
@@ -212,10 +212,13 @@ function registerGroups(iam: Command, bind: Bind): void {
     .requiredOption("--parent <org>", "the organization (name or uid)")
     .action(
       bind(async (ctx, _args, o) => {
-        const uidp = { descendantsOf: await groupUid(ctx.client, o.parent as string) };
+        const parent = await groupUid(ctx.client, o.parent as string);
+        const uidp = { descendantsOf: parent };
+        const all = await collectAll(listAll(ctx.client.iam.groups.listGroups, { uidp, orderBy: "name" }));
+        // descendants_of includes the group itself: the folders are the others.
         print(
           ctx,
-          await collectAll(listAll(ctx.client.iam.groups.listGroups, { uidp, orderBy: "name" })),
+          all.filter((g) => g.uid !== parent),
           groupView,
         );
       }),
@@ -527,7 +530,7 @@ function registerIdentityProviders(iam: Command, bind: Bind): void {
       .option("--issuer <url>", "the OIDC issuer")
       .option("--client-id <id>", "Wharf's client id there")
       .option("--client-secret <secret>", "its secret")
-      .option("--default-role <role>", "role of people who log in through it (uid)")
+      .option("--default-role <role>", "role of people who log in through it (uid or built-in name)")
       .option("--description <text>", "what it is for");
   oidcOptions(
     idp
@@ -541,12 +544,12 @@ function registerIdentityProviders(iam: Command, bind: Bind): void {
         identityProvider: {
           name,
           description: (o.description as string) ?? "",
-          defaultRole: (o.defaultRole as string) ?? "",
+          defaultRole: await roleUid(ctx, requireOption(o, "defaultRole", "default-role")),
           configuration: {
             case: "oidc",
             value: {
               issuer: requireOption(o, "issuer"),
-              clientId: requireOption(o, "clientId"),
+              clientId: requireOption(o, "clientId", "client-id"),
               clientSecret: (o.clientSecret as string) ?? "",
             },
           },
@@ -585,7 +588,8 @@ function registerIdentityProviders(iam: Command, bind: Bind): void {
           uid,
           name: (o.name as string) ?? current.name,
           description: (o.description as string) ?? current.description,
-          defaultRole: (o.defaultRole as string) ?? current.defaultRole,
+          defaultRole:
+            o.defaultRole === undefined ? current.defaultRole : await roleUid(ctx, o.defaultRole as string),
           configuration: {
             case: "oidc",
             value: {
@@ -795,21 +799,20 @@ function registerGroupRoleMappings(iam: Command, bind: Bind): void {
       }),
     );
   m.command("create")
-    .description("map an external group to a role")
-    .requiredOption("--parent <group>", "the group the role applies in")
+    .description("map an external group of an identity provider to a role in its organization")
     .requiredOption("--identity-provider <uid>", "the identity provider")
     .requiredOption("--external-group <id>", "the group id in the provider's groups claim")
     .requiredOption("--role <role>", "the role (uid or built-in name)")
     .action(
       bind(async (ctx, _args, o) => {
-        const parent = await groupUid(ctx.client, o.parent as string);
+        const provider = o.identityProvider as string;
         const created = await ctx.client.iam.externalGroupRoleMappings.createExternalGroupRoleMapping({
-          parent,
+          parent: provider,
           mapping: {
-            identityProviderUid: o.identityProvider as string,
             externalGroupId: o.externalGroup as string,
             roleUid: await roleUid(ctx, o.role as string),
-            scope: parent,
+            // The role applies in the provider's organization: the root of its uid.
+            scope: provider.split("/")[0] as string,
           },
         });
         print(ctx, [created], mappingView, true);
