@@ -8,7 +8,8 @@ import { commandHelp } from "./command-help.js";
 import { importUsage } from "./import.js";
 import { CLIENT_USAGE, PULL_TOKEN_USAGE } from "./usage.js";
 
-const USAGE = `wharf: a self-hosted container registry platform
+/** The top-level usage text of `wharf` (also the head of docs/cli.md). */
+export const USAGE = `wharf: a self-hosted container registry platform
 
 Usage:
   wharf serve [options]                 run the platform API, token issuer and registry
