@@ -1,5 +1,11 @@
-import Table from "cli-table3";
-import { stringify } from "yaml";
+import { createRequire } from "node:module";
+import type TableType from "cli-table3";
+
+// cli-table3 and yaml load only when a table or YAML is printed: most runs print JSON, and each
+// cold process pays for every module it loads (bench:cli).
+const require = createRequire(import.meta.url);
+const loadTable = () => require("cli-table3") as typeof TableType;
+const stringify = (value: unknown): string => (require("yaml") as typeof import("yaml")).stringify(value);
 
 /** The output formats of `-o`. */
 export const OUTPUT_FORMATS = ["table", "json", "yaml", "id"] as const;
@@ -70,12 +76,14 @@ function tableStyle(color: boolean | undefined) {
 }
 
 function listTable<T>(rows: readonly T[], view: View<T>, color: boolean | undefined): string {
+  const Table = loadTable();
   const table = new Table({ head: view.columns.map((c) => c.header), style: tableStyle(color) });
   for (const row of rows) table.push(view.columns.map((c) => c.cell(row)));
   return `${table.toString()}\n`;
 }
 
 function detailTable<T>(row: T, view: View<T>, color: boolean | undefined): string {
+  const Table = loadTable();
   const table = new Table({ style: tableStyle(color) });
   for (const c of view.columns) table.push({ [c.header]: c.cell(row) });
   return `${table.toString()}\n`;
