@@ -5,5 +5,5 @@ import { cliReference } from "../dist/cli/client/reference.js";
 import { USAGE } from "../dist/cli/main.js";
 
 const file = new URL("../docs/cli.md", import.meta.url);
-await writeFile(file, cliReference(USAGE));
+await writeFile(file, await cliReference(USAGE));
 console.log(`wrote ${file.pathname}`);

@@ -1,14 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  connectWebTransport,
-  createWharfClient,
-  type FetchFunction,
-  staticToken,
-  type TokenSource,
-  type WharfClient,
-} from "../../sdk/index.js";
-import { configDir, storedLogin } from "../../sdk/node/index.js";
+import type { WharfClient } from "../../sdk/client.js";
+import type { FetchFunction } from "../../sdk/http.js";
+import { configDir } from "../../sdk/node/stored-credentials.js";
+import { storedLogin } from "../../sdk/node/stored-login.js";
+import type { ServiceTable } from "../../sdk/services.js";
+import { staticToken, type TokenSource } from "../../sdk/token-sources.js";
+import { leanClient } from "./lean-client.js";
 import { chooseFormat, type OutputFormat, UsageError } from "./output.js";
 
 /** The global flags every client command takes. */
@@ -111,8 +109,8 @@ export function instrumentedFetch(options: {
   };
 }
 
-/** Builds the context of a command from the global flags. */
-export function commandContext(flags: GlobalFlags, io: Io): CommandContext {
+/** Builds the context of a command from the global flags, with a client of `services` (see leanClient). */
+export function commandContext(flags: GlobalFlags, io: Io, services: ServiceTable): CommandContext {
   const apiUrl = resolveApiUrl(flags.apiUrl, io.env);
   const givenToken = flags.token || io.env.WHARF_TOKEN || undefined;
   const color = flags.color !== false && !io.env.NO_COLOR && io.stdout.isTTY === true;
@@ -124,7 +122,7 @@ export function commandContext(flags: GlobalFlags, io: Io): CommandContext {
     ? staticToken(givenToken)
     : storedLogin({ apiUrl, env: io.env, fetch: fetchFn });
   return {
-    client: createWharfClient({ apiUrl, tokenSource, fetch: fetchFn, transport: connectWebTransport() }),
+    client: leanClient({ apiUrl, services, tokenSource, fetch: fetchFn }),
     apiUrl,
     givenToken,
     tokenSource,

@@ -1,5 +1,6 @@
-import { exchangeToken, fetchServerConfig, staticToken, type TokenSource } from "../../sdk/index.js";
-import { storedLogin } from "../../sdk/node/index.js";
+import { storedLogin } from "../../sdk/node/stored-login.js";
+import { exchangeToken, fetchServerConfig } from "../../sdk/sts.js";
+import { staticToken, type TokenSource } from "../../sdk/token-sources.js";
 import { readCliConfig } from "./docker-config.js";
 
 /** Where the helper reads and writes. */

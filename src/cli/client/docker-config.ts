@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { configDir } from "../../sdk/node/index.js";
+import { configDir } from "../../sdk/node/stored-credentials.js";
 
 /** The name docker and containers tools append to `docker-credential-` to find the helper. */
 export const CREDENTIAL_HELPER = "wharf";

@@ -1,4 +1,5 @@
-import { Code, isWharfApiError } from "../../sdk/index.js";
+import { Code } from "@connectrpc/connect";
+import { isWharfApiError } from "../../sdk/errors.js";
 import { UsageError } from "./output.js";
 
 /** Exit codes of the client commands. */

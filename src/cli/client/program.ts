@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import type { ServiceTable } from "../../sdk/services.js";
 import { type CommandContext, commandContext, type GlobalFlags, type Io } from "./context.js";
 import { describeFailure, EXIT } from "./exit-codes.js";
 import { OUTPUT_FORMATS, render, UsageError, type View } from "./output.js";
@@ -8,6 +9,9 @@ export type Action = (ctx: CommandContext, args: string[], options: Record<strin
 
 /** Turns an {@link Action} into a commander action handler with the client context built. */
 export type Bind = (action: Action) => (...args: unknown[]) => Promise<void>;
+
+/** The {@link Bind} of a command group whose actions call `services` (a part of WHARF_SERVICES). */
+export type BindFor = (services: ServiceTable) => Bind;
 
 /** Writes one resource (`single`) or a list in the context's format. */
 export function print<T>(ctx: CommandContext, rows: readonly T[], view: View<T>, single = false): void {
@@ -19,8 +23,8 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), ...value.split(",").filter((v) => v !== "")];
 }
 
-/** The root command with the global flags, and a binder for the subcommands' actions. */
-export function rootCommand(io: Io): { program: Command; bind: Bind } {
+/** The root command with the global flags, and binders for the subcommands' actions. */
+export function rootCommand(io: Io): { program: Command; bindFor: BindFor } {
   const program = new Command("wharf")
     .description("a self-hosted container registry platform")
     .option(
@@ -42,17 +46,18 @@ export function rootCommand(io: Io): { program: Command; bind: Bind } {
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     });
-  const bind: Bind =
+  const bindFor: BindFor =
+    (services) =>
     (action) =>
     async (...args) => {
       const command = args[args.length - 1] as Command;
       const positional = args
         .slice(0, -2)
         .flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [String(a)]));
-      const ctx = commandContext(command.optsWithGlobals() as GlobalFlags, io);
+      const ctx = commandContext(command.optsWithGlobals() as GlobalFlags, io, services);
       await action(ctx, positional, command.opts());
     };
-  return { program, bind };
+  return { program, bindFor };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { errorOfResponse } from "../../sdk/errors.js";
-import { MANIFEST_ACCEPT } from "../../sdk/index.js";
+import { MANIFEST_ACCEPT } from "../../sdk/registry.js";
 import type { CommandContext } from "./context.js";
 
 /** A manifest as the registry stores it: an image manifest or an index. */

@@ -1,7 +1,10 @@
+import { Code } from "@connectrpc/connect";
 import type { Group } from "../../gen/platform/iam/v2/groups_pb.js";
 import type { Repo } from "../../gen/platform/registry/v2/repos_pb.js";
 import type { Tag } from "../../gen/platform/registry/v2/tags_pb.js";
-import { Code, listAll, WharfApiError, type WharfClient } from "../../sdk/index.js";
+import type { WharfClient } from "../../sdk/client.js";
+import { WharfApiError } from "../../sdk/errors.js";
+import { listAll } from "../../sdk/pages.js";
 import { UsageError } from "./output.js";
 
 /** Root uid: 40 hex; a child adds `/` and 16 hex per level (the server's uidp). */

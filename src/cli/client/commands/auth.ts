@@ -1,6 +1,9 @@
 import type { Command } from "commander";
-import { IdentitySchema } from "../../../gen/platform/iam/v2/identities_pb.js";
-import { exchangeToken, listAll } from "../../../sdk/index.js";
+import { GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
+import { IdentitiesService, IdentitySchema } from "../../../gen/platform/iam/v2/identities_pb.js";
+import { RoleBindingsService } from "../../../gen/platform/iam/v2/role_bindings_pb.js";
+import { listAll } from "../../../sdk/pages.js";
+import { exchangeToken } from "../../../sdk/sts.js";
 import type { CommandContext } from "../context.js";
 import {
   addCredentialHelper,
@@ -10,7 +13,7 @@ import {
 } from "../docker-config.js";
 import { timeCell, UsageError, type View } from "../output.js";
 import { callPlainRoute } from "../plain-http.js";
-import { type Bind, print } from "../program.js";
+import { type BindFor, print } from "../program.js";
 import { groupUid } from "../resolve.js";
 import { field, protoView } from "../views.js";
 
@@ -52,11 +55,17 @@ const pullTokenView = protoView(IdentitySchema, [
   },
 ]);
 
+/** The services `wharf auth` calls (only these load: see leanClient). */
+const SERVICES = {
+  iam: { groups: GroupsService, identities: IdentitiesService, roleBindings: RoleBindingsService },
+};
+
 /**
  * The client verbs of `wharf auth`: status, token --audience, configure-docker, pull-token list
  * and delete (login, token, logout, pull-token create and revoke are the older commands).
  */
-export function registerAuth(program: Command, bind: Bind): void {
+export function registerAuth(program: Command, bindFor: BindFor): void {
+  const bind = bindFor(SERVICES);
   const auth = program.command("auth").description("who you are, tokens, docker and pull credentials");
   auth
     .command("status")

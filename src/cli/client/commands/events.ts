@@ -1,8 +1,13 @@
 import type { Command } from "commander";
-import { DeliverySchema, SubscriptionSchema } from "../../../gen/platform/events/v2/subscriptions_pb.js";
-import { listAll } from "../../../sdk/index.js";
+import {
+  DeliverySchema,
+  SubscriptionSchema,
+  SubscriptionsService,
+} from "../../../gen/platform/events/v2/subscriptions_pb.js";
+import { GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
+import { listAll } from "../../../sdk/pages.js";
 import { timeCell } from "../output.js";
-import { type Bind, print } from "../program.js";
+import { type BindFor, print } from "../program.js";
 import { groupUid } from "../resolve.js";
 import { field, protoView } from "../views.js";
 
@@ -28,8 +33,12 @@ const deliveryView = protoView(
   (d) => d.eventId,
 );
 
+/** The services `wharf events` calls (only these load: see leanClient). */
+const SERVICES = { iam: { groups: GroupsService }, events: { subscriptions: SubscriptionsService } };
+
 /** `wharf events …`: webhook subscriptions and their deliveries. */
-export function registerEvents(program: Command, bind: Bind): void {
+export function registerEvents(program: Command, bindFor: BindFor): void {
+  const bind = bindFor(SERVICES);
   const events = program.command("events").description("CloudEvents webhooks");
   const subs = events.command("subscriptions").description("webhook subscriptions");
   subs

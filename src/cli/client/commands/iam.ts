@@ -1,21 +1,30 @@
 import { readFileSync } from "node:fs";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Command } from "commander";
-import { AccountAssociationSchema } from "../../../gen/platform/iam/v2/account_associations_pb.js";
-import { ExternalGroupRoleMappingSchema } from "../../../gen/platform/iam/v2/external_group_role_mappings_pb.js";
-import { GroupInviteSchema } from "../../../gen/platform/iam/v2/group_invites_pb.js";
-import { GroupSchema } from "../../../gen/platform/iam/v2/groups_pb.js";
-import { IdentitySchema } from "../../../gen/platform/iam/v2/identities_pb.js";
-import { IdentityProviderSchema } from "../../../gen/platform/iam/v2/identity_providers_pb.js";
-import { RoleBindingSchema } from "../../../gen/platform/iam/v2/role_bindings_pb.js";
-import { RoleSchema } from "../../../gen/platform/iam/v2/roles_pb.js";
-import { TermsAcceptanceSchema } from "../../../gen/platform/iam/v2/terms_pb.js";
-import { listAll } from "../../../sdk/index.js";
+import {
+  AccountAssociationSchema,
+  AccountAssociationsService,
+} from "../../../gen/platform/iam/v2/account_associations_pb.js";
+import {
+  ExternalGroupRoleMappingSchema,
+  ExternalGroupRoleMappingsService,
+} from "../../../gen/platform/iam/v2/external_group_role_mappings_pb.js";
+import { GroupInviteSchema, GroupInvitesService } from "../../../gen/platform/iam/v2/group_invites_pb.js";
+import { GroupSchema, GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
+import { IdentitiesService, IdentitySchema } from "../../../gen/platform/iam/v2/identities_pb.js";
+import {
+  IdentityProviderSchema,
+  IdentityProvidersService,
+} from "../../../gen/platform/iam/v2/identity_providers_pb.js";
+import { RoleBindingSchema, RoleBindingsService } from "../../../gen/platform/iam/v2/role_bindings_pb.js";
+import { RoleSchema, RolesService } from "../../../gen/platform/iam/v2/roles_pb.js";
+import { TermsAcceptanceSchema, TermsService } from "../../../gen/platform/iam/v2/terms_pb.js";
+import { listAll } from "../../../sdk/pages.js";
 import { CAPABILITIES, capabilityName, parseCapability } from "../capabilities.js";
 import type { CommandContext } from "../context.js";
 import { timeCell, UsageError } from "../output.js";
 import { callPlainRoute } from "../plain-http.js";
-import { type Bind, collect, print } from "../program.js";
+import { type Bind, type BindFor, collect, print } from "../program.js";
 import { groupUid, resolveGroup } from "../resolve.js";
 import { field, protoView } from "../views.js";
 
@@ -147,8 +156,24 @@ function mask(options: Record<string, unknown>, fields: Record<string, string>):
   return { paths };
 }
 
+/** The services `wharf iam` calls (only these load: see leanClient). */
+const SERVICES = {
+  iam: {
+    groups: GroupsService,
+    identities: IdentitiesService,
+    roles: RolesService,
+    roleBindings: RoleBindingsService,
+    identityProviders: IdentityProvidersService,
+    accountAssociations: AccountAssociationsService,
+    groupInvites: GroupInvitesService,
+    externalGroupRoleMappings: ExternalGroupRoleMappingsService,
+    terms: TermsService,
+  },
+};
+
 /** `wharf iam …`: organizations, folders, identities, roles, bindings, providers, invites, terms. */
-export function registerIam(program: Command, bind: Bind): void {
+export function registerIam(program: Command, bindFor: BindFor): void {
+  const bind = bindFor(SERVICES);
   const iam = program.command("iam").description("identity and access: organizations, identities, roles…");
   registerGroups(iam, bind);
   registerIdentities(iam, bind);

@@ -1,10 +1,15 @@
+import { Code } from "@connectrpc/connect";
 import type { Command } from "commander";
-import { RepoSchema } from "../../../gen/platform/registry/v2/repos_pb.js";
-import { TagSchema } from "../../../gen/platform/registry/v2/tags_pb.js";
-import { Code, listAll, type TagHistoryRecord, WharfApiError } from "../../../sdk/index.js";
+import { GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
+import { ImagesService } from "../../../gen/platform/registry/v2/images_pb.js";
+import { RepoSchema, ReposService } from "../../../gen/platform/registry/v2/repos_pb.js";
+import { TagSchema, TagsService } from "../../../gen/platform/registry/v2/tags_pb.js";
+import { WharfApiError } from "../../../sdk/errors.js";
+import { listAll } from "../../../sdk/pages.js";
+import type { TagHistoryRecord } from "../../../sdk/registry.js";
 import type { CommandContext } from "../context.js";
 import { sizeCell, timeCell, UsageError, type View } from "../output.js";
-import { type Bind, print } from "../program.js";
+import { type Bind, type BindFor, print } from "../program.js";
 import { fetchManifest, fetchReferrers, type Manifest } from "../registry-calls.js";
 import { groupUid, type ImageReference, parseImage, resolveRepo, resolveTag } from "../resolve.js";
 import { field, protoView } from "../views.js";
@@ -97,8 +102,15 @@ async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
+/** The services `wharf images` calls (only these load: see leanClient). */
+const SERVICES = {
+  iam: { groups: GroupsService },
+  registry: { repos: ReposService, tags: TagsService, images: ImagesService },
+};
+
 /** `wharf images …`: repositories, tags, tag history, image descriptions and diffs. */
-export function registerImages(program: Command, bind: Bind): void {
+export function registerImages(program: Command, bindFor: BindFor): void {
+  const bind = bindFor(SERVICES);
   const images = program.command("images").description("repositories, tags and images");
   registerRepos(images, bind);
   registerTags(images, bind);

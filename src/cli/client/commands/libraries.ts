@@ -1,13 +1,14 @@
 import type { Command } from "commander";
 import {
   ArtifactSchema,
+  ArtifactsService,
   ArtifactVersionSchema,
   Ecosystem,
   EcosystemCountSchema,
 } from "../../../gen/platform/libraries/v2/artifacts_pb.js";
-import { listAll } from "../../../sdk/index.js";
+import { listAll } from "../../../sdk/pages.js";
 import { sizeCell, timeCell, UsageError } from "../output.js";
-import { type Bind, collect, print } from "../program.js";
+import { type BindFor, collect, print } from "../program.js";
 import { field, protoView } from "../views.js";
 
 const ECOSYSTEMS: Record<string, Ecosystem> = {
@@ -50,8 +51,12 @@ const countView = protoView(
   (c) => ecosystemName(c.ecosystem),
 );
 
+/** The services `wharf libraries` calls (only these load: see leanClient). */
+const SERVICES = { libraries: { artifacts: ArtifactsService } };
+
 /** `wharf libraries …`: the language libraries (Java, Python, JavaScript artifacts) of the server. */
-export function registerLibraries(program: Command, bind: Bind): void {
+export function registerLibraries(program: Command, bindFor: BindFor): void {
+  const bind = bindFor(SERVICES);
   const libraries = program.command("libraries").description("language libraries (Java, Python, JavaScript)");
   libraries
     .command("list")

@@ -64,7 +64,7 @@ describe("output formats", () => {
   });
 
   it("tables have no color codes unless asked", () => {
-    assert.doesNotMatch(render(rows, view, "table"), /\u001b\[/);
+    assert.equal(render(rows, view, "table").includes("\u001b["), false);
   });
 
   it("times as RFC 3339 UTC, sizes in binary units", () => {

@@ -138,9 +138,9 @@ describe("routing and completions", () => {
     }
   });
 
-  it("the completion table follows the command tree, with the server-side words added", () => {
+  it("the completion table follows the command tree, with the server-side words added", async () => {
     const io = { stdout: process.stdout, stderr: process.stderr, env: {} };
-    const table = completionTable(clientProgram(io), { wharf: ["serve"] });
+    const table = completionTable(await clientProgram(io), { wharf: ["serve"] });
     assert.ok(table.get("wharf")?.includes("serve"));
     assert.ok(table.get("wharf")?.includes("images"));
     assert.deepEqual(
