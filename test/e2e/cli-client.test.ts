@@ -541,6 +541,19 @@ describe("the wharf client commands", () => {
       ["+", v2.layerDigests[0]],
       ["-", v1.layerDigests[0]],
     ]);
+
+    // The tag moves back to v1: its record is described like the first one.
+    await pushImage(wharf, "acme/app", "latest", token, "v1");
+    const again = await json<{ time: string; digest: string; architectures: string[]; size: number }[]>([
+      "images",
+      "history",
+      "acme/app:latest",
+    ]);
+    assert.deepEqual(
+      again.map((h) => h.digest),
+      [v1.digest, v2.digest, v1.digest],
+    );
+    assert.deepEqual(again[2], { ...again[0], time: again[2]?.time });
   });
 
   it("libraries and events: list, count, versions; subscriptions and deliveries", async () => {

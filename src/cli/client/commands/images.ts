@@ -310,19 +310,28 @@ async function history(ctx: CommandContext, ref: string, o: Record<string, unkno
     return;
   }
   const repo = await resolveRepo(ctx.client, image.repository);
+  // A tag that moves back and forth points to the same digests again: describe each digest once.
+  const details = new Map<string, Promise<{ architectures: string[]; size: number | undefined }>>();
+  const describeDigest = (digest: string) => {
+    let found = details.get(digest);
+    if (!found) {
+      found = Promise.all([
+        ctx.client.registry.images
+          .getArchitectures({ repoUid: repo.uid, digest })
+          .then((a) => a.architectures),
+        ctx.client.registry.images
+          .getSize({ repoUid: repo.uid, digest })
+          .then((s) => Number(s.size))
+          .catch(() => undefined),
+      ]).then(([architectures, size]) => ({ architectures, size }));
+      details.set(digest, found);
+    }
+    return found;
+  };
   const rows = await mapLimited(records, 8, async (r): Promise<HistoryRow> => {
     if (r.deleted)
       return { time: r.updateTimestamp, digest: "", deleted: true, architectures: [], size: undefined };
-    const [architectures, size] = await Promise.all([
-      ctx.client.registry.images
-        .getArchitectures({ repoUid: repo.uid, digest: r.digest })
-        .then((a) => a.architectures),
-      ctx.client.registry.images
-        .getSize({ repoUid: repo.uid, digest: r.digest })
-        .then((s) => Number(s.size))
-        .catch(() => undefined),
-    ]);
-    return { time: r.updateTimestamp, digest: r.digest, deleted: false, architectures, size };
+    return { time: r.updateTimestamp, digest: r.digest, deleted: false, ...(await describeDigest(r.digest)) };
   });
   print(ctx, rows, historyView);
 }
