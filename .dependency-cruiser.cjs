@@ -11,6 +11,7 @@
 // src/gen/ (generated protobuf code) may be imported by any layer and imports nothing of ours.
 // src/sdk/ (the client SDK, `wharf/sdk`, ADR 0027) stands beside the layers: it imports only itself
 // and src/gen/; the CLI (composition) may use it, the server's layers never do.
+// src/cli/client/ (the everyday client commands, ADR 0028) imports only itself, src/sdk/ and src/gen/.
 // Tests live under test/ only, so src/ is exactly what ships.
 
 const COMPOSITION = "^src/(server\\.ts|service-bindings\\.ts|cli/|config/|workers/)";
@@ -112,6 +113,15 @@ module.exports = {
         "wire, so it imports only itself and the generated code, never a server module.",
       from: { path: SDK },
       to: { path: "^src/", pathNot: "^src/(sdk|gen)/" },
+    },
+    {
+      name: "cli-client-on-the-sdk",
+      severity: "error",
+      comment:
+        "The everyday CLI commands (src/cli/client/, ADR 0028) are a client like any user's program: " +
+        "they reach the server only through the SDK over the wire, never through a server module.",
+      from: { path: "^src/cli/client/" },
+      to: { path: "^src/", pathNot: "^src/(cli/client|sdk|gen)/" },
     },
     {
       name: "sdk-browser-safe",

@@ -3,18 +3,20 @@ import type { ConfigInput } from "../config/config.js";
 import { BlobStoreMismatchError } from "../storage/blob-store-identity.js";
 import { ADMIN_USAGE, adminCommand } from "./admin.js";
 import { AUTH_USAGE, runAuth } from "./auth.js";
+import { isClientCommand } from "./client/routing.js";
 import { commandHelp } from "./command-help.js";
 import { importUsage } from "./import.js";
-import { PULL_TOKEN_USAGE } from "./usage.js";
+import { CLIENT_USAGE, PULL_TOKEN_USAGE } from "./usage.js";
 
-const USAGE = `wharf: a self-hosted container registry platform
+/** The top-level usage text of `wharf` (also the head of docs/cli.md). */
+export const USAGE = `wharf: a self-hosted container registry platform
 
 Usage:
   wharf serve [options]                 run the platform API, token issuer and registry
 ${ADMIN_USAGE}  wharf gc [--window 720h] [--grace 1h] [options]
                                         remove manifests and blobs no tag, recent tag history
                                         (--window) or push in flight (--grace) can reach
-${importUsage()}${AUTH_USAGE}${PULL_TOKEN_USAGE}  wharf help | version
+${importUsage()}${AUTH_USAGE}${PULL_TOKEN_USAGE}${CLIENT_USAGE}  wharf help | version
 
 Options (each also as an environment variable):
   --data-dir DIR          WHARF_DATA_DIR       data folder (default ./wharf-data)
@@ -81,6 +83,15 @@ const CONFIG_OPTIONS = {
  */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (isClientCommand(argv) || (command === "help" && isClientCommand(rest))) {
+    // The everyday client commands (on the SDK, with their own parser and help): ADR 0028.
+    const { runClient } = await import("./client/index.js");
+    const args = command === "help" ? [...rest, "--help"] : argv;
+    // Help starts with the command's lines of the top-level usage, then the command's own help.
+    const summary = commandHelp(USAGE, "", args);
+    if (summary !== undefined) process.stdout.write(`${summary}\n`);
+    return runClient(args, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+  }
   if (command === "import" || (command === "help" && rest[0] === "import")) {
     // Its own help: the kinds, and each kind's usage with the importers' shared options.
     const { runImport } = await import("./import.js");

@@ -34,3 +34,17 @@ export const IMPORT_VULNREPORT_USAGE = `  wharf import vulnreport --repo ORG/REP
                                         upload a Grype, Trivy or cosign-vuln JSON report of an image
                                         (token: --token, WHARF_TOKEN, else the stored login)
 `;
+
+/** Usage lines of the client commands (src/cli/client/, each with its own --help). */
+export const CLIENT_USAGE = `  wharf iam organizations|folders|identities|roles|role-bindings|identity-providers|invites …
+  wharf iam account-associations|group-role-mappings|terms …
+                                        identity and access (wharf iam --help)
+  wharf images repos|tags|history|describe|diff …
+                                        repositories, tags, tag history, images (wharf images --help)
+  wharf libraries list|versions|count   language libraries
+  wharf events subscriptions|deliveries …
+                                        webhook subscriptions and their deliveries
+  wharf auth status | token --audience registry | configure-docker | pull-token list|delete
+                                        who you are; tokens; docker-credential-wharf; pull tokens
+  wharf completion bash|zsh             a shell completion script
+`;

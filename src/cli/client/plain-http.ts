@@ -1,0 +1,13 @@
+import { errorOfResponse } from "../../sdk/errors.js";
+import type { CommandContext } from "./context.js";
+
+/**
+ * Calls a plain HTTP route of the API (`/auth/v1/…`) with the caller's token and answers its JSON;
+ * a failed answer rejects with the SDK's WharfApiError decoded from its google.rpc.Status body.
+ */
+export async function callPlainRoute(ctx: CommandContext, url: URL, method = "GET"): Promise<unknown> {
+  const token = await ctx.tokenSource.token();
+  const response = await ctx.fetch(url, { method, headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw await errorOfResponse(response);
+  return (await response.json()) as unknown;
+}

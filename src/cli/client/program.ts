@@ -1,0 +1,94 @@
+import { Command, CommanderError, Option } from "commander";
+import type { ServiceTable } from "../../sdk/services.js";
+import { type CommandContext, commandContext, type GlobalFlags, type Io } from "./context.js";
+import { describeFailure, EXIT } from "./exit-codes.js";
+import { OUTPUT_FORMATS, render, UsageError, type View } from "./output.js";
+
+/** What a command's action gets: its context, positional arguments and its own options. */
+export type Action = (ctx: CommandContext, args: string[], options: Record<string, unknown>) => Promise<void>;
+
+/** Turns an {@link Action} into a commander action handler with the client context built. */
+export type Bind = (action: Action) => (...args: unknown[]) => Promise<void>;
+
+/** The {@link Bind} of a command group whose actions call `services` (a part of WHARF_SERVICES). */
+export type BindFor = (services: ServiceTable) => Bind;
+
+/** Writes one resource (`single`) or a list in the context's format. */
+export function print<T>(ctx: CommandContext, rows: readonly T[], view: View<T>, single = false): void {
+  ctx.stdout.write(render(rows, view, ctx.format, { single, color: ctx.color }));
+}
+
+/** Collects a repeatable option's values (`--capability a --capability b`, or `a,b`). */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(",").filter((v) => v !== "")];
+}
+
+/** The root command with the global flags, and binders for the subcommands' actions. */
+export function rootCommand(io: Io): { program: Command; bindFor: BindFor } {
+  const program = new Command("wharf")
+    .description("a self-hosted container registry platform")
+    .option(
+      "--api-url <url>",
+      "the platform API (default: WHARF_API_URL, the stored config, http://127.0.0.1:8080)",
+    )
+    .option("--token <token>", "the API token (default: WHARF_TOKEN, else the stored `wharf auth login`)")
+    .option("--timeout <duration>", "time limit of each request, e.g. 30s")
+    .option("--no-color", "no colors in tables")
+    .option("-v, --verbose", "trace each request (method, URL, status, time; never tokens) on stderr")
+    .addOption(
+      new Option("-o, --output <format>", "table on a terminal, json when piped").choices([
+        ...OUTPUT_FORMATS,
+      ]),
+    )
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+  const bindFor: BindFor =
+    (services) =>
+    (action) =>
+    async (...args) => {
+      const command = args[args.length - 1] as Command;
+      const positional = args
+        .slice(0, -2)
+        .flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [String(a)]));
+      const ctx = commandContext(command.optsWithGlobals() as GlobalFlags, io, services);
+      await action(ctx, positional, command.opts());
+    };
+  return { program, bindFor };
+}
+
+/**
+ * Runs a client command line (`argv` without `wharf`) on `program`; resolves to the exit code.
+ * Help exits 0; a usage error prints commander's line and exits 2; a failure prints the server's
+ * message and violations (see describeFailure).
+ */
+export async function runProgram(program: Command, argv: string[], io: Io): Promise<number> {
+  // Subcommands inherit the root's settings (exit override, output) when added; these cover the rest.
+  for (const command of allCommands(program)) {
+    command.exitOverride();
+    command.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  }
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === "commander.helpDisplayed" || err.code === "commander.version") return EXIT.ok;
+      // commander.help: a group run with no subcommand printed its help on stderr.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const failure = describeFailure(err);
+    const [first, ...more] = failure.lines;
+    io.stderr.write(`wharf: ${first}\n${more.map((line) => `${line}\n`).join("")}`);
+    if (io.env.WHARF_DEBUG && !(err instanceof UsageError)) io.stderr.write(`${(err as Error)?.stack}\n`);
+    return failure.code;
+  }
+}
+
+/** `command` and every command below it. */
+export function allCommands(command: Command): Command[] {
+  return [command, ...command.commands.flatMap((c) => allCommands(c as Command))];
+}
