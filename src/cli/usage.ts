@@ -42,6 +42,8 @@ export const CLIENT_USAGE = `  wharf iam organizations|folders|identities|roles|
   wharf images repos|tags|history|describe|diff …
                                         repositories, tags, tag history, images (wharf images --help)
   wharf libraries list|versions|count   language libraries
+  wharf vulns report IMAGE              an image's vulnerability report (wharf vulns report --help)
+  wharf advisories list|describe        imported security advisories
   wharf events subscriptions|deliveries …
                                         webhook subscriptions and their deliveries
   wharf auth status | token --audience registry | configure-docker | pull-token list|delete

@@ -27,6 +27,8 @@ const GROUPS: Record<string, () => Promise<Register>> = {
   libraries: async () => (await import("./commands/libraries.js")).registerLibraries,
   events: async () => (await import("./commands/events.js")).registerEvents,
   auth: async () => (await import("./commands/auth.js")).registerAuth,
+  vulns: async () => (await import("./commands/vulns.js")).registerVulns,
+  advisories: async () => (await import("./commands/advisories.js")).registerAdvisories,
 };
 
 /**

@@ -1,7 +1,15 @@
 // Which command lines the client tree answers: kept apart so main.ts decides without loading it.
 
 /** The first words (after `wharf`) that this client tree answers. */
-export const CLIENT_NOUNS = ["iam", "images", "libraries", "events", "completion"] as const;
+export const CLIENT_NOUNS = [
+  "iam",
+  "images",
+  "libraries",
+  "events",
+  "vulns",
+  "advisories",
+  "completion",
+] as const;
 
 /**
  * True when `argv` (without `wharf`) is a client command: a client noun, or one of the client

@@ -1,6 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import type { Command } from "commander";
 import { GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
+import { Registry } from "../../../gen/platform/registry/v1/registry_pb.js";
 import { ImagesService } from "../../../gen/platform/registry/v2/images_pb.js";
 import { RepoSchema, ReposService } from "../../../gen/platform/registry/v2/repos_pb.js";
 import { TagSchema, TagsService } from "../../../gen/platform/registry/v2/tags_pb.js";
@@ -13,6 +14,13 @@ import { type Bind, type BindFor, print } from "../program.js";
 import { fetchManifest, fetchReferrers, type Manifest } from "../registry-calls.js";
 import { groupUid, type ImageReference, parseImage, resolveRepo, resolveTag } from "../resolve.js";
 import { field, protoView } from "../views.js";
+import { optionalReport } from "../vuln-reports.js";
+import {
+  countBySeverity,
+  countsCell,
+  type VulnerabilityChange,
+  vulnerabilityChanges,
+} from "../vuln-summary.js";
 
 const repoView = protoView(RepoSchema, [
   field("UID", "uid"),
@@ -37,10 +45,10 @@ export interface HistoryRow {
   /** Bytes of the image (the default architecture's, for a multi-architecture image). */
   size: number | undefined;
   /**
-   * Vulnerability counts by severity when a report exists. The seam for vulnerability reports:
-   * filled by `vulnerabilityCounts` once the server has them; undefined until then.
+   * Distinct vulnerability ids per severity (critical, high, medium, low, unknown; only those that
+   * occur) of the digest's current report; absent when it has none (or the caller may not read it).
    */
-  vulnerabilities?: Record<string, number> | undefined;
+  vulnerabilities?: Partial<Record<string, number>> | undefined;
 }
 
 const historyView: View<HistoryRow> = {
@@ -49,6 +57,7 @@ const historyView: View<HistoryRow> = {
     { header: "DIGEST", cell: (r) => (r.deleted ? "(deleted)" : r.digest) },
     { header: "ARCHITECTURES", cell: (r) => r.architectures.join(", ") },
     { header: "SIZE", cell: (r) => (r.size === undefined ? "" : sizeCell(r.size)) },
+    { header: "VULNERABILITIES", cell: (r) => countsCell(r.vulnerabilities) },
   ],
   id: (r) => r.digest,
 };
@@ -77,8 +86,9 @@ const describeView: View<ImageDescription> = {
   id: (d) => d.digest,
 };
 
-/** One line of `images diff`. */
+/** A layer line of `images diff`. */
 export interface LayerChange {
+  kind: "layer";
   /** `-` only in the first image, `+` only in the second. */
   change: "-" | "+";
   platform: string;
@@ -86,14 +96,21 @@ export interface LayerChange {
   size: number;
 }
 
-const diffView: View<LayerChange> = {
+/** A vulnerability line of `images diff`: an id only one image's report has. */
+export type VulnerabilityDiff = VulnerabilityChange & { kind: "vulnerability" };
+
+/** One line of `images diff`. */
+export type DiffRow = LayerChange | VulnerabilityDiff;
+
+const diffView: View<DiffRow> = {
   columns: [
     { header: "", cell: (c) => c.change },
-    { header: "PLATFORM", cell: (c) => c.platform },
-    { header: "LAYER", cell: (c) => c.digest },
-    { header: "SIZE", cell: (c) => sizeCell(c.size) },
+    { header: "KIND", cell: (c) => c.kind },
+    { header: "PLATFORM", cell: (c) => (c.kind === "layer" ? c.platform : "") },
+    { header: "LAYER / VULNERABILITY", cell: (c) => (c.kind === "layer" ? c.digest : c.id) },
+    { header: "SIZE / SEVERITY", cell: (c) => (c.kind === "layer" ? sizeCell(c.size) : c.severity) },
   ],
-  id: (c) => `${c.change}${c.digest}`,
+  id: (c) => `${c.change}${c.kind === "layer" ? c.digest : c.id}`,
 };
 
 async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -106,6 +123,7 @@ async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
 const SERVICES = {
   iam: { groups: GroupsService },
   registry: { repos: ReposService, tags: TagsService, images: ImagesService },
+  registryV1: { registry: Registry },
 };
 
 /** `wharf images …`: repositories, tags, tag history, image descriptions and diffs. */
@@ -116,7 +134,9 @@ export function registerImages(program: Command, bindFor: BindFor): void {
   registerTags(images, bind);
   images
     .command("history <image:tag>")
-    .description("every digest a tag pointed to: time, digest, architectures, size")
+    .description(
+      "every digest a tag pointed to: time, digest, architectures, size, vulnerabilities (distinct ids per severity, when the digest has a report)",
+    )
     .option("--since <time>", "from this time (RFC 3339)")
     .option("--until <time>", "before this time (RFC 3339)")
     .option("--pin", "print IMAGE@sha256:… of the latest record (or the one --at picks)")
@@ -128,7 +148,9 @@ export function registerImages(program: Command, bindFor: BindFor): void {
     .action(bind(async (ctx, [ref]) => print(ctx, [await describe(ctx, ref as string)], describeView, true)));
   images
     .command("diff <first> <second>")
-    .description("the layers only one of two images has (ORG/REPO@DIGEST or :TAG each)")
+    .description(
+      "the layers only one of two images has (ORG/REPO@DIGEST or :TAG each), and the vulnerabilities only one has when both have a report",
+    )
     .action(bind(async (ctx, [a, b]) => print(ctx, await diff(ctx, a as string, b as string), diffView)));
 }
 
@@ -311,7 +333,12 @@ async function history(ctx: CommandContext, ref: string, o: Record<string, unkno
   }
   const repo = await resolveRepo(ctx.client, image.repository);
   // A tag that moves back and forth points to the same digests again: describe each digest once.
-  const details = new Map<string, Promise<{ architectures: string[]; size: number | undefined }>>();
+  type Details = {
+    architectures: string[];
+    size: number | undefined;
+    vulnerabilities?: Partial<Record<string, number>>;
+  };
+  const details = new Map<string, Promise<Details>>();
   const describeDigest = (digest: string) => {
     let found = details.get(digest);
     if (!found) {
@@ -323,7 +350,12 @@ async function history(ctx: CommandContext, ref: string, o: Record<string, unkno
           .getSize({ repoUid: repo.uid, digest })
           .then((s) => Number(s.size))
           .catch(() => undefined),
-      ]).then(([architectures, size]) => ({ architectures, size }));
+        optionalReport(ctx, repo.uid, digest),
+      ]).then(([architectures, size, report]) => ({
+        architectures,
+        size,
+        ...(report ? { vulnerabilities: countBySeverity(report.vulnerabilityMatches) } : {}),
+      }));
       details.set(digest, found);
     }
     return found;
@@ -385,19 +417,23 @@ async function layersByPlatform(
 }
 
 /**
- * The layer differences of two images, per platform: `-` layers only the first has, `+` only the
- * second. (Vulnerability differences join once reports exist.)
+ * The differences of two images: per platform, `-` layers only the first has and `+` only the
+ * second; then, when both images have a vulnerability report, the vulnerability ids only one has
+ * (`-` fixed in the second, `+` new in it). An image without a report adds no vulnerability lines.
  */
-async function diff(ctx: CommandContext, first: string, second: string): Promise<LayerChange[]> {
+async function diff(ctx: CommandContext, first: string, second: string): Promise<DiffRow[]> {
   const a = parseImage(first);
   const b = parseImage(second);
-  const [layersA, layersB] = await Promise.all([
-    digestOf(ctx, a).then((d) => layersByPlatform(ctx, a.repository, d)),
-    digestOf(ctx, b).then((d) => layersByPlatform(ctx, b.repository, d)),
+  const [digestA, digestB] = await Promise.all([digestOf(ctx, a), digestOf(ctx, b)]);
+  const [layersA, layersB, reportA, reportB] = await Promise.all([
+    layersByPlatform(ctx, a.repository, digestA),
+    layersByPlatform(ctx, b.repository, digestB),
+    resolveRepo(ctx.client, a.repository).then((r) => optionalReport(ctx, r.uid, digestA)),
+    resolveRepo(ctx.client, b.repository).then((r) => optionalReport(ctx, r.uid, digestB)),
   ]);
   // Single-architecture images compare with each other whatever their platform entry says.
   const single = layersA.size === 1 && layersB.size === 1;
-  const changes: LayerChange[] = [];
+  const changes: DiffRow[] = [];
   const platforms = single ? [""] : [...new Set([...layersA.keys(), ...layersB.keys()])].sort();
   for (const platform of platforms) {
     const left = (single ? [...layersA.values()][0] : layersA.get(platform)) ?? [];
@@ -405,9 +441,15 @@ async function diff(ctx: CommandContext, first: string, second: string): Promise
     const inRight = new Set(right.map((l) => l.digest));
     const inLeft = new Set(left.map((l) => l.digest));
     for (const l of left)
-      if (!inRight.has(l.digest)) changes.push({ change: "-", platform, digest: l.digest, size: l.size });
+      if (!inRight.has(l.digest))
+        changes.push({ kind: "layer", change: "-", platform, digest: l.digest, size: l.size });
     for (const l of right)
-      if (!inLeft.has(l.digest)) changes.push({ change: "+", platform, digest: l.digest, size: l.size });
+      if (!inLeft.has(l.digest))
+        changes.push({ kind: "layer", change: "+", platform, digest: l.digest, size: l.size });
+  }
+  if (reportA && reportB) {
+    for (const c of vulnerabilityChanges(reportA.vulnerabilityMatches, reportB.vulnerabilityMatches))
+      changes.push({ kind: "vulnerability", ...c });
   }
   return changes;
 }
