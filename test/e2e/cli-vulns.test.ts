@@ -344,6 +344,32 @@ describe("the wharf security commands", () => {
       /NOT_FOUND: advisory "CGA-zzzz-zzzz-zzzz" not found/,
     );
     await fails(["advisories", "describe", "0".repeat(40)], 4, /NOT_FOUND/);
+    // An OSV record over two packages is one advisory per artifact: describe asks which.
+    const osv = await wharfCli([
+      "import",
+      "advisories",
+      "--data-dir",
+      wharf.dataDir,
+      join(ADVISORIES, "osv"),
+    ]);
+    assert.equal(osv.code, 0, osv.stderr);
+    await fails(
+      ["advisories", "describe", "CGA-2f3q-4c5v-8w9x"],
+      2,
+      /covers 2 artifacts, say which with --artifact: libexample, libexample-dev/,
+    );
+    assert.equal(
+      (
+        await json<AdvisoryJson>([
+          "advisories",
+          "describe",
+          "CGA-2f3q-4c5v-8w9x",
+          "--artifact",
+          "libexample-dev",
+        ])
+      ).artifactName,
+      "libexample-dev",
+    );
     await fails(
       ["advisories", "list", "--latest-event", "bogus"],
       2,

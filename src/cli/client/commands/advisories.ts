@@ -137,7 +137,10 @@ async function findAdvisory(ctx: CommandContext, id: string, artifact: unknown):
     throw new WharfApiError({ code: Code.NotFound, message: `advisory "${id}" not found` });
   if (found.length > 1)
     throw new UsageError(
-      `advisory "${id}" covers ${found.length} artifacts, say which with --artifact: ${found.map((a) => a.artifactName).join(", ")}`,
+      `advisory "${id}" covers ${found.length} artifacts, say which with --artifact: ${found
+        .map((a) => a.artifactName)
+        .sort()
+        .join(", ")}`,
     );
   return found[0] as Advisory;
 }
