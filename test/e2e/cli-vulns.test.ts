@@ -242,6 +242,49 @@ describe("the wharf security commands", () => {
     assert.match(table, /│ high 1, medium 1, low 1/);
   });
 
+  it("images history and diff leave vulnerabilities out for a caller who may not read reports; vulns report exits 5", async () => {
+    const role = await json<{ uid: string }>([
+      "iam",
+      "roles",
+      "create",
+      "puller-without-reports",
+      "--parent",
+      "acme",
+      "--capability",
+      "CAP_REPO_BLOBS_GET,CAP_IAM_GROUPS_LIST,CAP_REPO_LIST,CAP_MANIFEST_LIST,CAP_REFERRERS_LIST,CAP_TAG_LIST,CAP_MANIFEST_METADATA_LIST",
+    ]);
+    const rita = newRootUid();
+    await wharf.store.identities.insert({
+      uid: rita,
+      name: "rita",
+      description: "",
+      email: "rita@example.com",
+      claimMatch: { issuer: "https://idp.example.com", subject: "rita" },
+      createTime: Date.now(),
+      updateTime: Date.now(),
+    });
+    await ok(["iam", "role-bindings", "create", "--parent", "acme", "--identity", rita, "--role", role.uid]);
+    const asRita = { WHARF_TOKEN: await wharf.tokenFor(rita) };
+    const history = JSON.parse(await ok(["images", "history", "acme/app:latest", "-o", "json"], asRita)) as {
+      digest: string;
+      architectures: string[];
+      vulnerabilities?: unknown;
+    }[];
+    assert.deepEqual(
+      history.map((h) => [h.digest, h.architectures, h.vulnerabilities]),
+      [
+        [v1.digest, ["amd64"], undefined],
+        [v2.digest, ["amd64"], undefined],
+        [v3.digest, ["amd64"], undefined],
+      ],
+    );
+    const diff = JSON.parse(
+      await ok(["images", "diff", `acme/app@${v1.digest}`, `acme/app@${v2.digest}`, "-o", "json"], asRita),
+    ) as { kind: string }[];
+    assert.deepEqual([...new Set(diff.map((c) => c.kind))], ["layer"]);
+    await fails(["vulns", "report", `acme/app@${v1.digest}`], 5, /PERMISSION_DENIED/, asRita);
+  });
+
   it("images diff: vulnerabilities only one image has, when both have a report", async () => {
     const diff = await json<
       { kind: string; change: string; id?: string; severity?: string; digest?: string }[]
