@@ -1,5 +1,4 @@
 import { parseArgs } from "node:util";
-import { currentToken, login, logout } from "./auth-login.js";
 
 /** Usage lines of `wharf auth …`, for the main usage text. */
 export const AUTH_USAGE = `  wharf auth login [--api-url URL] [--identity-provider UID] [--audience URL] [--no-browser]
@@ -34,6 +33,7 @@ export async function runAuth(args: string[]): Promise<number | undefined> {
           },
           strict: true,
         });
+        const { login } = await loginModule();
         await login({
           apiUrl: apiUrlOf(values["api-url"]),
           identityProvider: values["identity-provider"] ?? "",
@@ -49,6 +49,7 @@ export async function runAuth(args: string[]): Promise<number | undefined> {
           options: { "api-url": { type: "string" } },
           strict: true,
         });
+        const { currentToken } = await loginModule();
         process.stdout.write(`${await currentToken(apiUrlOf(values["api-url"]))}\n`);
         return 0;
       }
@@ -59,6 +60,7 @@ export async function runAuth(args: string[]): Promise<number | undefined> {
           strict: true,
         });
         const apiUrl = apiUrlOf(values["api-url"]);
+        const { logout } = await loginModule();
         print((await logout(apiUrl)) ? `Logged out of ${apiUrl}` : `Not logged in to ${apiUrl}`);
         return 0;
       }
@@ -72,4 +74,13 @@ export async function runAuth(args: string[]): Promise<number | undefined> {
     print(`wharf auth ${sub}: ${(err as Error).message}`);
     return 1;
   }
+}
+
+/**
+ * The login code, loaded when an auth command runs: it brings the SDK and Connect, which
+ * `wharf --help`, `serve` and the other commands that only import this module's usage never need
+ * (they cost a cold process ~70 ms).
+ */
+function loginModule(): Promise<typeof import("./auth-login.js")> {
+  return import("./auth-login.js");
 }
