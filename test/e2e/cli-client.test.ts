@@ -3,7 +3,6 @@
 // exit code and message. The CLI is a client of the API, so one engine (SQLite) is enough here; the
 // API it calls is covered on both engines by the API's own suites.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,14 +10,8 @@ import { after, before, describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
 import { newRootUid } from "../../src/core/uidp.js";
 import { pushImage } from "../support/registry-push.js";
-import { WHARF } from "../support/wharf-process.js";
+import { type CliRun, runWharf } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe("the wharf client commands", () => {
   let wharf: TestServer;
@@ -26,18 +19,8 @@ describe("the wharf client commands", () => {
   let env: NodeJS.ProcessEnv;
 
   /** Runs `wharf args…` with the admin token (WHARF_TOKEN) unless `extraEnv` says otherwise. */
-  function wharfCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [WHARF, ...args],
-        { env: { ...env, ...extraEnv } },
-        (err, stdout, stderr) => {
-          const code = err ? ((err as { code?: number }).code ?? 1) : 0;
-          resolve({ code: typeof code === "number" ? code : 1, stdout, stderr });
-        },
-      );
-    });
+  function wharfCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+    return runWharf(args, { ...env, ...extraEnv });
   }
 
   async function ok(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<string> {
@@ -55,7 +38,7 @@ describe("the wharf client commands", () => {
     code: number,
     message: RegExp,
     extraEnv?: NodeJS.ProcessEnv,
-  ): Promise<Run> {
+  ): Promise<CliRun> {
     const r = await wharfCli(args, extraEnv);
     assert.equal(r.code, code, `wharf ${args.join(" ")} exits ${code}: ${r.stderr}`);
     assert.match(r.stderr, message);

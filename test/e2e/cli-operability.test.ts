@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
@@ -14,33 +13,17 @@ import {
   type PostgresServer,
   throwawayPostgres,
 } from "../support/postgres-cluster.js";
-import { WHARF } from "../support/wharf-process.js";
+import { type CliRun, runWharf } from "../support/wharf-process.js";
 
 // The command line as an operator meets it: every command answers -h/--help, and a command that
 // cannot start says why in one line on stderr and exits 1, never with a stack trace.
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function wharf(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [WHARF, ...args],
-      { env: { ...process.env, WHARF_DEBUG: "", ...env }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
+function wharf(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runWharf(args, { ...process.env, WHARF_DEBUG: "", ...env });
 }
 
 /** Asserts exit 1 and exactly one stderr line matching `pattern`, with no stack frame. */
-function assertOneLineFailure(run: Run, pattern: RegExp): void {
+function assertOneLineFailure(run: CliRun, pattern: RegExp): void {
   assert.equal(run.code, 1, `exit code; stderr: ${run.stderr}`);
   const lines = run.stderr.split("\n").filter((l) => l !== "");
   assert.equal(lines.length, 1, `one line on stderr, got:\n${run.stderr}`);
@@ -90,7 +73,7 @@ describe("wharf -h / --help", () => {
       ["-h", "--help"].map((flag) => ({ words, line, flag })),
     );
     // Four at a time: each is a Node process loading TypeScript.
-    const results: ((typeof cases)[number] & { run: Run })[] = [];
+    const results: ((typeof cases)[number] & { run: CliRun })[] = [];
     for (let i = 0; i < cases.length; i += 4) {
       const batch = cases.slice(i, i + 4);
       results.push(

@@ -4,7 +4,6 @@
 // `wharf import advisories`. One engine (SQLite), as for the other client commands: the API they
 // call is covered on both engines by its own suites.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,17 +12,11 @@ import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { newRootUid } from "../../src/core/uidp.js";
 import { type BuiltImage, pushImage } from "../support/registry-push.js";
-import { WHARF } from "../support/wharf-process.js";
+import { type CliRun, runWharf } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 const REPORTS = fileURLToPath(new URL("../fixtures/vulnreports/", import.meta.url));
 const ADVISORIES = fileURLToPath(new URL("../fixtures/advisories/", import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 interface ReportJson {
   id: string;
@@ -51,18 +44,8 @@ describe("the wharf security commands", () => {
   let v2: BuiltImage;
   let v3: BuiltImage;
 
-  function wharfCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [WHARF, ...args],
-        { env: { ...env, ...extraEnv } },
-        (err, stdout, stderr) => {
-          const code = err ? ((err as { code?: number }).code ?? 1) : 0;
-          resolve({ code: typeof code === "number" ? code : 1, stdout, stderr });
-        },
-      );
-    });
+  function wharfCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+    return runWharf(args, { ...env, ...extraEnv });
   }
 
   async function ok(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<string> {

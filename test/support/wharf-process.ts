@@ -10,6 +10,23 @@ const run = promisify(execFile);
  */
 export const WHARF = new URL("../../bin/wharf.js", import.meta.url).pathname;
 
+/** What one `wharf` command did: its exit code (-1 when it was killed) and what it printed. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `wharf args…` (the build in dist/) with exactly `env` as its environment, for at most 60 s. */
+export function runWharf(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [WHARF, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 /** A `wharf serve` child process. */
 export interface WharfProcess {
   child: ChildProcess;
