@@ -5,7 +5,7 @@ import { before, it } from "node:test";
 import { Code } from "@connectrpc/connect";
 import type { Principal } from "../../../src/core/context.js";
 import { DomainError } from "../../../src/core/errors.js";
-import { newChildUid, newRootUid } from "../../../src/core/uidp.js";
+import { newRootUid } from "../../../src/core/uidp.js";
 import { createEventRecorder } from "../../../src/events/event-recorder.js";
 import { collectGarbage } from "../../../src/oci/garbage-collector.js";
 import { parseDigest, sha256Digest } from "../../../src/registry/digest.js";
@@ -14,6 +14,7 @@ import { blobKey, UPLOADS_PREFIX } from "../../../src/storage/blobs/blob-layout.
 import { createMemoryBlobDriver } from "../../../src/storage/blobs/memory/memory-blob-driver.js";
 import type { RepoRow, Store } from "../../../src/storage/store.js";
 import { ingestVulnReport } from "../../../src/vulnreports/ingest.js";
+import { groupRow, repoRow } from "../../conformance/store/fixtures.js";
 import { forEachEngine } from "../../support/databases.js";
 
 const GRYPE = readFileSync(new URL("../../fixtures/vulnreports/grype.json", import.meta.url));
@@ -47,24 +48,9 @@ forEachEngine("vulnerability report ingestion", (db) => {
   before(async () => {
     store = await db.openFresh();
     blobs = createMemoryBlobDriver();
-    const org = {
-      uid: newRootUid(),
-      name: "ingest",
-      description: "",
-      verified: false,
-      createTime: 0,
-      updateTime: 0,
-    };
+    const org = groupRow("", "ingest");
     await store.groups.insert(org);
-    repo = {
-      uid: newChildUid(org.uid),
-      groupUid: org.uid,
-      name: "app",
-      description: "",
-      readme: "",
-      createTime: 0,
-      updateTime: 0,
-    };
+    repo = repoRow(org.uid, "app");
     await store.repos.insert(repo);
     await putImage();
   });
