@@ -1,0 +1,67 @@
+import { Code } from "@connectrpc/connect";
+import { DomainError, isDomainError } from "./errors.js";
+
+/**
+ * The v1 API is a second face over the v2 services (docs/adr/0030): a v1 handler translates its
+ * request into the v2 one, calls the v2 handler with the same RequestContext (so capability
+ * checks, validation, events and errors are the v2 ones), and translates the answer back. These
+ * are the three conventions every v1 face shares.
+ */
+
+/**
+ * Most items an unpaged v1 list returns. A v1 list gathers every v2 page; past this many it fails
+ * FAILED_PRECONDITION, naming the v2 list to use, rather than answering a silently cut list.
+ */
+export const MAX_V1_LIST_ITEMS = 10_000;
+
+/** What one v2 list page is, reduced to what gathering needs. */
+export interface V2Page<T> {
+  items: T[];
+  nextPageToken: string;
+}
+
+/**
+ * Gathers every page of a v2 list into one array, for the v1 list shape `{items: [...]}` without
+ * paging. `fetchPage` is called with `""` first, then with each `nextPageToken` until it is empty.
+ * Throws FAILED_PRECONDITION when more than MAX_V1_LIST_ITEMS would be answered; `v2Path` names the
+ * paged v2 list in that message.
+ */
+export async function allV2Pages<T>(
+  v2Path: string,
+  fetchPage: (pageToken: string) => Promise<V2Page<T>>,
+): Promise<T[]> {
+  const items: T[] = [];
+  let pageToken = "";
+  do {
+    const page = await fetchPage(pageToken);
+    items.push(...page.items);
+    if (items.length > MAX_V1_LIST_ITEMS) {
+      throw new DomainError(
+        Code.FailedPrecondition,
+        `Precondition failed: this v1 list would answer more than ${MAX_V1_LIST_ITEMS} items; narrow it with filters or use the paged ${v2Path}`,
+        { reason: "V1_LIST_TOO_LARGE" },
+      );
+    }
+    pageToken = page.nextPageToken;
+  } while (pageToken !== "");
+  return items;
+}
+
+/**
+ * Runs a v2 Get and answers undefined when it fails NOT_FOUND: in v1 a filter on `id` replaces
+ * Get, and a resource that does not exist is an empty 200 list, not a 404. Every other error
+ * (PERMISSION_DENIED included) is rethrown unchanged.
+ */
+export async function foundOrNothing<T>(get: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await get();
+  } catch (err) {
+    if (isDomainError(err) && err.code === Code.NotFound) return undefined;
+    throw err;
+  }
+}
+
+/** The v1 list answer for an optional single result: `[found]` or `[]`. */
+export function itemsOf<T>(found: T | undefined): T[] {
+  return found === undefined ? [] : [found];
+}
