@@ -40,7 +40,7 @@ import { createImagesService } from "./registry/images-service.js";
 import { createReposService } from "./registry/repos-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createTagsService } from "./registry/tags-service.js";
-import { createRegistryV1Service } from "./vulnreports/registry-v1-service.js";
+import { createRegistryV1VulnReportHandlers } from "./vulnreports/registry-v1-service.js";
 import { createResolvedVulnsSource } from "./vulnreports/resolved-vulns-source.js";
 import type { VulnReportServiceDeps } from "./vulnreports/service-deps.js";
 import { createVulnerabilitiesService } from "./vulnreports/vulnerabilities-service.js";
@@ -78,7 +78,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
       SecurityAdvisoryService,
       createSecurityAdvisoryService({ ...deps, resolvedVulns: createResolvedVulnsSource(deps.store) }),
     ),
-    bindService(Registry, createRegistryV1Service(deps)),
+    bindService(Registry, { ...createRegistryV1VulnReportHandlers(deps) }),
     bindService(Vulnerabilities, createVulnerabilitiesService(deps)),
   ];
 }

@@ -9,11 +9,14 @@ import type { VulnReportServiceDeps } from "./service-deps.js";
 const GENERATION_LIMIT = 10_000;
 
 /**
- * The v1 Registry service: GetVulnReport answers the current report of an image digest (the newest
+ * The vulnerability report RPCs of the v1 Registry service (its repo, tag and EOL RPCs are bound
+ * beside these in the composition root): GetVulnReport answers the current report of an image digest (the newest
  * of any scanner) in the tenant shape; NOT_FOUND when the image has none. The transport has checked
  * the caller's capabilities at the repo.
  */
-export function createRegistryV1Service(deps: VulnReportServiceDeps): ServiceHandlers<typeof Registry> {
+export function createRegistryV1VulnReportHandlers(
+  deps: VulnReportServiceDeps,
+): Pick<ServiceHandlers<typeof Registry>, "getVulnReport"> {
   const { store } = deps;
   return {
     async getVulnReport(req) {
