@@ -436,6 +436,31 @@ forEachEngine("v1 ListEolTags, wharf import eol and v2 deprecation", (db) => {
     });
   });
 
+  it("takes the grace period from --eol-grace-months (a second server on the same database)", async () => {
+    const { databaseUrl } = db.engine === "postgres" ? { databaseUrl: storeFlags[1] } : {};
+    const oneMonth = await startTestServer({
+      ...(databaseUrl ? { databaseUrl } : {}),
+      config: { eolGraceMonths: "1", ...(databaseUrl ? {} : { dataDir: wharf.dataDir }) },
+      clock: { now: () => now },
+    });
+    try {
+      const statusAt = async (iso: string) => {
+        now = day(iso);
+        const res = await oneMonth.api("/registry/v1/eoltags?name=3.10", {
+          token: await oneMonth.tokenFor(ADMIN_IDENTITY_UID),
+        });
+        const item = byName(await expectJson<EolTagList>(res), pythonRepo).get("3.10");
+        return [item?.tagStatus, item?.gracePeriodExpiryDate];
+      };
+      // 2026-10-31 plus one month clamps to 2026-11-30.
+      assert.deepEqual(await statusAt("2026-11-29"), ["TAG_IN_GRACE", "2026-11-30T00:00:00Z"]);
+      assert.deepEqual(await statusAt("2026-11-30"), ["TAG_INACTIVE", "2026-11-30T00:00:00Z"]);
+    } finally {
+      now = day("2026-01-15");
+      await oneMonth.close();
+    }
+  });
+
   describe("v2 deprecated", () => {
     const v2Tag = async (repo: string, name: string) =>
       (
