@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
@@ -22,10 +20,9 @@ import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { nodeReleasesAsEndOfLife } from "../support/node-releases-eol.js";
 import { seedManifests } from "../support/seed-manifests.js";
-import { WHARF } from "../support/wharf-process.js";
+import { runWharf } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
-const run = promisify(execFile);
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/eol/${name}`, import.meta.url));
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 const DIGEST = `sha256:${"e".repeat(64)}`;
@@ -94,21 +91,7 @@ forEachEngine("v1 ListEolTags, wharf import eol and v2 deprecation", (db) => {
   const tagUids: Record<string, string> = {};
 
   /** `wharf import eol ARGS…` against the server's database (the real CLI, while it serves). */
-  const importEol = async (...args: string[]) => {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [
-        WHARF,
-        "import",
-        "eol",
-        ...args,
-        ...storeFlags,
-      ]);
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
+  const importEol = (...args: string[]) => runWharf(["import", "eol", ...args, ...storeFlags], process.env);
   /** A token minted at the current test clock (tokens expire as the clock moves on). */
   const tokenOf = (uid = ADMIN_IDENTITY_UID) => wharf.tokenFor(uid);
   const eolTags = async (query = "", token?: string) =>
@@ -167,32 +150,19 @@ forEachEngine("v1 ListEolTags, wharf import eol and v2 deprecation", (db) => {
 
   describe("wharf import eol", () => {
     it("imports a legacy file with repeated --match; the v1 shape of the same data changes nothing", async () => {
-      const first = await importEol(
-        "--product",
-        "python",
+      const rules = ["acme/python:3.*", "acme/python:2.*", "acme/python:old-*"].flatMap((m) => [
         "--match",
-        "acme/python:3.*",
-        "--match",
-        "acme/python:2.*",
-        "--match",
-        "acme/python:old-*",
-        fixture("python-legacy.json"),
-      );
-      assert.equal(first.code, 0, first.stderr);
-      assert.match(first.stderr, /wharf import eol: created 7, updated 0, unchanged 0, rejected 0\n$/);
-      const again = await importEol(
-        "--product",
-        "python",
-        "--match",
-        "acme/python:3.*",
-        "--match",
-        "acme/python:2.*",
-        "--match",
-        "acme/python:old-*",
-        fixture("python-v1.json"),
-      );
-      assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stderr, /wharf import eol: created 0, updated 0, unchanged 7, rejected 0\n$/);
+        m,
+      ]);
+      const expected: Array<[string, RegExp]> = [
+        ["python-legacy.json", /wharf import eol: created 7, updated 0, unchanged 0, rejected 0\n$/],
+        ["python-v1.json", /wharf import eol: created 0, updated 0, unchanged 7, rejected 0\n$/],
+      ];
+      for (const [file, summary] of expected) {
+        const out = await importEol("--product", "python", ...rules, fixture(file));
+        assert.equal(out.code, 0, out.stderr);
+        assert.match(out.stderr, summary);
+      }
     });
 
     it("imports the real Node.js schedule of node-releases", async () => {
