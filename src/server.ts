@@ -203,6 +203,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       store,
       blobs,
       vulnReportMaxBytes: config.vulnReportMaxBytes,
+      eolGraceMonths: config.eolGraceMonths,
       pageTokens,
       events,
       bindingsChanged: (identityUid?: string) => access.invalidate(identityUid),

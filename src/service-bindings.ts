@@ -36,6 +36,7 @@ import type { IamServiceDeps } from "./iam/service-deps.js";
 import { createTermsService } from "./iam/terms-service.js";
 import { type ArtifactsServiceDeps, createArtifactsService } from "./libraries/artifacts-service.js";
 import { createPingService } from "./ping/ping-service.js";
+import { createEolTagsHandlers, type EolTagsServiceDeps } from "./registry/eol/eol-tags-service.js";
 import { createImagesService } from "./registry/images-service.js";
 import { createReposService } from "./registry/repos-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
@@ -53,7 +54,8 @@ export interface ServiceDeps
     ArtifactsServiceDeps,
     AdvisoriesServiceDeps,
     Omit<SecurityAdvisoryServiceDeps, "resolvedVulns">,
-    VulnReportServiceDeps {}
+    VulnReportServiceDeps,
+    EolTagsServiceDeps {}
 
 /** Every service of the platform API, bound to its implementation; served by every transport. */
 export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
@@ -78,7 +80,10 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
       SecurityAdvisoryService,
       createSecurityAdvisoryService({ ...deps, resolvedVulns: createResolvedVulnsSource(deps.store) }),
     ),
-    bindService(Registry, { ...createRegistryV1VulnReportHandlers(deps) }),
+    bindService(Registry, {
+      ...createRegistryV1VulnReportHandlers(deps),
+      ...createEolTagsHandlers(deps),
+    }),
     bindService(Vulnerabilities, createVulnerabilitiesService(deps)),
   ];
 }

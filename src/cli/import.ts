@@ -1,6 +1,7 @@
 // `wharf import <kind> …`: the table of importers (the local ones, and `vulnreport`, which uploads to a
 // server). Kept free of the store and the importers' code (each `run` loads its module), so that
 // printing the usage loads none of it.
+import { IMPORT_EOL_USAGE } from "./import-eol-usage.js";
 import type { ImportIo } from "./import-progress.js";
 import { IMPORT_VULNREPORT_USAGE } from "./usage.js";
 
@@ -46,6 +47,12 @@ export const IMPORT_KINDS: readonly ImportKind[] = [
     usage: IMPORT_VULNREPORT_USAGE,
     network: true,
     run: async (argv, io) => (await import("./import-vulnreport.js")).runVulnReportImport(argv, io),
+  },
+  {
+    kind: "eol",
+    summary: "end-of-life dates of a product's release cycles",
+    usage: IMPORT_EOL_USAGE,
+    run: async (argv, io) => (await import("./import-eol.js")).runEolImport(argv, io),
   },
 ];
 

@@ -45,6 +45,7 @@ Options (each also as an environment variable):
                                                process takes them over (default 60s)
   --metrics-public BOOL   WHARF_METRICS_PUBLIC serve /metrics without a token (default false: administrator only)
   --vuln-report-max-mb N  WHARF_VULN_REPORT_MAX_MB  largest vulnerability report an upload takes (default 256)
+  --eol-grace-months N    WHARF_EOL_GRACE_MONTHS  months a tag stays in grace after its EOL date (default 6)
 
 A start-up failure prints one line and exits 1 (WHARF_DEBUG=1 adds the stack); -h or --help after a
 command prints its usage.
@@ -72,6 +73,7 @@ const CONFIG_OPTIONS = {
   "events-lease": { type: "string" },
   "metrics-public": { type: "string" },
   "vuln-report-max-mb": { type: "string" },
+  "eol-grace-months": { type: "string" },
 } as const;
 
 /**
@@ -202,5 +204,6 @@ function configInput(values: Partial<Record<keyof typeof CONFIG_OPTIONS, string>
     eventsLease: values["events-lease"],
     metricsPublic: values["metrics-public"],
     vulnReportMaxMb: values["vuln-report-max-mb"],
+    eolGraceMonths: values["eol-grace-months"],
   };
 }

@@ -42,6 +42,8 @@ export interface WharfConfig {
   metricsPublic: boolean;
   /** Largest vulnerability report an upload accepts, in bytes (default 256 MiB; ADR 0024). */
   vulnReportMaxBytes: number;
+  /** Grace period after an EOL date before ListEolTags calls a tag inactive, in calendar months (default 6). */
+  eolGraceMonths: number;
 }
 
 /** How events are delivered to subscriptions' sinks. */
@@ -83,6 +85,7 @@ export interface ConfigInput {
   eventsLease?: string | undefined;
   metricsPublic?: string | undefined;
   vulnReportMaxMb?: string | undefined;
+  eolGraceMonths?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -108,6 +111,7 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   eventsLease: "WHARF_EVENTS_LEASE",
   metricsPublic: "WHARF_METRICS_PUBLIC",
   vulnReportMaxMb: "WHARF_VULN_REPORT_MAX_MB",
+  eolGraceMonths: "WHARF_EOL_GRACE_MONTHS",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -146,7 +150,16 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     events: parseEvents(pick),
     metricsPublic: parseFlag(pick("metricsPublic"), "metrics-public"),
     vulnReportMaxBytes: parseMegabytes(pick("vulnReportMaxMb") ?? "256", "vuln-report-max-mb"),
+    eolGraceMonths: parseMonths(pick("eolGraceMonths") ?? "6", "eol-grace-months"),
   };
+}
+
+/** A whole number of months from 0 to 120. */
+function parseMonths(value: string, flag: string): number {
+  const months = /^\d{1,3}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(months >= 0 && months <= 120))
+    throw new ConfigError(`--${flag} must be a whole number of months from 0 to 120 (got "${value}")`);
+  return months;
 }
 
 /** A whole number of MiB from 1 to 4096, as bytes. */

@@ -8,6 +8,7 @@ import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { DeleteTagRequestSchema, TagSchema, type TagsService } from "../gen/platform/registry/v2/tags_pb.js";
 import type { Store, TagFilter, TagRow } from "../storage/store.js";
+import { withEolDeprecation } from "./eol/eol-deprecation.js";
 import { tagMessage } from "./mapping.js";
 import { validateDigest, validateTagName } from "./names.js";
 import type { RegistryServiceDeps } from "./service-deps.js";
@@ -17,6 +18,8 @@ const TAG_LIST = namedResourceList<TagRow>();
 /**
  * TagsService: list, read, create-or-move and delete tags; every digest change is recorded. Each
  * CreateTag is a `tag.created` event of the repo, or `tag.updated` when the tag already existed.
+ * List and Get show `deprecated` as the stored flag OR the tag's EOL cycle having ended
+ * (`withEolDeprecation`, ADR 0031); CreateTag answers the stored flag.
  */
 export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<typeof TagsService> {
   const { store } = deps;
@@ -34,16 +37,18 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
       const page = await paginate(pageRequestOf(req), filter, TAG_LIST, deps.pageTokens, (window) =>
         store.tags.list({ ...filter, within }, window),
       );
+      const tags = await withEolDeprecation(store, page.items, ctx.clock.now());
       return {
-        tags: page.items.map(tagMessage),
+        tags: tags.map(tagMessage),
         ...pageEnvelope(page),
       };
     },
 
-    async getTag(req) {
+    async getTag(req, ctx) {
       const row = await store.tags.get(req.uid);
       if (!row) throw notFound("tag", req.uid);
-      return tagMessage(row);
+      const [shown = row] = await withEolDeprecation(store, [row], ctx.clock.now());
+      return tagMessage(shown);
     },
 
     async createTag(req, ctx) {

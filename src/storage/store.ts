@@ -1,6 +1,7 @@
 import type { AccessScopes } from "../core/context.js";
 import type { ListSlice, ListWindow, UidpFilter } from "../core/list.js";
 import type { AdvisoryStore } from "./advisory-store.js";
+import type { EolStore, EolTagFilter } from "./eol-store.js";
 import type { EventOutboxStore, SubscriptionStore } from "./event-store.js";
 import type { LibraryStore } from "./library-store.js";
 import type { RefreshTokenStore } from "./refresh-token-store.js";
@@ -529,6 +530,15 @@ export interface LoginSessionStore {
   purgeExpired(now: number): Promise<number>;
 }
 
+/** The EOL store with its list of rule-matched tags (declared here: it answers TagRows). */
+export interface EolTagStore extends EolStore {
+  /**
+   * Tags some rule matches (its repo covered and the tag's name like its glob), filtered; ordered
+   * and windowed like every store list (sort fields of tags).
+   */
+  listTags(filter: EolTagFilter, window: ListWindow): Promise<ListSlice<TagRow>>;
+}
+
 /** One handle on the metadata store; `transaction` gives a handle whose writes commit together. */
 export interface Store {
   groups: GroupStore;
@@ -563,6 +573,8 @@ export interface Store {
   advisories: AdvisoryStore;
   /** Vulnerability reports of image digests and their matches (ADR 0024). */
   vulnReports: VulnReportStore;
+  /** End-of-life cycles and the rules mapping tags to them (`wharf import eol`, ADR 0031). */
+  eol: EolTagStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

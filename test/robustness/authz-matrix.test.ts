@@ -311,6 +311,10 @@ const ROWS: Record<string, Row> = {
   "platform.registry.v2.ImagesService/GetSize": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
 
   "platform.registry.v1.Registry/GetVulnReport": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
+  "platform.registry.v1.Registry/ListEolTags": {
+    request: (f) => ({ uidp: { childrenOf: f.repo } }),
+    list: { sees: (r, f) => ((r.items as Json[] | undefined) ?? []).some((t) => t.id === f.tag) },
+  },
   "platform.registry.v1.Vulnerabilities/CreateVulnReport": {
     request: (f) => ({ repoUid: f.repo, digest: f.digest, rawReport: GRYPE_REPORT.toString("base64") }),
   },
@@ -620,6 +624,14 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     const registryToken = await wharf.registryToken();
     const repoName = `acme/${(await expectJson<{ name: string }>(await wharf.api(`/registry/v2/repos/${repoUid}`, { token: wharf.adminToken }))).name}`;
     const image = await pushImage(wharf, repoName, "v1", registryToken, "matrix");
+    // An EOL rule covering the repo's tags, so ListEolTags has A's tag to show or hide.
+    await wharf.store.eol.putRule({
+      orgUid: orgA,
+      repoName: repoName.slice("acme/".length),
+      tagGlob: "*",
+      product: "matrix",
+      createTime: Date.now(),
+    });
     const tagOf = async (tagName: string) =>
       (
         await expectJson<{ tags: { uid: string; name: string }[] }>(

@@ -431,6 +431,8 @@ export interface Database {
   vuln_metadata_severities: VulnMetadataSeveritiesTable;
   vuln_reports: VulnReportsTable;
   vuln_matches: VulnMatchesTable;
+  eol_cycles: EolCyclesTable;
+  eol_rules: EolRulesTable;
 }
 
 /** Stored vulnerability reports (migration 0011); `superseded_time` NULL marks the current one. */
@@ -466,4 +468,30 @@ export interface VulnMatchesTable {
   package_type: string;
   purl: string;
   locations: string;
+}
+
+/** `eol_cycles` (migration 0014): primary key (product, cycle); dates are ms, NULL when unknown. */
+export interface EolCyclesTable {
+  product: string;
+  cycle: string;
+  codename: string;
+  release_date: NullableInt8Column;
+  eol_date: NullableInt8Column;
+  eol_undated: BoolColumn;
+  lts: BoolColumn;
+  lts_from: NullableInt8Column;
+  latest_version: string;
+  latest_release_date: NullableInt8Column;
+  support_end_date: NullableInt8Column;
+  extended_support_end_date: NullableInt8Column;
+}
+
+/** `eol_rules` (migration 0014): primary key (org_uid, repo_name, tag_glob). */
+export interface EolRulesTable {
+  org_uid: string;
+  repo_name: string;
+  tag_glob: string;
+  like_pattern: string;
+  product: string;
+  create_time: Int8Column;
 }

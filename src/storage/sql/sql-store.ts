@@ -2,6 +2,7 @@ import type { Store } from "../store.js";
 import { createAccountAssociationStore } from "./account-association-store.js";
 import { createAdvisoryStore } from "./advisory-store.js";
 import { createBlobRecordStore } from "./blob-record-store.js";
+import { createEolStore } from "./eol-store.js";
 import { createEventOutboxStore } from "./event-outbox-store.js";
 import { createExternalGroupRoleMappingStore } from "./external-group-role-mapping-store.js";
 import { createGarbageStore } from "./garbage-store.js";
@@ -63,6 +64,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     libraries: createLibraryStore(ctx),
     advisories: createAdvisoryStore(ctx),
     vulnReports: createVulnReportStore(ctx),
+    eol: createEolStore(ctx),
     dialect: ctx.dialect.name,
     transaction: (fn, signal) => {
       if (!ctx.inTransaction) return ctx.transaction((tx) => fn(createSqlStore(tx, refuseClose)), signal);

@@ -7,7 +7,8 @@ import { commonPredicates, equalsIfSet } from "./predicates.js";
 import type { TagsTable } from "./schema.js";
 import { guardWrite, parentColumn, precompiled, type SqlContext } from "./sql-context.js";
 
-function toTagRow(r: Selectable<TagsTable>): TagRow {
+/** A `tags` row as a TagRow. */
+export function toTagRow(r: Selectable<TagsTable>): TagRow {
   return {
     uid: r.uid,
     repoUid: r.parent_uid,

@@ -1,5 +1,6 @@
 import { forEachEngine } from "../../support/databases.js";
 import { advisoryCases } from "./advisories.cases.js";
+import { eolCases } from "./eol.cases.js";
 import { eventCases } from "./events.cases.js";
 import { groupCases } from "./groups.cases.js";
 import { hierarchyCases } from "./hierarchy.cases.js";
@@ -39,4 +40,5 @@ forEachEngine("Store conformance", (db) => {
   libraryCases(db);
   advisoryCases(db);
   vulnReportCases(db);
+  eolCases(db);
 });

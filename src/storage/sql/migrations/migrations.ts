@@ -13,6 +13,7 @@ import { tokenRevocationsMigration } from "./0010-token-revocations.js";
 import { vulnReportsMigration } from "./0011-vuln-reports.js";
 import { advisoriesMigration } from "./0012-advisories.js";
 import { librariesMigration } from "./0013-libraries.js";
+import { eolMigration } from "./0014-eol.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -33,6 +34,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0011-vuln-reports": vulnReportsMigration(dialect),
     "0012-advisories": advisoriesMigration(dialect),
     "0013-libraries": librariesMigration(dialect),
+    "0014-eol": eolMigration(dialect),
   };
 }
 
