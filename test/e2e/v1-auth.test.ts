@@ -6,7 +6,6 @@ import { createIssuer } from "../../src/auth/issuer.js";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { BUILT_IN_ROLE_UIDS, OWNER_ROLE_UID } from "../../src/authz/built-in-roles.js";
 import { systemClock } from "../../src/core/clock.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import {
   Auth,
   RegistrationRequestSchema,
@@ -22,6 +21,7 @@ import {
 import { expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
+import { registeredPerson } from "../support/registered-person.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -35,20 +35,7 @@ forEachEngine("v1 Auth (ok, register, delete) and v1 Ping", (db) => {
   let alice: { uid: string; token: string };
   let acme: string;
 
-  async function person(who: string): Promise<{ uid: string; token: string }> {
-    const uid = newRootUid();
-    const now = Date.now();
-    await wharf.store.identities.insert({
-      uid,
-      name: who,
-      description: "",
-      email: `${who}@example.com`,
-      claimMatch: { issuer: "https://idp.example.com", subject: who },
-      createTime: now,
-      updateTime: now,
-    });
-    return { uid, token: await wharf.tokenFor(uid) };
-  }
+  const person = (who: string) => registeredPerson(wharf, who);
   const call = (method: string, path: string, token: string, body?: unknown) =>
     wharf.api(path, { method, token, ...(body === undefined ? {} : { body }) });
   /** A v1 invite code to the viewer role at acme. */

@@ -5,7 +5,6 @@ import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { BUILT_IN_ROLE_UIDS } from "../../src/authz/built-in-roles.js";
 import { capabilityFromEnumName, shortNameOf } from "../../src/authz/capabilities.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import {
   GroupInviteRequestSchema,
   GroupInviteSchema,
@@ -19,6 +18,7 @@ import {
 import { expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
+import { registeredPerson } from "../support/registered-person.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -42,21 +42,7 @@ forEachEngine(
     let counter = 0;
     const name = (prefix: string) => `${prefix}-${++counter}`;
 
-    /** A registered person (a root identity, as a first login creates) and a token for them. */
-    async function person(who: string): Promise<{ uid: string; token: string }> {
-      const uid = newRootUid();
-      const now = Date.now();
-      await wharf.store.identities.insert({
-        uid,
-        name: who,
-        description: "",
-        email: `${who}@example.com`,
-        claimMatch: { issuer: "https://idp.example.com", subject: who },
-        createTime: now,
-        updateTime: now,
-      });
-      return { uid, token: await wharf.tokenFor(uid) };
-    }
+    const person = (who: string) => registeredPerson(wharf, who);
 
     /** Calls the API as `token`, asserts 200 and no Deprecation/Sunset header, answers the JSON. */
     async function ok<T = Json>(method: string, path: string, token: string, body?: unknown): Promise<T> {
