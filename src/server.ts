@@ -43,7 +43,6 @@ import type { RegistryServer } from "./oci/registry-server.js";
 import { startRegistryServer } from "./oci/registry-server.js";
 import { createRepoResolver } from "./oci/repo-resolver.js";
 import { createUpstreamOidc } from "./oidc/upstream-oidc-client.js";
-import { createAuthRoutes } from "./plain-routes/auth-routes.js";
 import { createFederationRoutes } from "./plain-routes/federation-routes.js";
 import { createLoginRoutes } from "./plain-routes/login-routes.js";
 import { createVulnReportRoutes } from "./plain-routes/vuln-report-routes.js";
@@ -246,13 +245,6 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           accessFor: (principal) => access.accessFor(principal),
         }),
         ...createApiReferenceRoutes(),
-        ...createAuthRoutes({
-          store,
-          verifier,
-          clock,
-          bindingsChanged: (uid) => access.invalidate(uid),
-          events,
-        }),
         ...createFederationRoutes({
           sts: federation.sts,
           issuerUrl: issuer.issuerUrl,

@@ -6,7 +6,12 @@ import {
 import { bindService, type ServiceBinding } from "./core/service.js";
 import { createSubscriptionsService, type SubscriptionsServiceDeps } from "./events/subscriptions-service.js";
 import { SecurityAdvisoryService } from "./gen/platform/advisory/v2/security_advisory_pb.js";
+import { Auth } from "./gen/platform/auth/v1/auth_pb.js";
 import { SubscriptionsService } from "./gen/platform/events/v2/subscriptions_pb.js";
+import { GroupAccountAssociations } from "./gen/platform/iam/v1/account_associations_pb.js";
+import { ExternalGroupRoleMappings } from "./gen/platform/iam/v1/external_group_role_mappings_pb.js";
+import { GroupInvites } from "./gen/platform/iam/v1/group_invites_pb.js";
+import { IdentityProviders } from "./gen/platform/iam/v1/identity_providers_pb.js";
 import { AccountAssociationsService } from "./gen/platform/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "./gen/platform/iam/v2/external_group_role_mappings_pb.js";
 import { GroupInvitesService } from "./gen/platform/iam/v2/group_invites_pb.js";
@@ -17,6 +22,7 @@ import { RoleBindingsService } from "./gen/platform/iam/v2/role_bindings_pb.js";
 import { RolesService } from "./gen/platform/iam/v2/roles_pb.js";
 import { TermsService } from "./gen/platform/iam/v2/terms_pb.js";
 import { ArtifactsService } from "./gen/platform/libraries/v2/artifacts_pb.js";
+import { PingService as PingServiceV1 } from "./gen/platform/ping/v1/ping_pb.js";
 import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
 import { Registry } from "./gen/platform/registry/v1/registry_pb.js";
 import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
@@ -34,8 +40,14 @@ import { createRoleBindingsService } from "./iam/role-bindings-service.js";
 import { createRolesService } from "./iam/roles-service.js";
 import type { IamServiceDeps } from "./iam/service-deps.js";
 import { createTermsService } from "./iam/terms-service.js";
+import { createGroupAccountAssociationsV1Service } from "./iam/v1/account-associations-v1-service.js";
+import { createAuthV1Service } from "./iam/v1/auth-v1-service.js";
+import { createExternalGroupRoleMappingsV1Service } from "./iam/v1/external-group-role-mappings-v1-service.js";
+import { createGroupInvitesV1Service } from "./iam/v1/group-invites-v1-service.js";
+import { createIdentityProvidersV1Service } from "./iam/v1/identity-providers-v1-service.js";
 import { type ArtifactsServiceDeps, createArtifactsService } from "./libraries/artifacts-service.js";
 import { createPingService } from "./ping/ping-service.js";
+import { createPingV1Service } from "./ping/v1/ping-v1-service.js";
 import { createEolTagsHandlers, type EolTagsServiceDeps } from "./registry/eol/eol-tags-service.js";
 import { createImagesService } from "./registry/images-service.js";
 import { createReposService } from "./registry/repos-service.js";
@@ -59,16 +71,22 @@ export interface ServiceDeps
 
 /** Every service of the platform API, bound to its implementation; served by every transport. */
 export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
+  const ping = createPingService();
+  const identities = createIdentitiesService(deps);
+  const identityProviders = createIdentityProvidersService(deps);
+  const accountAssociations = createAccountAssociationsService(deps);
+  const groupInvites = createGroupInvitesService(deps);
+  const externalGroupRoleMappings = createExternalGroupRoleMappingsService(deps);
   return [
-    bindService(PingService, createPingService()),
+    bindService(PingService, ping),
     bindService(GroupsService, createGroupsService(deps)),
-    bindService(IdentitiesService, createIdentitiesService(deps)),
+    bindService(IdentitiesService, identities),
     bindService(RolesService, createRolesService(deps)),
     bindService(RoleBindingsService, createRoleBindingsService(deps)),
-    bindService(IdentityProvidersService, createIdentityProvidersService(deps)),
-    bindService(AccountAssociationsService, createAccountAssociationsService(deps)),
-    bindService(GroupInvitesService, createGroupInvitesService(deps)),
-    bindService(ExternalGroupRoleMappingsService, createExternalGroupRoleMappingsService(deps)),
+    bindService(IdentityProvidersService, identityProviders),
+    bindService(AccountAssociationsService, accountAssociations),
+    bindService(GroupInvitesService, groupInvites),
+    bindService(ExternalGroupRoleMappingsService, externalGroupRoleMappings),
     bindService(TermsService, createTermsService(deps)),
     bindService(ReposService, createReposService(deps)),
     bindService(TagsService, createTagsService(deps)),
@@ -85,5 +103,14 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
       ...createEolTagsHandlers(deps),
     }),
     bindService(Vulnerabilities, createVulnerabilitiesService(deps)),
+    bindService(PingServiceV1, createPingV1Service(ping)),
+    bindService(Auth, createAuthV1Service({ ...deps, identities })),
+    bindService(IdentityProviders, createIdentityProvidersV1Service(identityProviders)),
+    bindService(GroupAccountAssociations, createGroupAccountAssociationsV1Service(accountAssociations)),
+    bindService(GroupInvites, createGroupInvitesV1Service(groupInvites)),
+    bindService(
+      ExternalGroupRoleMappings,
+      createExternalGroupRoleMappingsV1Service(externalGroupRoleMappings),
+    ),
   ];
 }

@@ -3,30 +3,23 @@ import { restrictionsOf } from "../authz/token-restrictions.js";
 import type { Principal } from "../core/context.js";
 import { isAncestorOrSelf } from "../core/uidp.js";
 import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import type { RoleBindingRow, Store } from "../storage/store.js";
+import type { GroupRow, RoleBindingRow, RoleRow, Store } from "../storage/store.js";
 
-/** One group in the who-am-I answer. */
-export interface WhoAmIGroup {
-  uid: string;
-  name: string;
-  role: { uid: string; name: string };
+/** One group where the caller holds a role, and what that role lets them do there. */
+export interface CallerGrant {
+  group: GroupRow;
+  role: RoleRow;
+  /** Friendly capability names (enum names for capabilities without one), narrowed by the token's `cap`. */
   capabilities: string[];
 }
 
 /**
- * The caller and what their current role bindings give them, narrowed by the token's `scope` and
- * `cap` restrictions: a binding at G shows as G when the token reaches G, or as each restricted
- * scope under G otherwise; capabilities are short names, limited to the token's `cap`.
+ * What the caller's current role bindings give them, narrowed by the token's `scope` and `cap`
+ * restrictions: a binding at G shows as G when the token reaches G, or as each restricted scope
+ * under G otherwise; capabilities are limited to the token's `cap`. Bindings whose group or role
+ * is gone are left out.
  */
-export async function whoAmI(
-  store: Store,
-  principal: Principal,
-): Promise<{
-  identity: { uid: string; name: string; email: string };
-  admin?: boolean;
-  groups: WhoAmIGroup[];
-}> {
-  const identity = await store.identities.get(principal.identityUid);
+export async function callerGrants(store: Store, principal: Principal): Promise<CallerGrant[]> {
   const restrictions = restrictionsOf(principal.claims);
   const allowed = (caps: readonly number[]) =>
     caps.filter((c) => restrictions.caps === undefined || restrictions.caps.has(c as Capability));
@@ -52,27 +45,18 @@ export async function whoAmI(
   const roles = new Map(
     (await store.roles.getMany([...new Set(bindings.map((b) => b.roleUid))])).map((r) => [r.uid, r]),
   );
-  const out: WhoAmIGroup[] = [];
+  const out: CallerGrant[] = [];
   for (const { groupUid, binding } of placements) {
     const group = groups.get(groupUid);
     const role = roles.get(binding.roleUid);
     if (!group || !role) continue;
     out.push({
-      uid: group.uid,
-      name: group.name,
-      role: { uid: role.uid, name: role.name },
+      group,
+      role,
       capabilities: allowed(role.capabilities)
         .map((c) => shortNameOf(c as Capability) || enumNameOf(c as Capability))
         .filter((n) => n !== ""),
     });
   }
-  return {
-    identity: {
-      uid: principal.identityUid,
-      name: identity?.name ?? "",
-      email: identity?.email ?? "",
-    },
-    ...(principal.isAdmin ? { admin: true } : {}),
-    groups: out,
-  };
+  return out;
 }

@@ -1,6 +1,11 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { SecurityAdvisoryService } from "../gen/platform/advisory/v2/security_advisory_pb.js";
+import { Auth } from "../gen/platform/auth/v1/auth_pb.js";
 import { SubscriptionsService } from "../gen/platform/events/v2/subscriptions_pb.js";
+import { GroupAccountAssociations } from "../gen/platform/iam/v1/account_associations_pb.js";
+import { ExternalGroupRoleMappings } from "../gen/platform/iam/v1/external_group_role_mappings_pb.js";
+import { GroupInvites } from "../gen/platform/iam/v1/group_invites_pb.js";
+import { IdentityProviders } from "../gen/platform/iam/v1/identity_providers_pb.js";
 import { AccountAssociationsService } from "../gen/platform/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "../gen/platform/iam/v2/external_group_role_mappings_pb.js";
 import { GroupInvitesService } from "../gen/platform/iam/v2/group_invites_pb.js";
@@ -11,6 +16,7 @@ import { RoleBindingsService } from "../gen/platform/iam/v2/role_bindings_pb.js"
 import { RolesService } from "../gen/platform/iam/v2/roles_pb.js";
 import { TermsService } from "../gen/platform/iam/v2/terms_pb.js";
 import { ArtifactsService } from "../gen/platform/libraries/v2/artifacts_pb.js";
+import { PingService as PingServiceV1 } from "../gen/platform/ping/v1/ping_pb.js";
 import { PingService } from "../gen/platform/ping/v2/ping_pb.js";
 import { Registry } from "../gen/platform/registry/v1/registry_pb.js";
 import { Vulnerabilities } from "../gen/platform/registry/v1/vulnerabilities_pb.js";
@@ -60,5 +66,15 @@ export const WHARF_SERVICES = {
   },
   events: {
     subscriptions: SubscriptionsService,
+  },
+  pingV1: PingServiceV1,
+  authV1: {
+    auth: Auth,
+  },
+  iamV1: {
+    identityProviders: IdentityProviders,
+    groupAccountAssociations: GroupAccountAssociations,
+    groupInvites: GroupInvites,
+    externalGroupRoleMappings: ExternalGroupRoleMappings,
   },
 } as const satisfies ServiceTable;

@@ -745,19 +745,10 @@ describe("IAM federation resources over REST", () => {
       });
       assert.equal(unknown.message, again.message, "a used code looks like one that never existed");
 
-      // A reusable invite, redeemed twice by the same person and as a form: one binding, same uid.
+      // A reusable invite, redeemed twice by the same person: one binding, same uid.
       const reusable = codes[1]!;
-      const form = () =>
-        fetch(`${wharf.apiUrl}/auth/v1/register`, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${dave.token}`,
-            "content-type": "application/x-www-form-urlencoded",
-          },
-          body: new URLSearchParams({ code: reusable }).toString(),
-        });
-      const first = await expectJson<{ roleBinding: string }>(await form());
-      const second = await expectJson<{ roleBinding: string }>(await form());
+      const first = await expectJson<{ roleBinding: string }>(await register(dave.token, reusable));
+      const second = await expectJson<{ roleBinding: string }>(await register(dave.token, reusable));
       assert.equal(second.roleBinding, first.roleBinding, "idempotent binding");
       const codesInLogs = codes.filter((c) => JSON.stringify(wharf.logLines).includes(c));
       assert.deepEqual(codesInLogs, [], "invite codes are never logged");

@@ -36,6 +36,7 @@ type Protocol = "connect" | "rest" | "grpc";
 /** RPCs any caller, anonymous included, may call; each with why. */
 const UNAUTHENTICATED_RPCS: Record<string, string> = {
   "platform.ping.v2.PingService/Ping": "a liveness probe: answers a constant, reads no data",
+  "platform.ping.v1.PingService/Ping": "the v1 liveness probe: answers a constant, reads no data",
   "platform.advisory.v2.SecurityAdvisoryService/ListDocuments":
     "the public advisory feed: imported advisories, no organization's data (ADR 0025)",
   "platform.advisory.v2.SecurityAdvisoryService/ListVulnerabilityMetadata":
@@ -72,7 +73,8 @@ interface Fixtures {
  * marks unscoped RPCs whose service checks the capabilities itself on that uid.
  */
 interface Row {
-  request(f: Fixtures, fresh: FreshFixtures): Promise<Json> | Json;
+  /** `caller` is the calling identity's uid ("" when anonymous). */
+  request(f: Fixtures, fresh: FreshFixtures, caller: string): Promise<Json> | Json;
   list?: { sees(response: Json, f: Fixtures): boolean };
   /** Unscoped, no capability: any authenticated caller. */
   open?: true;
@@ -83,6 +85,11 @@ interface Row {
    * organization's (so B's owner reads too).
    */
   global?: true;
+  /**
+   * Acts on the caller's own data (Auth): past authorization is this outcome rather than 200 (the
+   * caller's own state refuses the change, which proves the handler ran).
+   */
+  passes?: { http: number; grpc: number; code: string };
 }
 
 /** Makers of per-call resources in A (each call gets its own, so deletes and creates can repeat). */
@@ -99,12 +106,16 @@ interface FreshFixtures {
   tag(): Promise<string>;
   subscription(): Promise<string>;
   accountAssociation(): Promise<string>;
+  /** The code of a new invite to the viewer role at a new folder of A. */
+  inviteCode(): Promise<string>;
 }
 
 const VIEWER = BUILT_IN_ROLE_UIDS.viewer;
 /** A library artifact imported before the matrix runs (library data belongs to no organization). */
 const MATRIX_ARTIFACT = artifactUid("JAVA", "org.example:matrix");
 const uidsOf = (items: unknown) => ((items as { uid: string }[] | undefined) ?? []).map((i) => i.uid);
+const idsOf = (items: unknown) => ((items as { id: string }[] | undefined) ?? []).map((i) => i.id);
+const groupsOf = (items: unknown) => ((items as { group: string }[] | undefined) ?? []).map((i) => i.group);
 
 const ROWS: Record<string, Row> = {
   "platform.ping.v2.PingService/Ping": { request: () => ({}) },
@@ -374,6 +385,93 @@ const ROWS: Record<string, Row> = {
   "platform.advisory.v2.SecurityAdvisoryService/ResolvedVulns": {
     request: (f) => ({ imageRefs: [{ repo: f.repo, tags: ["v1"] }] }),
     checked: true,
+  },
+
+  "platform.ping.v1.PingService/Ping": { request: () => ({}) },
+  "platform.auth.v1.Auth/Validate": { request: () => ({}), open: true },
+  "platform.auth.v1.Auth/Register": {
+    request: async (_f, fresh) => ({ code: await fresh.inviteCode() }),
+    open: true,
+  },
+  "platform.auth.v1.Auth/Delete": {
+    // Every principal here still holds role bindings, which v2's DeleteIdentity refuses.
+    request: (f, _fresh, caller) => ({ id: caller || f.orgA }),
+    open: true,
+    passes: { http: 400, grpc: 9, code: "failed_precondition" },
+  },
+
+  "platform.iam.v1.IdentityProviders/List": {
+    request: (f) => ({ id: f.idp }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.idp) },
+  },
+  "platform.iam.v1.IdentityProviders/Create": {
+    request: (f, fresh) => ({
+      parentId: f.orgA,
+      identityProvider: {
+        name: fresh.name("sso"),
+        defaultRole: VIEWER,
+        oidc: { issuer: "https://login.example.com", clientId: "wharf", clientSecret: "s3cret" },
+      },
+    }),
+  },
+  "platform.iam.v1.IdentityProviders/Update": {
+    request: async (_f, fresh) => ({
+      id: await fresh.idp(),
+      name: fresh.name("sso"),
+      defaultRole: VIEWER,
+      oidc: { issuer: "https://login.example.com", clientId: "wharf" },
+    }),
+  },
+  "platform.iam.v1.IdentityProviders/Delete": { request: async (_f, fresh) => ({ id: await fresh.idp() }) },
+
+  "platform.iam.v1.GroupAccountAssociations/List": {
+    request: (f) => ({ group: f.orgA }),
+    list: { sees: (r, f) => groupsOf(r.items).includes(f.orgA) },
+  },
+  "platform.iam.v1.GroupAccountAssociations/Create": {
+    request: async (_f, fresh) => ({
+      group: await fresh.group(),
+      name: "clouds",
+      amazon: { account: "123456789012" },
+    }),
+  },
+  "platform.iam.v1.GroupAccountAssociations/Update": {
+    request: async (_f, fresh) => ({
+      group: await fresh.accountAssociation(),
+      name: "clouds",
+      description: "v1",
+    }),
+  },
+  "platform.iam.v1.GroupAccountAssociations/Delete": {
+    request: async (_f, fresh) => ({ group: await fresh.accountAssociation() }),
+  },
+  "platform.iam.v1.GroupAccountAssociations/Check": {
+    request: (f) => ({ group: f.orgA, accountType: "ACCOUNT_TYPE_AMAZON" }),
+  },
+
+  "platform.iam.v1.GroupInvites/List": {
+    request: (f) => ({ id: f.invite }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.invite) },
+  },
+  "platform.iam.v1.GroupInvites/Create": { request: (f) => ({ group: f.orgA, role: VIEWER, ttl: "3600s" }) },
+  "platform.iam.v1.GroupInvites/Delete": { request: async (_f, fresh) => ({ id: await fresh.invite() }) },
+
+  "platform.iam.v1.ExternalGroupRoleMappings/List": {
+    request: (f) => ({ identityProviderUidp: f.idp }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.mapping) },
+  },
+  "platform.iam.v1.ExternalGroupRoleMappings/Get": { request: (f) => ({ uid: f.mapping }) },
+  "platform.iam.v1.ExternalGroupRoleMappings/Create": {
+    request: (f, fresh) => ({
+      parentId: f.idp,
+      mapping: { externalGroupId: fresh.name("devs"), roleUidp: VIEWER },
+    }),
+  },
+  "platform.iam.v1.ExternalGroupRoleMappings/Delete": {
+    request: async (_f, fresh) => ({ id: await fresh.mapping() }),
+  },
+  "platform.iam.v1.ExternalGroupRoleMappings/BatchDelete": {
+    request: async (f, fresh) => ({ parentId: f.idp, ids: [await fresh.mapping()] }),
   },
 };
 
@@ -697,6 +795,14 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
         });
         return g;
       },
+      async inviteCode() {
+        const created = await wharf.api(`/iam/v2/groupInvites/${await group()}`, {
+          method: "POST",
+          token: wharf.adminToken,
+          body: { roleUid: VIEWER, ttl: "3600s" },
+        });
+        return (await expectJson<{ code: string }>(created)).code;
+      },
     };
   });
   after(async () => {
@@ -729,13 +835,15 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     it(`answers each principal as the annotations and roles say [${protocol}]`, async (t) => {
       const failures: string[] = [];
       let cells = 0;
+      const callers = new Map<PrincipalName, string>();
+      for (const [who, token] of tokens) callers.set(who, token === undefined ? "" : await uidOfToken(token));
       for (const entry of METHODS) {
         const row = ROWS[entry.rpcName];
         if (!row) continue; // reported by the coverage test
         for (const who of PRINCIPALS) {
           cells++;
           const expected = expectedOutcome(entry, row, who);
-          const message = await row.request(f, fresh);
+          const message = await row.request(f, fresh, callers.get(who) ?? "");
           const out = await call(protocol, entry, message, tokens.get(who));
           const caps =
             entry.auth.kind === "disabled" ? "" : entry.auth.capabilities.map(enumNameOf).join(",");
@@ -744,14 +852,20 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
           // gRPC has no HTTP status: its `status` is the gRPC code (0 OK, 7, 16).
           const [okStatus, deniedStatus, anonymousStatus] =
             protocol === "grpc" ? [200, 7, 16] : [200, 403, 401];
+          const passes = row.passes && {
+            status: protocol === "grpc" ? row.passes.grpc : row.passes.http,
+            code: row.passes.code,
+          };
           const ok =
-            expected === "allowed"
-              ? out.status === okStatus && (!row.list || row.list.sees(out.body, f))
-              : expected === "filtered"
-                ? out.status === okStatus && !row.list?.sees(out.body, f)
-                : expected === "denied"
-                  ? out.status === deniedStatus && out.code === "permission_denied"
-                  : out.status === anonymousStatus && out.code === "unauthenticated";
+            expected === "allowed" && passes
+              ? out.status === passes.status && out.code === passes.code
+              : expected === "allowed"
+                ? out.status === okStatus && (!row.list || row.list.sees(out.body, f))
+                : expected === "filtered"
+                  ? out.status === okStatus && !row.list?.sees(out.body, f)
+                  : expected === "denied"
+                    ? out.status === deniedStatus && out.code === "permission_denied"
+                    : out.status === anonymousStatus && out.code === "unauthenticated";
           if (!ok) failures.push(where);
         }
       }

@@ -20,11 +20,14 @@ import { field, protoView } from "../views.js";
 /** The `iss` of pull-token identities (see `wharf auth pull-token create`). */
 export const PULL_TOKEN_ISSUER = "https://pull-tokens.wharf.invalid";
 
-/** What `/auth/v1/ok` answers: who the caller is and what each group lets them do. */
+/**
+ * The part of `/auth/v1/ok` this command reads: who the caller is and what each group lets them
+ * do. Protobuf JSON leaves empty fields out (no `groups` for someone with no role).
+ */
 interface WhoAmI {
-  identity: { uid: string; name: string; email: string };
+  identity: { uid: string; name?: string; email?: string };
   admin?: boolean;
-  groups: { uid: string; name: string; role: { uid: string; name: string }; capabilities: string[] }[];
+  groups?: { uid: string; name: string; role: { uid: string; name: string }; capabilities: string[] }[];
 }
 
 /** The claims of a JWT, unverified: for display only (the server verifies). */
@@ -36,7 +39,7 @@ export function jwtClaims(token: string): { exp?: number; sub?: string; aud?: st
   }
 }
 
-type StatusRow = WhoAmI["groups"][number];
+type StatusRow = NonNullable<WhoAmI["groups"]>[number];
 
 const statusView: View<StatusRow> = {
   columns: [
@@ -162,7 +165,7 @@ async function status(ctx: CommandContext): Promise<void> {
     ctx.stdout.write(
       `API:      ${ctx.apiUrl}\nIdentity: ${name} (${who.identity.uid})${who.admin ? ", platform administrator" : ""}\nExpires:  ${expiry}\n`,
     );
-    if (who.groups.length > 0) print(ctx, who.groups, statusView);
+    if (who.groups && who.groups.length > 0) print(ctx, who.groups, statusView);
     return;
   }
   const summary = { apiUrl: ctx.apiUrl, ...who, expiry };

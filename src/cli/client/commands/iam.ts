@@ -698,8 +698,7 @@ function registerInvites(iam: Command, bind: Bind): void {
     .action(
       bind(async (ctx, [code]) => {
         const url = new URL("/auth/v1/register", ctx.apiUrl);
-        url.searchParams.set("code", code as string);
-        const body = await callPlainRoute(ctx, url, "POST");
+        const body = await callPlainRoute(ctx, url, "POST", { code });
         ctx.stdout.write(
           ctx.format === "yaml"
             ? (await import("yaml")).stringify(body)

@@ -1,0 +1,77 @@
+import { create } from "@bufbuild/protobuf";
+import { MAX_PAGE_SIZE } from "../../core/list.js";
+import type { ServiceHandlers } from "../../core/service.js";
+import { allV2Pages } from "../../core/v1-face.js";
+import type { ExternalGroupRoleMappings } from "../../gen/platform/iam/v1/external_group_role_mappings_pb.js";
+import {
+  BatchDeleteExternalGroupRoleMappingsRequestSchema,
+  CreateExternalGroupRoleMappingRequestSchema,
+  DeleteExternalGroupRoleMappingRequestSchema,
+  type ExternalGroupRoleMappingsService,
+  GetExternalGroupRoleMappingRequestSchema,
+  ListExternalGroupRoleMappingsRequestSchema,
+} from "../../gen/platform/iam/v2/external_group_role_mappings_pb.js";
+import {
+  externalGroupRoleMappingV1Message,
+  externalGroupRoleMappingV2Input,
+} from "./external-group-role-mappings-v1-mapping.js";
+
+/**
+ * ExternalGroupRoleMappings (v1): a face over the v2 ExternalGroupRoleMappingsService handlers
+ * (docs/adr/0030). The hosted v1 has a Get (`GET …/{uid}`), so a missing mapping is the v2
+ * NOT_FOUND there; List gathers every v2 page.
+ */
+export function createExternalGroupRoleMappingsV1Service(
+  v2: ServiceHandlers<typeof ExternalGroupRoleMappingsService>,
+): ServiceHandlers<typeof ExternalGroupRoleMappings> {
+  return {
+    async list(req, ctx) {
+      const mappings = await allV2Pages("/iam/v2/externalGroupRoleMappings", async (pageToken) => {
+        const page = await v2.listExternalGroupRoleMappings(
+          create(ListExternalGroupRoleMappingsRequestSchema, {
+            uidp: req.uidp,
+            identityProviderUid: req.identityProviderUidp,
+            pageToken,
+            pageSize: MAX_PAGE_SIZE,
+          }),
+          ctx,
+        );
+        return { items: page.externalGroupRoleMappings ?? [], nextPageToken: page.nextPageToken ?? "" };
+      });
+      return { items: mappings.map(externalGroupRoleMappingV1Message) };
+    },
+
+    async get(req, ctx) {
+      const get = create(GetExternalGroupRoleMappingRequestSchema, { uid: req.uid });
+      return externalGroupRoleMappingV1Message(await v2.getExternalGroupRoleMapping(get, ctx));
+    },
+
+    async create(req, ctx) {
+      const request = create(CreateExternalGroupRoleMappingRequestSchema, {
+        parent: req.parentId,
+        mapping: externalGroupRoleMappingV2Input(req.mapping),
+      });
+      return externalGroupRoleMappingV1Message(await v2.createExternalGroupRoleMapping(request, ctx));
+    },
+
+    async delete(req, ctx) {
+      await v2.deleteExternalGroupRoleMapping(
+        create(DeleteExternalGroupRoleMappingRequestSchema, { uid: req.id }),
+        ctx,
+      );
+      return {};
+    },
+
+    async batchDelete(req, ctx) {
+      const request = create(BatchDeleteExternalGroupRoleMappingsRequestSchema, {
+        parent: req.parentId,
+        names: req.ids,
+      });
+      const answer = await v2.batchDeleteExternalGroupRoleMappings(request, ctx);
+      return {
+        parentId: answer.parent ?? req.parentId,
+        items: (answer.externalGroupRoleMappings ?? []).map(externalGroupRoleMappingV1Message),
+      };
+    },
+  };
+}

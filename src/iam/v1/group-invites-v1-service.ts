@@ -1,0 +1,54 @@
+import { create } from "@bufbuild/protobuf";
+import { MAX_PAGE_SIZE } from "../../core/list.js";
+import type { ServiceHandlers } from "../../core/service.js";
+import { allV2Pages } from "../../core/v1-face.js";
+import type { GroupInvites } from "../../gen/platform/iam/v1/group_invites_pb.js";
+import {
+  CreateGroupInviteRequestSchema,
+  DeleteGroupInviteRequestSchema,
+  type GroupInvitesService,
+  ListGroupInvitesRequestSchema,
+} from "../../gen/platform/iam/v2/group_invites_pb.js";
+import { groupInviteV1Message } from "./group-invites-v1-mapping.js";
+import { v1UidpFilter } from "./uidp-filter-v1.js";
+
+/**
+ * GroupInvites (v1): a face over the v2 GroupInvitesService handlers (docs/adr/0030). Create
+ * answers the code (only there); List gathers every v2 page, newest first, `group` meaning the
+ * group's own invites, and a filter on `id` narrowing it (missing → empty list).
+ */
+export function createGroupInvitesV1Service(
+  v2: ServiceHandlers<typeof GroupInvitesService>,
+): ServiceHandlers<typeof GroupInvites> {
+  return {
+    async create(req, ctx) {
+      const request = create(CreateGroupInviteRequestSchema, {
+        parent: req.group,
+        invite: { roleUid: req.role, email: req.email, ttl: req.ttl, singleUse: req.singleUse },
+      });
+      return groupInviteV1Message(await v2.createGroupInvite(request, ctx));
+    },
+
+    async list(req, ctx) {
+      const uidp = v1UidpFilter(undefined, { field: "id", value: req.id }, req.group);
+      const invites = await allV2Pages("/iam/v2/groupInvites", async (pageToken) => {
+        const page = await v2.listGroupInvites(
+          create(ListGroupInvitesRequestSchema, {
+            uidp,
+            keyId: req.keyId,
+            pageToken,
+            pageSize: MAX_PAGE_SIZE,
+          }),
+          ctx,
+        );
+        return { items: page.invites ?? [], nextPageToken: page.nextPageToken ?? "" };
+      });
+      return { items: invites.map(groupInviteV1Message) };
+    },
+
+    async delete(req, ctx) {
+      await v2.deleteGroupInvite(create(DeleteGroupInviteRequestSchema, { uid: req.id }), ctx);
+      return {};
+    },
+  };
+}
