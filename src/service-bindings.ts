@@ -40,6 +40,7 @@ import { createImagesService } from "./registry/images-service.js";
 import { createReposService } from "./registry/repos-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createTagsService } from "./registry/tags-service.js";
+import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
 import { createRegistryV1VulnReportHandlers } from "./vulnreports/registry-v1-service.js";
 import { createResolvedVulnsSource } from "./vulnreports/resolved-vulns-source.js";
 import type { VulnReportServiceDeps } from "./vulnreports/service-deps.js";
@@ -57,6 +58,9 @@ export interface ServiceDeps
 
 /** Every service of the platform API, bound to its implementation; served by every transport. */
 export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
+  const repos = createReposService(deps);
+  const tags = createTagsService(deps);
+  const images = createImagesService(deps);
   return [
     bindService(PingService, createPingService()),
     bindService(GroupsService, createGroupsService(deps)),
@@ -68,9 +72,9 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(GroupInvitesService, createGroupInvitesService(deps)),
     bindService(ExternalGroupRoleMappingsService, createExternalGroupRoleMappingsService(deps)),
     bindService(TermsService, createTermsService(deps)),
-    bindService(ReposService, createReposService(deps)),
-    bindService(TagsService, createTagsService(deps)),
-    bindService(ImagesService, createImagesService(deps)),
+    bindService(ReposService, repos),
+    bindService(TagsService, tags),
+    bindService(ImagesService, images),
     bindService(SubscriptionsService, createSubscriptionsService(deps)),
     bindService(ArtifactsService, createArtifactsService(deps)),
     bindService(AdvisoriesService, createAdvisoriesService(deps)),
@@ -78,7 +82,10 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
       SecurityAdvisoryService,
       createSecurityAdvisoryService({ ...deps, resolvedVulns: createResolvedVulnsSource(deps.store) }),
     ),
-    bindService(Registry, { ...createRegistryV1VulnReportHandlers(deps) }),
+    bindService(Registry, {
+      ...createRegistryV1VulnReportHandlers(deps),
+      ...createRegistryV1Handlers({ repos, tags, images }, deps.store),
+    }),
     bindService(Vulnerabilities, createVulnerabilitiesService(deps)),
   ];
 }

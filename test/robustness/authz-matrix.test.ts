@@ -56,6 +56,8 @@ interface Fixtures {
   mapping: string;
   invite: string;
   repo: string;
+  /** The repo's name (in its group). */
+  repoName: string;
   tag: string;
   digest: string;
   subscription: string;
@@ -105,6 +107,8 @@ const VIEWER = BUILT_IN_ROLE_UIDS.viewer;
 /** A library artifact imported before the matrix runs (library data belongs to no organization). */
 const MATRIX_ARTIFACT = artifactUid("JAVA", "org.example:matrix");
 const uidsOf = (items: unknown) => ((items as { uid: string }[] | undefined) ?? []).map((i) => i.uid);
+/** The ids of a v1 list's items. */
+const idsOf = (items: unknown) => ((items as { id: string }[] | undefined) ?? []).map((i) => i.id);
 
 const ROWS: Record<string, Row> = {
   "platform.ping.v2.PingService/Ping": { request: () => ({}) },
@@ -311,6 +315,32 @@ const ROWS: Record<string, Row> = {
   "platform.registry.v2.ImagesService/GetSize": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
 
   "platform.registry.v1.Registry/GetVulnReport": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
+  // v1 Registry: repos, tags, tag history, architectures and size.
+  "platform.registry.v1.Registry/ListRepos": {
+    request: (f) => ({ id: f.repo }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.repo) },
+  },
+  "platform.registry.v1.Registry/CreateRepo": {
+    request: (f, fresh) => ({ parentId: f.orgA, repo: { name: fresh.name("repo") }, preventExisting: true }),
+  },
+  "platform.registry.v1.Registry/UpdateRepo": {
+    request: (f) => ({ id: f.repo, name: f.repoName, description: "changed" }),
+  },
+  "platform.registry.v1.Registry/DeleteRepo": { request: async (_f, fresh) => ({ id: await fresh.repo() }) },
+  "platform.registry.v1.Registry/ListTags": {
+    request: (f) => ({ id: f.tag }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.tag) },
+  },
+  "platform.registry.v1.Registry/CreateTag": {
+    request: (f, fresh) => ({ repoId: f.repo, tag: { name: fresh.name("t"), digest: f.digest } }),
+  },
+  "platform.registry.v1.Registry/UpdateTag": {
+    request: (f) => ({ id: f.tag, name: "v1", digest: f.digest }),
+  },
+  "platform.registry.v1.Registry/DeleteTag": { request: async (_f, fresh) => ({ id: await fresh.tag() }) },
+  "platform.registry.v1.Registry/ListTagHistory": { request: (f) => ({ parentId: f.tag }) },
+  "platform.registry.v1.Registry/GetArchs": { request: (f) => ({ repoId: f.repo, digest: f.digest }) },
+  "platform.registry.v1.Registry/GetSize": { request: (f) => ({ repoId: f.repo, digest: f.digest }) },
   "platform.registry.v1.Vulnerabilities/CreateVulnReport": {
     request: (f) => ({ repoUid: f.repo, digest: f.digest, rawReport: GRYPE_REPORT.toString("base64") }),
   },
@@ -618,8 +648,12 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     );
     const repoUid = await repo();
     const registryToken = await wharf.registryToken();
-    const repoName = `acme/${(await expectJson<{ name: string }>(await wharf.api(`/registry/v2/repos/${repoUid}`, { token: wharf.adminToken }))).name}`;
-    const image = await pushImage(wharf, repoName, "v1", registryToken, "matrix");
+    const bareRepoName = (
+      await expectJson<{ name: string }>(
+        await wharf.api(`/registry/v2/repos/${repoUid}`, { token: wharf.adminToken }),
+      )
+    ).name;
+    const image = await pushImage(wharf, `acme/${bareRepoName}`, "v1", registryToken, "matrix");
     const tagOf = async (tagName: string) =>
       (
         await expectJson<{ tags: { uid: string; name: string }[] }>(
@@ -647,6 +681,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       mapping: await mapping(),
       invite: await invite(),
       repo: repoUid,
+      repoName: bareRepoName,
       tag: await tagOf("v1"),
       digest: image.digest,
       subscription: await subscription(),
