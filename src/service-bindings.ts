@@ -3,9 +3,13 @@ import {
   createSecurityAdvisoryService,
   type SecurityAdvisoryServiceDeps,
 } from "./advisories/security-advisory-service.js";
+import { createSecurityAdvisoryV1Service } from "./advisories/v1/security-advisory-v1-service.js";
 import { bindService, type ServiceBinding } from "./core/service.js";
 import { createSubscriptionsService, type SubscriptionsServiceDeps } from "./events/subscriptions-service.js";
+import { createSubscriptionsV1Service } from "./events/v1/subscriptions-v1-service.js";
+import { SecurityAdvisory } from "./gen/platform/advisory/v1/security_advisory_pb.js";
 import { SecurityAdvisoryService } from "./gen/platform/advisory/v2/security_advisory_pb.js";
+import { Subscriptions } from "./gen/platform/events/v1/subscriptions_pb.js";
 import { SubscriptionsService } from "./gen/platform/events/v2/subscriptions_pb.js";
 import { AccountAssociationsService } from "./gen/platform/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "./gen/platform/iam/v2/external_group_role_mappings_pb.js";
@@ -16,6 +20,7 @@ import { IdentityProvidersService } from "./gen/platform/iam/v2/identity_provide
 import { RoleBindingsService } from "./gen/platform/iam/v2/role_bindings_pb.js";
 import { RolesService } from "./gen/platform/iam/v2/roles_pb.js";
 import { TermsService } from "./gen/platform/iam/v2/terms_pb.js";
+import { Artifacts } from "./gen/platform/libraries/v1/artifacts_pb.js";
 import { ArtifactsService } from "./gen/platform/libraries/v2/artifacts_pb.js";
 import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
 import { Registry } from "./gen/platform/registry/v1/registry_pb.js";
@@ -35,6 +40,7 @@ import { createRolesService } from "./iam/roles-service.js";
 import type { IamServiceDeps } from "./iam/service-deps.js";
 import { createTermsService } from "./iam/terms-service.js";
 import { type ArtifactsServiceDeps, createArtifactsService } from "./libraries/artifacts-service.js";
+import { createArtifactsV1Service } from "./libraries/v1/artifacts-v1-service.js";
 import { createPingService } from "./ping/ping-service.js";
 import { createImagesService } from "./registry/images-service.js";
 import { createReposService } from "./registry/repos-service.js";
@@ -61,6 +67,12 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
   const repos = createReposService(deps);
   const tags = createTagsService(deps);
   const images = createImagesService(deps);
+  const subscriptions = createSubscriptionsService(deps);
+  const artifacts = createArtifactsService(deps);
+  const securityAdvisory = createSecurityAdvisoryService({
+    ...deps,
+    resolvedVulns: createResolvedVulnsSource(deps.store),
+  });
   return [
     bindService(PingService, createPingService()),
     bindService(GroupsService, createGroupsService(deps)),
@@ -75,17 +87,17 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ReposService, repos),
     bindService(TagsService, tags),
     bindService(ImagesService, images),
-    bindService(SubscriptionsService, createSubscriptionsService(deps)),
-    bindService(ArtifactsService, createArtifactsService(deps)),
+    bindService(SubscriptionsService, subscriptions),
+    bindService(ArtifactsService, artifacts),
     bindService(AdvisoriesService, createAdvisoriesService(deps)),
-    bindService(
-      SecurityAdvisoryService,
-      createSecurityAdvisoryService({ ...deps, resolvedVulns: createResolvedVulnsSource(deps.store) }),
-    ),
+    bindService(SecurityAdvisoryService, securityAdvisory),
     bindService(Registry, {
       ...createRegistryV1VulnReportHandlers(deps),
       ...createRegistryV1Handlers({ repos, tags, images }, deps.store),
     }),
     bindService(Vulnerabilities, createVulnerabilitiesService(deps)),
+    bindService(Subscriptions, createSubscriptionsV1Service(subscriptions)),
+    bindService(Artifacts, createArtifactsV1Service(artifacts)),
+    bindService(SecurityAdvisory, createSecurityAdvisoryV1Service(securityAdvisory)),
   ];
 }

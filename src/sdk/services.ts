@@ -1,5 +1,7 @@
 import type { DescService } from "@bufbuild/protobuf";
+import { SecurityAdvisory } from "../gen/platform/advisory/v1/security_advisory_pb.js";
 import { SecurityAdvisoryService } from "../gen/platform/advisory/v2/security_advisory_pb.js";
+import { Subscriptions } from "../gen/platform/events/v1/subscriptions_pb.js";
 import { SubscriptionsService } from "../gen/platform/events/v2/subscriptions_pb.js";
 import { AccountAssociationsService } from "../gen/platform/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "../gen/platform/iam/v2/external_group_role_mappings_pb.js";
@@ -10,6 +12,7 @@ import { IdentityProvidersService } from "../gen/platform/iam/v2/identity_provid
 import { RoleBindingsService } from "../gen/platform/iam/v2/role_bindings_pb.js";
 import { RolesService } from "../gen/platform/iam/v2/roles_pb.js";
 import { TermsService } from "../gen/platform/iam/v2/terms_pb.js";
+import { Artifacts } from "../gen/platform/libraries/v1/artifacts_pb.js";
 import { ArtifactsService } from "../gen/platform/libraries/v2/artifacts_pb.js";
 import { PingService } from "../gen/platform/ping/v2/ping_pb.js";
 import { Registry } from "../gen/platform/registry/v1/registry_pb.js";
@@ -60,5 +63,14 @@ export const WHARF_SERVICES = {
   },
   events: {
     subscriptions: SubscriptionsService,
+  },
+  eventsV1: {
+    subscriptions: Subscriptions,
+  },
+  librariesV1: {
+    artifacts: Artifacts,
+  },
+  advisoryV1: {
+    securityAdvisory: SecurityAdvisory,
   },
 } as const satisfies ServiceTable;

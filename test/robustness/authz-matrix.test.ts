@@ -40,6 +40,9 @@ const UNAUTHENTICATED_RPCS: Record<string, string> = {
     "the public advisory feed: imported advisories, no organization's data (ADR 0025)",
   "platform.advisory.v2.SecurityAdvisoryService/ListVulnerabilityMetadata":
     "the public advisory feed: upstream CVE/GHSA metadata, no organization's data (ADR 0025)",
+  "platform.advisory.v1.SecurityAdvisory/ListDocuments": "the v1 face of the public advisory documents feed",
+  "platform.advisory.v1.SecurityAdvisory/ListVulnerabilityMetadata":
+    "the v1 face of the public vulnerability metadata",
 };
 
 /** A scanner report the vulnerability report RPCs read and write (test/fixtures/vulnreports). */
@@ -398,6 +401,32 @@ const ROWS: Record<string, Row> = {
     request: () => ({ ids: ["CVE-2025-0001"] }),
   },
   "platform.advisory.v2.SecurityAdvisoryService/ResolvedVulns": {
+    request: (f) => ({ imageRefs: [{ repo: f.repo, tags: ["v1"] }] }),
+    checked: true,
+  },
+
+  // v1 Subscriptions, Artifacts and SecurityAdvisory.
+  "platform.events.v1.Subscriptions/List": {
+    request: (f) => ({ id: f.subscription }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.subscription) },
+  },
+  "platform.events.v1.Subscriptions/Create": {
+    request: (f) => ({ parentId: f.orgA, subscription: { sink: "http://127.0.0.1:9/hook" } }),
+  },
+  "platform.events.v1.Subscriptions/Delete": {
+    request: async (_f, fresh) => ({ id: await fresh.subscription() }),
+  },
+  "platform.libraries.v1.Artifacts/List": {
+    request: () => ({ ecosystems: ["ECOSYSTEM_JAVA"] }),
+    global: true,
+  },
+  "platform.libraries.v1.Artifacts/ListVersions": { request: () => ({ id: MATRIX_ARTIFACT }), global: true },
+  "platform.libraries.v1.Artifacts/Count": { request: () => ({}), global: true },
+  "platform.advisory.v1.SecurityAdvisory/ListDocuments": { request: () => ({ id: "matrix-pkg" }) },
+  "platform.advisory.v1.SecurityAdvisory/ListVulnerabilityMetadata": {
+    request: () => ({ ids: ["CVE-2025-0001"] }),
+  },
+  "platform.advisory.v1.SecurityAdvisory/ResolvedVulns": {
     request: (f) => ({ imageRefs: [{ repo: f.repo, tags: ["v1"] }] }),
     checked: true,
   },
