@@ -3,6 +3,7 @@ import {
   createSecurityAdvisoryService,
   type SecurityAdvisoryServiceDeps,
 } from "./advisories/security-advisory-service.js";
+import { createAdvisoriesV1Service } from "./advisories/v1/advisories-v1-service.js";
 import { createSecurityAdvisoryV1Service } from "./advisories/v1/security-advisory-v1-service.js";
 import { bindService, type ServiceBinding } from "./core/service.js";
 import { createSubscriptionsService, type SubscriptionsServiceDeps } from "./events/subscriptions-service.js";
@@ -28,6 +29,7 @@ import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.j
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
+import { Advisories } from "./gen/platform/vulnerabilities/v1/advisories_pb.js";
 import { AdvisoriesService } from "./gen/platform/vulnerabilities/v2/advisories_pb.js";
 import { createAccountAssociationsService } from "./iam/account-associations-service.js";
 import { createExternalGroupRoleMappingsService } from "./iam/external-group-role-mappings-service.js";
@@ -69,6 +71,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
   const images = createImagesService(deps);
   const subscriptions = createSubscriptionsService(deps);
   const artifacts = createArtifactsService(deps);
+  const advisories = createAdvisoriesService(deps);
   const securityAdvisory = createSecurityAdvisoryService({
     ...deps,
     resolvedVulns: createResolvedVulnsSource(deps.store),
@@ -89,7 +92,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ImagesService, images),
     bindService(SubscriptionsService, subscriptions),
     bindService(ArtifactsService, artifacts),
-    bindService(AdvisoriesService, createAdvisoriesService(deps)),
+    bindService(AdvisoriesService, advisories),
     bindService(SecurityAdvisoryService, securityAdvisory),
     bindService(Registry, {
       ...createRegistryV1VulnReportHandlers(deps),
@@ -99,5 +102,6 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(Subscriptions, createSubscriptionsV1Service(subscriptions)),
     bindService(Artifacts, createArtifactsV1Service(artifacts)),
     bindService(SecurityAdvisory, createSecurityAdvisoryV1Service(securityAdvisory)),
+    bindService(Advisories, createAdvisoriesV1Service(advisories)),
   ];
 }

@@ -16,6 +16,9 @@ import { DomainError, isDomainError } from "./errors.js";
  */
 export const MAX_V1_LIST_ITEMS = 10_000;
 
+/** The v2 page size a v1 list gathers with: the largest a v2 List serves, for the fewest reads. */
+export const V2_GATHER_PAGE_SIZE = 200;
+
 /** What one v2 list page is, reduced to what gathering needs. */
 export interface V2Page<T> {
   items: T[];

@@ -20,6 +20,7 @@ import { Vulnerabilities } from "../gen/platform/registry/v1/vulnerabilities_pb.
 import { ImagesService } from "../gen/platform/registry/v2/images_pb.js";
 import { ReposService } from "../gen/platform/registry/v2/repos_pb.js";
 import { TagsService } from "../gen/platform/registry/v2/tags_pb.js";
+import { Advisories } from "../gen/platform/vulnerabilities/v1/advisories_pb.js";
 import { AdvisoriesService } from "../gen/platform/vulnerabilities/v2/advisories_pb.js";
 
 /** A table of services: a service at the top, or a domain naming its services. */
@@ -72,5 +73,8 @@ export const WHARF_SERVICES = {
   },
   advisoryV1: {
     securityAdvisory: SecurityAdvisory,
+  },
+  vulnerabilitiesV1: {
+    advisories: Advisories,
   },
 } as const satisfies ServiceTable;

@@ -24,13 +24,10 @@ import { expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { registerPerson } from "../support/registered-person.js";
-import {
-  type ReceivedDelivery,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from "../support/webhook-receiver.js";
+import { startV1World, type V1World } from "../support/v1-world.js";
+import type { ReceivedDelivery, WebhookReceiver } from "../support/webhook-receiver.js";
 import { WHARF } from "../support/wharf-process.js";
-import { startTestServer, type TestServer } from "../support/wharf-server.js";
+import type { TestServer } from "../support/wharf-server.js";
 
 type Json = Record<string, unknown>;
 const FIXTURES = fileURLToPath(new URL("../fixtures/advisories/", import.meta.url));
@@ -54,6 +51,7 @@ const DAY = 86_400_000;
 const JAN_1 = Date.parse("2025-01-01T00:00:00Z");
 
 forEachEngine("v1 Subscriptions, Artifacts and SecurityAdvisory", (db) => {
+  let world: V1World;
   let wharf: TestServer;
   let receiver: WebhookReceiver;
   let grpcClient: grpc.Client;
@@ -70,20 +68,11 @@ forEachEngine("v1 Subscriptions, Artifacts and SecurityAdvisory", (db) => {
   ) => expectJson<T>(await call(path, init));
 
   before(async () => {
-    const { databaseUrl } = db.engine === "postgres" ? await db.freshOptions() : {};
-    wharf = await startTestServer({
-      ...(databaseUrl ? { databaseUrl } : {}),
-      events: { backoffBaseMs: 40, backoffMaxMs: 200, pollMs: 50 },
-      config: { eventsAllowLoopback: "true" },
-    });
+    world = await startV1World(db);
+    ({ wharf, receiver, orgA, ownerB } = world);
+    const { databaseUrl } = world;
     admin = wharf.adminToken;
     grpcClient = new grpc.Client(new URL(wharf.apiUrl).host, grpc.credentials.createInsecure());
-    receiver = await startWebhookReceiver();
-    orgA = await wharf.create("/iam/v2/groups", { name: "acme" });
-    await wharf.create(`/events/v2/subscriptions/${orgA}`, { sink: receiver.url() });
-    const b = await registerPerson(wharf, "owner-b");
-    ownerB = b.token;
-    await wharf.create("/iam/v2/groups", { name: "globex" }, ownerB);
     const viewer = await registerPerson(wharf, "viewer-a");
     await wharf.create(`/iam/v2/roleBindings/${orgA}`, {
       identityUid: viewer.uid,
@@ -123,8 +112,7 @@ forEachEngine("v1 Subscriptions, Artifacts and SecurityAdvisory", (db) => {
   });
   after(async () => {
     grpcClient.close();
-    await wharf.close();
-    await receiver.close();
+    await world.close();
   });
 
   it("subscriptions: v1 create reads back through v2, v2 create through v1, by id", async () => {
@@ -398,5 +386,31 @@ forEachEngine("v1 Subscriptions, Artifacts and SecurityAdvisory", (db) => {
       code: 3,
       field: "image_refs",
     });
+  });
+
+  it("vulnerabilities v1: advisories with the v2 filters, named by id, listed whole", async () => {
+    const query = "artifact_names=curlish&latest_event_type=EVENT_TYPE_FILTER_FIXED";
+    const v2 = await json<{ advisories: Json[] }>(`/vulnerabilities/v2/advisories?${query}`);
+    const v1 = await json<{ items: Json[] }>(`/vulnerabilities/v1/advisories?${query}`);
+    assert.ok(v1.items.length > 0);
+    assert.deepEqual(
+      v1.items,
+      v2.advisories.map(({ uid, createTime, updateTime, ...same }) => ({
+        ...same,
+        id: uid,
+        createdAt: createTime,
+        updatedAt: updateTime,
+      })),
+    );
+    const one = v1.items[0] as Json;
+    assert.deepEqual(itemsOf(await json<{ items?: Json[] }>(`/vulnerabilities/v1/advisories?id=${one.id}`)), [
+      one,
+    ]);
+    const missing = `${"0".repeat(40)}`;
+    assert.deepEqual(
+      itemsOf(await json<{ items?: Json[] }>(`/vulnerabilities/v1/advisories?id=${missing}`)),
+      [],
+    );
+    await expectError(await wharf.api("/vulnerabilities/v1/advisories"), { status: 401, code: 16 });
   });
 });

@@ -16,12 +16,9 @@ import { grpcCall } from "../support/grpc-call.js";
 import { registerPerson } from "../support/registered-person.js";
 import { type BuiltImage, buildImage, pushImage } from "../support/registry-push.js";
 import { seedManifests } from "../support/seed-manifests.js";
-import {
-  type ReceivedDelivery,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from "../support/webhook-receiver.js";
-import { startTestServer, type TestServer } from "../support/wharf-server.js";
+import { startV1World, type V1World } from "../support/v1-world.js";
+import type { ReceivedDelivery, WebhookReceiver } from "../support/webhook-receiver.js";
+import type { TestServer } from "../support/wharf-server.js";
 
 type Json = Record<string, unknown>;
 interface V1Repo {
@@ -56,6 +53,7 @@ const typesAbout = (deliveries: ReceivedDelivery[], subject: string) =>
   deliveries.filter((d) => d.headers["ce-subject"] === subject).map((d) => String(d.headers["ce-type"]));
 
 forEachEngine("v1 Registry: repos, tags, tag history, architectures and size", (db) => {
+  let world: V1World;
   let wharf: TestServer;
   let receiver: WebhookReceiver;
   let admin: string;
@@ -73,18 +71,9 @@ forEachEngine("v1 Registry: repos, tags, tag history, architectures and size", (
   ) => expectJson<T>(await call(path, init));
 
   before(async () => {
-    const { databaseUrl } = db.engine === "postgres" ? await db.freshOptions() : {};
-    wharf = await startTestServer({
-      ...(databaseUrl ? { databaseUrl } : {}),
-      events: { backoffBaseMs: 40, backoffMaxMs: 200, pollMs: 50 },
-      config: { eventsAllowLoopback: "true" },
-    });
+    world = await startV1World(db);
+    ({ wharf, receiver, orgA, ownerB } = world);
     admin = wharf.adminToken;
-    receiver = await startWebhookReceiver();
-    orgA = await wharf.create("/iam/v2/groups", { name: "acme" });
-    await wharf.create(`/events/v2/subscriptions/${orgA}`, { sink: receiver.url() });
-    ownerB = (await registerPerson(wharf, "owner-b")).token;
-    await wharf.create("/iam/v2/groups", { name: "globex" }, ownerB);
     const registryToken = await wharf.registryToken();
     image = await pushImage(wharf, "acme/app", "v1", registryToken, buildImage("v1-app-1"));
     image2 = await pushImage(wharf, "acme/app", "v2", registryToken, buildImage("v1-app-2", ["a", "bb"]));
@@ -94,10 +83,7 @@ forEachEngine("v1 Registry: repos, tags, tag history, architectures and size", (
     app = repos.repos[0]?.uid as string;
     assert.ok(app);
   });
-  after(async () => {
-    await wharf.close();
-    await receiver.close();
-  });
+  after(() => world.close());
 
   it("a repo created through v1 reads back through v2 field by field, readme included", async () => {
     const created = await json<V1Repo>(`/registry/v1/repos/${orgA}`, {

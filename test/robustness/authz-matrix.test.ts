@@ -430,6 +430,7 @@ const ROWS: Record<string, Row> = {
     request: (f) => ({ imageRefs: [{ repo: f.repo, tags: ["v1"] }] }),
     checked: true,
   },
+  "platform.vulnerabilities.v1.Advisories/List": { request: (f) => ({ id: f.advisory }), global: true },
 };
 
 /** Every bound RPC with its annotation, read the way the transports read it. */

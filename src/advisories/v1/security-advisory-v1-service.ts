@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages } from "../../core/v1-face.js";
+import { allV2Pages, V2_GATHER_PAGE_SIZE } from "../../core/v1-face.js";
 import type {
   SecurityAdvisory,
   VulnerabilityMetadata,
@@ -14,9 +14,6 @@ import {
   type VulnerabilityMetadata as V2VulnerabilityMetadata,
   VulnerabilityMetadataSchema as V2VulnerabilityMetadataSchema,
 } from "../../gen/platform/advisory/v2/security_advisory_pb.js";
-
-/** The v2 page size the unpaged v1 metadata list reads with (the largest). */
-const V2_PAGE_SIZE = 200;
 
 /** The v1 metadata of a v2 one: the same, with `severities` named `severity`. */
 function metadataV1(m: V2VulnerabilityMetadata): VulnerabilityMetadata {
@@ -52,7 +49,7 @@ export function createSecurityAdvisoryV1Service(
           create(ListVulnerabilityMetadataRequestSchema, {
             id: req.id,
             ids: req.ids,
-            pageSize: V2_PAGE_SIZE,
+            pageSize: V2_GATHER_PAGE_SIZE,
             pageToken,
           }),
           ctx,

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, withIdFilter } from "../../core/v1-face.js";
+import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
 import type { Subscriptions } from "../../gen/platform/events/v1/subscriptions_pb.js";
 import {
   CreateSubscriptionRequestSchema,
@@ -10,9 +10,6 @@ import {
   type Subscription as V2Subscription,
   SubscriptionSchema as V2SubscriptionSchema,
 } from "../../gen/platform/events/v2/subscriptions_pb.js";
-
-/** The v2 page size a v1 list reads with (the largest). */
-const V2_PAGE_SIZE = 200;
 
 /** The v1 subscription of a v2 one (`id`, `sink`; the v2 delivery status has no v1 field). */
 const subscriptionV1 = (s: V2Subscription) => ({ id: s.uid, sink: s.sink });
@@ -30,7 +27,7 @@ export function createSubscriptionsV1Service(
       if (!uidp) return { items: [] };
       const found = await allV2Pages<V2Subscription>("/events/v2/subscriptions", async (pageToken) => {
         const page = await subscriptions.listSubscriptions(
-          create(ListSubscriptionsRequestSchema, { uidp, pageSize: V2_PAGE_SIZE, pageToken }),
+          create(ListSubscriptionsRequestSchema, { uidp, pageSize: V2_GATHER_PAGE_SIZE, pageToken }),
           ctx,
         );
         return {

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages } from "../../core/v1-face.js";
+import { allV2Pages, V2_GATHER_PAGE_SIZE } from "../../core/v1-face.js";
 import type { Artifacts } from "../../gen/platform/libraries/v1/artifacts_pb.js";
 import {
   type ArtifactsService,
@@ -13,9 +13,6 @@ import {
   ArtifactVersionSchema as V2ArtifactVersionSchema,
 } from "../../gen/platform/libraries/v2/artifacts_pb.js";
 import { artifactV1, artifactVersionV1 } from "./artifacts-v1-mapping.js";
-
-/** The v2 page size the unpaged v1 version list reads with (the largest). */
-const V2_PAGE_SIZE = 200;
 
 /**
  * The v1 Artifacts service, a face over the v2 ArtifactsService handlers `artifacts`
@@ -53,7 +50,7 @@ export function createArtifactsV1Service(
           const page = await artifacts.listArtifactVersions(
             create(ListArtifactVersionsRequestSchema, {
               artifactId: req.id,
-              pageSize: V2_PAGE_SIZE,
+              pageSize: V2_GATHER_PAGE_SIZE,
               pageToken,
             }),
             ctx,

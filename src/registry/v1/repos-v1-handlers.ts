@@ -3,7 +3,7 @@ import { Code } from "@connectrpc/connect";
 import type { RequestContext } from "../../core/context.js";
 import { isDomainError } from "../../core/errors.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, withIdFilter } from "../../core/v1-face.js";
+import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Registry } from "../../gen/platform/registry/v1/registry_pb.js";
 import { type Repo, RepoSchema } from "../../gen/platform/registry/v1/repos_tags_pb.js";
@@ -24,8 +24,6 @@ import { repoV1 } from "./repo-v1-mapping.js";
 
 /** Every field a v1 PUT replaces through the v2 UpdateRepo (the readme goes through UpdateRepoReadme). */
 const REPO_REPLACE_MASK = ["name", "description"];
-/** The v2 page size a v1 list reads with (the largest). */
-const V2_PAGE_SIZE = 200;
 
 /**
  * The v1 repo RPCs of the Registry service, as a face over the v2 ReposService handlers
@@ -71,7 +69,7 @@ export function createReposV1Handlers(
       if (!uidp) return { items: [] };
       const found = await allV2Pages<V2Repo>("/registry/v2/repos", async (pageToken) => {
         const page = await repos.listRepos(
-          create(ListReposRequestSchema, { uidp, name: req.name, pageSize: V2_PAGE_SIZE, pageToken }),
+          create(ListReposRequestSchema, { uidp, name: req.name, pageSize: V2_GATHER_PAGE_SIZE, pageToken }),
           ctx,
         );
         return { items: (page.repos ?? []) as V2Repo[], nextPageToken: page.nextPageToken ?? "" };

@@ -3,7 +3,7 @@ import { fromTimestamp, toTimestamp } from "../../core/api-convert.js";
 import { invalidArgument } from "../../core/errors.js";
 import type { ServiceHandlers } from "../../core/service.js";
 import { parentOf } from "../../core/uidp.js";
-import { allV2Pages, foundOrNothing, withIdFilter } from "../../core/v1-face.js";
+import { allV2Pages, foundOrNothing, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
 import type { Registry } from "../../gen/platform/registry/v1/registry_pb.js";
 import {
   CreateTagRequestSchema,
@@ -18,9 +18,6 @@ import type { Store } from "../../storage/store.js";
 import { tagHistoryPage } from "../tag-history.js";
 import { isExcludedTagName } from "./tag-name-kinds.js";
 import { tagV1 } from "./tag-v1-mapping.js";
-
-/** The v2 page size a v1 list reads with (the largest). */
-const V2_PAGE_SIZE = 200;
 
 /**
  * The v1 tag RPCs of the Registry service, as a face over the v2 TagsService handlers
@@ -46,7 +43,7 @@ export function createTagsV1Handlers(
             name: req.name,
             digest: req.digest,
             ...(req.updatedSince ? { updatedSince: req.updatedSince } : {}),
-            pageSize: V2_PAGE_SIZE,
+            pageSize: V2_GATHER_PAGE_SIZE,
             pageToken,
           }),
           ctx,
