@@ -3,10 +3,15 @@ import {
   createSecurityAdvisoryService,
   type SecurityAdvisoryServiceDeps,
 } from "./advisories/security-advisory-service.js";
+import { createAdvisoriesV1Service } from "./advisories/v1/advisories-v1-service.js";
+import { createSecurityAdvisoryV1Service } from "./advisories/v1/security-advisory-v1-service.js";
 import { bindService, type ServiceBinding } from "./core/service.js";
 import { createSubscriptionsService, type SubscriptionsServiceDeps } from "./events/subscriptions-service.js";
+import { createSubscriptionsV1Service } from "./events/v1/subscriptions-v1-service.js";
+import { SecurityAdvisory } from "./gen/platform/advisory/v1/security_advisory_pb.js";
 import { SecurityAdvisoryService } from "./gen/platform/advisory/v2/security_advisory_pb.js";
 import { Auth } from "./gen/platform/auth/v1/auth_pb.js";
+import { Subscriptions } from "./gen/platform/events/v1/subscriptions_pb.js";
 import { SubscriptionsService } from "./gen/platform/events/v2/subscriptions_pb.js";
 import { GroupAccountAssociations } from "./gen/platform/iam/v1/account_associations_pb.js";
 import { ExternalGroupRoleMappings } from "./gen/platform/iam/v1/external_group_role_mappings_pb.js";
@@ -21,6 +26,7 @@ import { IdentityProvidersService } from "./gen/platform/iam/v2/identity_provide
 import { RoleBindingsService } from "./gen/platform/iam/v2/role_bindings_pb.js";
 import { RolesService } from "./gen/platform/iam/v2/roles_pb.js";
 import { TermsService } from "./gen/platform/iam/v2/terms_pb.js";
+import { Artifacts } from "./gen/platform/libraries/v1/artifacts_pb.js";
 import { ArtifactsService } from "./gen/platform/libraries/v2/artifacts_pb.js";
 import { PingService as PingServiceV1 } from "./gen/platform/ping/v1/ping_pb.js";
 import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
@@ -29,6 +35,7 @@ import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.j
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
+import { Advisories } from "./gen/platform/vulnerabilities/v1/advisories_pb.js";
 import { AdvisoriesService } from "./gen/platform/vulnerabilities/v2/advisories_pb.js";
 import { createAccountAssociationsService } from "./iam/account-associations-service.js";
 import { createExternalGroupRoleMappingsService } from "./iam/external-group-role-mappings-service.js";
@@ -46,6 +53,7 @@ import { createExternalGroupRoleMappingsV1Service } from "./iam/v1/external-grou
 import { createGroupInvitesV1Service } from "./iam/v1/group-invites-v1-service.js";
 import { createIdentityProvidersV1Service } from "./iam/v1/identity-providers-v1-service.js";
 import { type ArtifactsServiceDeps, createArtifactsService } from "./libraries/artifacts-service.js";
+import { createArtifactsV1Service } from "./libraries/v1/artifacts-v1-service.js";
 import { createPingService } from "./ping/ping-service.js";
 import { createPingV1Service } from "./ping/v1/ping-v1-service.js";
 import { createEolTagsHandlers, type EolTagsServiceDeps } from "./registry/eol/eol-tags-service.js";
@@ -53,6 +61,7 @@ import { createImagesService } from "./registry/images-service.js";
 import { createReposService } from "./registry/repos-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createTagsService } from "./registry/tags-service.js";
+import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
 import { createRegistryV1VulnReportHandlers } from "./vulnreports/registry-v1-service.js";
 import { createResolvedVulnsSource } from "./vulnreports/resolved-vulns-source.js";
 import type { VulnReportServiceDeps } from "./vulnreports/service-deps.js";
@@ -77,6 +86,16 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
   const accountAssociations = createAccountAssociationsService(deps);
   const groupInvites = createGroupInvitesService(deps);
   const externalGroupRoleMappings = createExternalGroupRoleMappingsService(deps);
+  const repos = createReposService(deps);
+  const tags = createTagsService(deps);
+  const images = createImagesService(deps);
+  const subscriptions = createSubscriptionsService(deps);
+  const artifacts = createArtifactsService(deps);
+  const advisories = createAdvisoriesService(deps);
+  const securityAdvisory = createSecurityAdvisoryService({
+    ...deps,
+    resolvedVulns: createResolvedVulnsSource(deps.store),
+  });
   return [
     bindService(PingService, ping),
     bindService(GroupsService, createGroupsService(deps)),
@@ -88,18 +107,16 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(GroupInvitesService, groupInvites),
     bindService(ExternalGroupRoleMappingsService, externalGroupRoleMappings),
     bindService(TermsService, createTermsService(deps)),
-    bindService(ReposService, createReposService(deps)),
-    bindService(TagsService, createTagsService(deps)),
-    bindService(ImagesService, createImagesService(deps)),
-    bindService(SubscriptionsService, createSubscriptionsService(deps)),
-    bindService(ArtifactsService, createArtifactsService(deps)),
-    bindService(AdvisoriesService, createAdvisoriesService(deps)),
-    bindService(
-      SecurityAdvisoryService,
-      createSecurityAdvisoryService({ ...deps, resolvedVulns: createResolvedVulnsSource(deps.store) }),
-    ),
+    bindService(ReposService, repos),
+    bindService(TagsService, tags),
+    bindService(ImagesService, images),
+    bindService(SubscriptionsService, subscriptions),
+    bindService(ArtifactsService, artifacts),
+    bindService(AdvisoriesService, advisories),
+    bindService(SecurityAdvisoryService, securityAdvisory),
     bindService(Registry, {
       ...createRegistryV1VulnReportHandlers(deps),
+      ...createRegistryV1Handlers({ repos, tags, images }, deps.store),
       ...createEolTagsHandlers(deps),
     }),
     bindService(Vulnerabilities, createVulnerabilitiesService(deps)),
@@ -112,5 +129,9 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
       ExternalGroupRoleMappings,
       createExternalGroupRoleMappingsV1Service(externalGroupRoleMappings),
     ),
+    bindService(Subscriptions, createSubscriptionsV1Service(subscriptions)),
+    bindService(Artifacts, createArtifactsV1Service(artifacts)),
+    bindService(SecurityAdvisory, createSecurityAdvisoryV1Service(securityAdvisory)),
+    bindService(Advisories, createAdvisoriesV1Service(advisories)),
   ];
 }

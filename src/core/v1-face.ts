@@ -1,4 +1,6 @@
+import { clone, create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
+import { type UIDPFilter, UIDPFilterSchema } from "../gen/platform/common/v2/uidp_pb.js";
 import { DomainError, isDomainError } from "./errors.js";
 
 /**
@@ -13,6 +15,9 @@ import { DomainError, isDomainError } from "./errors.js";
  * FAILED_PRECONDITION, naming the v2 list to use, rather than answering a silently cut list.
  */
 export const MAX_V1_LIST_ITEMS = 10_000;
+
+/** The v2 page size a v1 list gathers with: the largest a v2 List serves, for the fewest reads. */
+export const V2_GATHER_PAGE_SIZE = 200;
 
 /** What one v2 list page is, reduced to what gathering needs. */
 export interface V2Page<T> {
@@ -64,4 +69,18 @@ export async function foundOrNothing<T>(get: () => Promise<T>): Promise<T | unde
 /** The v1 list answer for an optional single result: `[found]` or `[]`. */
 export function itemsOf<T>(found: T | undefined): T[] {
   return found === undefined ? [] : [found];
+}
+
+/**
+ * The v2 UIDPFilter of a v1 list that has an `id` filter beside `uidp`: `id` joins `uidp.ids`, so
+ * the v2 List, which shows only what the caller may list, answers the one resource or nothing (a
+ * v1 id filter never bypasses the List's capability filter the way a Get would). Undefined when
+ * nothing can match (`id` is not among the `uidp.ids` given): the v1 answer is then no items.
+ */
+export function withIdFilter(uidp: UIDPFilter | undefined, id: string): UIDPFilter | undefined {
+  const filter = uidp ? clone(UIDPFilterSchema, uidp) : create(UIDPFilterSchema);
+  if (id === "") return filter;
+  if (filter.ids.length > 0 && !filter.ids.includes(id)) return undefined;
+  filter.ids = [id];
+  return filter;
 }

@@ -1,9 +1,7 @@
+import { tagHistoryPage } from "../registry/tag-history.js";
 import { ociError } from "./oci-errors.js";
 import { authorize, type Exchange, existingRepo, type RegistryDeps, sendJson } from "./registry-request.js";
 import { TAG } from "./routes.js";
-
-/** Records per Tag History response (spec). */
-export const HISTORY_PAGE_SIZE = 1000;
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
@@ -55,13 +53,7 @@ export async function tagHistory(deps: RegistryDeps, ex: Exchange, name: string,
   const repo = existingRepo(resolved);
   const start = parseTimestampParam("start", ex.url.searchParams.get("start"));
   const end = parseTimestampParam("end", ex.url.searchParams.get("end"));
-  const rows = await deps.store.tags.history({
-    repoUid: repo.uid,
-    tagName: tag,
-    ...(start === undefined ? {} : { start }),
-    ...(end === undefined ? {} : { end }),
-    limit: HISTORY_PAGE_SIZE,
-  });
+  const rows = await tagHistoryPage(deps.store, { repoUid: repo.uid, tagName: tag, start, end });
   if (
     rows.length === 0 &&
     (await deps.store.tags.history({ repoUid: repo.uid, tagName: tag, limit: 1 })).length === 0

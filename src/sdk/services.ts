@@ -1,6 +1,8 @@
 import type { DescService } from "@bufbuild/protobuf";
+import { SecurityAdvisory } from "../gen/platform/advisory/v1/security_advisory_pb.js";
 import { SecurityAdvisoryService } from "../gen/platform/advisory/v2/security_advisory_pb.js";
 import { Auth } from "../gen/platform/auth/v1/auth_pb.js";
+import { Subscriptions } from "../gen/platform/events/v1/subscriptions_pb.js";
 import { SubscriptionsService } from "../gen/platform/events/v2/subscriptions_pb.js";
 import { GroupAccountAssociations } from "../gen/platform/iam/v1/account_associations_pb.js";
 import { ExternalGroupRoleMappings } from "../gen/platform/iam/v1/external_group_role_mappings_pb.js";
@@ -15,6 +17,7 @@ import { IdentityProvidersService } from "../gen/platform/iam/v2/identity_provid
 import { RoleBindingsService } from "../gen/platform/iam/v2/role_bindings_pb.js";
 import { RolesService } from "../gen/platform/iam/v2/roles_pb.js";
 import { TermsService } from "../gen/platform/iam/v2/terms_pb.js";
+import { Artifacts } from "../gen/platform/libraries/v1/artifacts_pb.js";
 import { ArtifactsService } from "../gen/platform/libraries/v2/artifacts_pb.js";
 import { PingService as PingServiceV1 } from "../gen/platform/ping/v1/ping_pb.js";
 import { PingService } from "../gen/platform/ping/v2/ping_pb.js";
@@ -23,6 +26,7 @@ import { Vulnerabilities } from "../gen/platform/registry/v1/vulnerabilities_pb.
 import { ImagesService } from "../gen/platform/registry/v2/images_pb.js";
 import { ReposService } from "../gen/platform/registry/v2/repos_pb.js";
 import { TagsService } from "../gen/platform/registry/v2/tags_pb.js";
+import { Advisories } from "../gen/platform/vulnerabilities/v1/advisories_pb.js";
 import { AdvisoriesService } from "../gen/platform/vulnerabilities/v2/advisories_pb.js";
 
 /** A table of services: a service at the top, or a domain naming its services. */
@@ -76,5 +80,17 @@ export const WHARF_SERVICES = {
     groupAccountAssociations: GroupAccountAssociations,
     groupInvites: GroupInvites,
     externalGroupRoleMappings: ExternalGroupRoleMappings,
+  },
+  eventsV1: {
+    subscriptions: Subscriptions,
+  },
+  librariesV1: {
+    artifacts: Artifacts,
+  },
+  advisoryV1: {
+    securityAdvisory: SecurityAdvisory,
+  },
+  vulnerabilitiesV1: {
+    advisories: Advisories,
   },
 } as const satisfies ServiceTable;

@@ -41,6 +41,9 @@ const UNAUTHENTICATED_RPCS: Record<string, string> = {
     "the public advisory feed: imported advisories, no organization's data (ADR 0025)",
   "platform.advisory.v2.SecurityAdvisoryService/ListVulnerabilityMetadata":
     "the public advisory feed: upstream CVE/GHSA metadata, no organization's data (ADR 0025)",
+  "platform.advisory.v1.SecurityAdvisory/ListDocuments": "the v1 face of the public advisory documents feed",
+  "platform.advisory.v1.SecurityAdvisory/ListVulnerabilityMetadata":
+    "the v1 face of the public vulnerability metadata",
 };
 
 /** A scanner report the vulnerability report RPCs read and write (test/fixtures/vulnreports). */
@@ -57,6 +60,8 @@ interface Fixtures {
   mapping: string;
   invite: string;
   repo: string;
+  /** The repo's name (in its group). */
+  repoName: string;
   tag: string;
   digest: string;
   subscription: string;
@@ -114,8 +119,9 @@ const VIEWER = BUILT_IN_ROLE_UIDS.viewer;
 /** A library artifact imported before the matrix runs (library data belongs to no organization). */
 const MATRIX_ARTIFACT = artifactUid("JAVA", "org.example:matrix");
 const uidsOf = (items: unknown) => ((items as { uid: string }[] | undefined) ?? []).map((i) => i.uid);
-const idsOf = (items: unknown) => ((items as { id: string }[] | undefined) ?? []).map((i) => i.id);
 const groupsOf = (items: unknown) => ((items as { group: string }[] | undefined) ?? []).map((i) => i.group);
+/** The ids of a v1 list's items. */
+const idsOf = (items: unknown) => ((items as { id: string }[] | undefined) ?? []).map((i) => i.id);
 
 const ROWS: Record<string, Row> = {
   "platform.ping.v2.PingService/Ping": { request: () => ({}) },
@@ -326,6 +332,32 @@ const ROWS: Record<string, Row> = {
     request: (f) => ({ uidp: { childrenOf: f.repo } }),
     list: { sees: (r, f) => ((r.items as Json[] | undefined) ?? []).some((t) => t.id === f.tag) },
   },
+  // v1 Registry: repos, tags, tag history, architectures and size.
+  "platform.registry.v1.Registry/ListRepos": {
+    request: (f) => ({ id: f.repo }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.repo) },
+  },
+  "platform.registry.v1.Registry/CreateRepo": {
+    request: (f, fresh) => ({ parentId: f.orgA, repo: { name: fresh.name("repo") }, preventExisting: true }),
+  },
+  "platform.registry.v1.Registry/UpdateRepo": {
+    request: (f) => ({ id: f.repo, name: f.repoName, description: "changed" }),
+  },
+  "platform.registry.v1.Registry/DeleteRepo": { request: async (_f, fresh) => ({ id: await fresh.repo() }) },
+  "platform.registry.v1.Registry/ListTags": {
+    request: (f) => ({ id: f.tag }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.tag) },
+  },
+  "platform.registry.v1.Registry/CreateTag": {
+    request: (f, fresh) => ({ repoId: f.repo, tag: { name: fresh.name("t"), digest: f.digest } }),
+  },
+  "platform.registry.v1.Registry/UpdateTag": {
+    request: (f) => ({ id: f.tag, name: "v1", digest: f.digest }),
+  },
+  "platform.registry.v1.Registry/DeleteTag": { request: async (_f, fresh) => ({ id: await fresh.tag() }) },
+  "platform.registry.v1.Registry/ListTagHistory": { request: (f) => ({ parentId: f.tag }) },
+  "platform.registry.v1.Registry/GetArchs": { request: (f) => ({ repoId: f.repo, digest: f.digest }) },
+  "platform.registry.v1.Registry/GetSize": { request: (f) => ({ repoId: f.repo, digest: f.digest }) },
   "platform.registry.v1.Vulnerabilities/CreateVulnReport": {
     request: (f) => ({ repoUid: f.repo, digest: f.digest, rawReport: GRYPE_REPORT.toString("base64") }),
   },
@@ -473,6 +505,32 @@ const ROWS: Record<string, Row> = {
   "platform.iam.v1.ExternalGroupRoleMappings/BatchDelete": {
     request: async (f, fresh) => ({ parentId: f.idp, ids: [await fresh.mapping()] }),
   },
+  // v1 Subscriptions, Artifacts and SecurityAdvisory.
+  "platform.events.v1.Subscriptions/List": {
+    request: (f) => ({ id: f.subscription }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.subscription) },
+  },
+  "platform.events.v1.Subscriptions/Create": {
+    request: (f) => ({ parentId: f.orgA, subscription: { sink: "http://127.0.0.1:9/hook" } }),
+  },
+  "platform.events.v1.Subscriptions/Delete": {
+    request: async (_f, fresh) => ({ id: await fresh.subscription() }),
+  },
+  "platform.libraries.v1.Artifacts/List": {
+    request: () => ({ ecosystems: ["ECOSYSTEM_JAVA"] }),
+    global: true,
+  },
+  "platform.libraries.v1.Artifacts/ListVersions": { request: () => ({ id: MATRIX_ARTIFACT }), global: true },
+  "platform.libraries.v1.Artifacts/Count": { request: () => ({}), global: true },
+  "platform.advisory.v1.SecurityAdvisory/ListDocuments": { request: () => ({ id: "matrix-pkg" }) },
+  "platform.advisory.v1.SecurityAdvisory/ListVulnerabilityMetadata": {
+    request: () => ({ ids: ["CVE-2025-0001"] }),
+  },
+  "platform.advisory.v1.SecurityAdvisory/ResolvedVulns": {
+    request: (f) => ({ imageRefs: [{ repo: f.repo, tags: ["v1"] }] }),
+    checked: true,
+  },
+  "platform.vulnerabilities.v1.Advisories/List": { request: (f) => ({ id: f.advisory }), global: true },
 };
 
 /** Every bound RPC with its annotation, read the way the transports read it. */
@@ -720,12 +778,16 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     );
     const repoUid = await repo();
     const registryToken = await wharf.registryToken();
-    const repoName = `acme/${(await expectJson<{ name: string }>(await wharf.api(`/registry/v2/repos/${repoUid}`, { token: wharf.adminToken }))).name}`;
-    const image = await pushImage(wharf, repoName, "v1", registryToken, "matrix");
+    const bareRepoName = (
+      await expectJson<{ name: string }>(
+        await wharf.api(`/registry/v2/repos/${repoUid}`, { token: wharf.adminToken }),
+      )
+    ).name;
+    const image = await pushImage(wharf, `acme/${bareRepoName}`, "v1", registryToken, "matrix");
     // An EOL rule covering the repo's tags, so ListEolTags has A's tag to show or hide.
     await wharf.store.eol.putRule({
       orgUid: orgA,
-      repoName: repoName.slice("acme/".length),
+      repoName: bareRepoName,
       tagGlob: "*",
       product: "matrix",
       createTime: Date.now(),
@@ -757,6 +819,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       mapping: await mapping(),
       invite: await invite(),
       repo: repoUid,
+      repoName: bareRepoName,
       tag: await tagOf("v1"),
       digest: image.digest,
       subscription: await subscription(),

@@ -5,18 +5,20 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { EmptySchema, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_empty, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_platform_annotations_iam } from "../../annotations/iam_pb.js";
 import type { ListEolTagsRequestSchema, ListEolTagsResponseSchema } from "./eol_tags_pb.js";
 import { file_platform_registry_v1_eol_tags } from "./eol_tags_pb.js";
+import type { ArchsRequestSchema, ArchsSchema, CreateRepoRequestSchema, CreateTagRequestSchema, DeleteRepoRequestSchema, DeleteTagRequestSchema, RepoFilterSchema, RepoListSchema, RepoSchema, SizeRequestSchema, SizeSchema, TagFilterSchema, TagHistoryListSchema, TagHistoryRequestSchema, TagListSchema, TagSchema } from "./repos_tags_pb.js";
+import { file_platform_registry_v1_repos_tags } from "./repos_tags_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file platform/registry/v1/registry.proto.
  */
 export const file_platform_registry_v1_registry: GenFile = /*@__PURE__*/
-  fileDesc("CiNwbGF0Zm9ybS9yZWdpc3RyeS92MS9yZWdpc3RyeS5wcm90bxIUcGxhdGZvcm0ucmVnaXN0cnkudjEiOAoUR2V0VnVsblJlcG9ydFJlcXVlc3QSEAoIcmVwb191aWQYASABKAkSDgoGZGlnZXN0GAIgASgJIu8CCgpWdWxuUmVwb3J0EgoKAmlkGAEgASgJEkQKIHZ1bG5lcmFiaWxpdHlfZGJfbGFzdF9idWlsZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBJHChV2dWxuZXJhYmlsaXR5X21hdGNoZXMYAyADKAsyKC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuZXJhYmlsaXR5TWF0Y2gSOQoHc2Nhbm5lchgEIAEoCzIoLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5SZXBvcnQuU2Nhbm5lchIZChFyZXBvcnRfZ2VuZXJhdGlvbhgFIAEoAxIXCg9yYXdfdnVsbl9yZXBvcnQYBiABKAwSLQoJbGFzdF9zZWVuGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBooCgdTY2FubmVyEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCSKkAQoSVnVsbmVyYWJpbGl0eU1hdGNoEjoKDXZ1bG5lcmFiaWxpdHkYASABKAsyIy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuZXJhYmlsaXR5EioKA3BrZxgCIAEoCzIdLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlBhY2thZ2USJgoDZml4GAMgASgLMhkucGxhdGZvcm0ucmVnaXN0cnkudjEuRml4IuwECg1WdWxuZXJhYmlsaXR5EgoKAmlkGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEj4KCHNldmVyaXR5GAMgASgOMiwucGxhdGZvcm0ucmVnaXN0cnkudjEuVnVsbmVyYWJpbGl0eS5TZXZlcml0eRIOCgZzb3VyY2UYBCABKAkSNgoEY3ZzcxgFIAMoCzIoLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5lcmFiaWxpdHkuQ3ZzcxIPCgdjcGVfdXJpGAYgAygJEhQKDHJlbGF0ZWRfdXJscxgHIAMoCRJHCgphZHZpc29yaWVzGAggAygLMjMucGxhdGZvcm0ucmVnaXN0cnkudjEuVnVsbmVyYWJpbGl0eS5BZHZpc29yaWVzRW50cnkSWQoXcmVsYXRlZF92dWxuZXJhYmlsaXRpZXMYCSADKAsyOC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuZXJhYmlsaXR5LlJlbGF0ZWRWdWxuZXJhYmlsaXR5EhIKCmRpc3BsYXlfaWQYCiABKAkaMQoPQWR2aXNvcmllc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaJgoEQ3ZzcxINCgVzY29yZRgBIAEoARIPCgd2ZXJzaW9uGAIgASgJGjIKFFJlbGF0ZWRWdWxuZXJhYmlsaXR5EgoKAmlkGAEgASgJEg4KBnNvdXJjZRgCIAEoCSJECghTZXZlcml0eRILCgdVTktOT1dOEAASBwoDTE9XEAESCgoGTUVESVVNEAISCAoESElHSBADEgwKCENSSVRJQ0FMEAQiaAoHUGFja2FnZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg8KB3ZlcnNpb24YAyABKAkSDwoHbGljZW5zZRgEIAEoCRITCgtkZXNjcmlwdGlvbhgFIAEoCRIMCgRwdXJsGAYgASgJIoUBCgNGaXgSEAoIdmVyc2lvbnMYASADKAkSLgoFc3RhdGUYAiABKA4yHy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5GaXguU3RhdGUiPAoFU3RhdGUSCwoHVU5LTk9XThAAEgkKBUZJWEVEEAESDQoJTk9UX0ZJWEVEEAISDAoIV09OVF9GSVgQAzLRAgoIUmVnaXN0cnkStwEKDUdldFZ1bG5SZXBvcnQSKi5wbGF0Zm9ybS5yZWdpc3RyeS52MS5HZXRWdWxuUmVwb3J0UmVxdWVzdBogLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5SZXBvcnQiWKq7GBASBMUMlAUiCHJlcG9fdWlkgtPkkwI+EjwvcmVnaXN0cnkvdjEvcmVwb3Mve3JlcG9fdWlkPSoqfS9kaWdlc3RzL3tkaWdlc3R9L3Z1bG5yZXBvcnQSigEKC0xpc3RFb2xUYWdzEigucGxhdGZvcm0ucmVnaXN0cnkudjEuTGlzdEVvbFRhZ3NSZXF1ZXN0GikucGxhdGZvcm0ucmVnaXN0cnkudjEuTGlzdEVvbFRhZ3NSZXNwb25zZSImqrsYBhICzQwYAYLT5JMCFhIUL3JlZ2lzdHJ5L3YxL2VvbHRhZ3NiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_registry_v1_eol_tags]);
+  fileDesc("CiNwbGF0Zm9ybS9yZWdpc3RyeS92MS9yZWdpc3RyeS5wcm90bxIUcGxhdGZvcm0ucmVnaXN0cnkudjEiOAoUR2V0VnVsblJlcG9ydFJlcXVlc3QSEAoIcmVwb191aWQYASABKAkSDgoGZGlnZXN0GAIgASgJIu8CCgpWdWxuUmVwb3J0EgoKAmlkGAEgASgJEkQKIHZ1bG5lcmFiaWxpdHlfZGJfbGFzdF9idWlsZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBJHChV2dWxuZXJhYmlsaXR5X21hdGNoZXMYAyADKAsyKC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuZXJhYmlsaXR5TWF0Y2gSOQoHc2Nhbm5lchgEIAEoCzIoLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5SZXBvcnQuU2Nhbm5lchIZChFyZXBvcnRfZ2VuZXJhdGlvbhgFIAEoAxIXCg9yYXdfdnVsbl9yZXBvcnQYBiABKAwSLQoJbGFzdF9zZWVuGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBooCgdTY2FubmVyEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCSKkAQoSVnVsbmVyYWJpbGl0eU1hdGNoEjoKDXZ1bG5lcmFiaWxpdHkYASABKAsyIy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuZXJhYmlsaXR5EioKA3BrZxgCIAEoCzIdLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlBhY2thZ2USJgoDZml4GAMgASgLMhkucGxhdGZvcm0ucmVnaXN0cnkudjEuRml4IuwECg1WdWxuZXJhYmlsaXR5EgoKAmlkGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEj4KCHNldmVyaXR5GAMgASgOMiwucGxhdGZvcm0ucmVnaXN0cnkudjEuVnVsbmVyYWJpbGl0eS5TZXZlcml0eRIOCgZzb3VyY2UYBCABKAkSNgoEY3ZzcxgFIAMoCzIoLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5lcmFiaWxpdHkuQ3ZzcxIPCgdjcGVfdXJpGAYgAygJEhQKDHJlbGF0ZWRfdXJscxgHIAMoCRJHCgphZHZpc29yaWVzGAggAygLMjMucGxhdGZvcm0ucmVnaXN0cnkudjEuVnVsbmVyYWJpbGl0eS5BZHZpc29yaWVzRW50cnkSWQoXcmVsYXRlZF92dWxuZXJhYmlsaXRpZXMYCSADKAsyOC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuZXJhYmlsaXR5LlJlbGF0ZWRWdWxuZXJhYmlsaXR5EhIKCmRpc3BsYXlfaWQYCiABKAkaMQoPQWR2aXNvcmllc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaJgoEQ3ZzcxINCgVzY29yZRgBIAEoARIPCgd2ZXJzaW9uGAIgASgJGjIKFFJlbGF0ZWRWdWxuZXJhYmlsaXR5EgoKAmlkGAEgASgJEg4KBnNvdXJjZRgCIAEoCSJECghTZXZlcml0eRILCgdVTktOT1dOEAASBwoDTE9XEAESCgoGTUVESVVNEAISCAoESElHSBADEgwKCENSSVRJQ0FMEAQiaAoHUGFja2FnZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg8KB3ZlcnNpb24YAyABKAkSDwoHbGljZW5zZRgEIAEoCRITCgtkZXNjcmlwdGlvbhgFIAEoCRIMCgRwdXJsGAYgASgJIoUBCgNGaXgSEAoIdmVyc2lvbnMYASADKAkSLgoFc3RhdGUYAiABKA4yHy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5GaXguU3RhdGUiPAoFU3RhdGUSCwoHVU5LTk9XThAAEgkKBUZJWEVEEAESDQoJTk9UX0ZJWEVEEAISDAoIV09OVF9GSVgQAzK0DgoIUmVnaXN0cnkStwEKDUdldFZ1bG5SZXBvcnQSKi5wbGF0Zm9ybS5yZWdpc3RyeS52MS5HZXRWdWxuUmVwb3J0UmVxdWVzdBogLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5SZXBvcnQiWKq7GBASBMUMlAUiCHJlcG9fdWlkgtPkkwI+EjwvcmVnaXN0cnkvdjEvcmVwb3Mve3JlcG9fdWlkPSoqfS9kaWdlc3RzL3tkaWdlc3R9L3Z1bG5yZXBvcnQScwoJTGlzdFJlcG9zEiAucGxhdGZvcm0ucmVnaXN0cnkudjEuUmVwb0ZpbHRlchoeLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlJlcG9MaXN0IiSquxgGEgLFDBgBgtPkkwIUEhIvcmVnaXN0cnkvdjEvcmVwb3MSlQEKCkNyZWF0ZVJlcG8SJy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5DcmVhdGVSZXBvUmVxdWVzdBoaLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlJlcG8iQqq7GA8SAsMMIglwYXJlbnRfaWSC0+STAik6BHJlcG8iIS9yZWdpc3RyeS92MS9yZXBvcy97cGFyZW50X2lkPSoqfRJ3CgpVcGRhdGVSZXBvEhoucGxhdGZvcm0ucmVnaXN0cnkudjEuUmVwbxoaLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlJlcG8iMaq7GAgSAsQMIgJpZILT5JMCHzoBKhoaL3JlZ2lzdHJ5L3YxL3JlcG9zL3tpZD0qKn0SfQoKRGVsZXRlUmVwbxInLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkRlbGV0ZVJlcG9SZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5Ii6quxgIEgLGDCICaWSC0+STAhwqGi9yZWdpc3RyeS92MS9yZXBvcy97aWQ9Kip9Em8KCExpc3RUYWdzEh8ucGxhdGZvcm0ucmVnaXN0cnkudjEuVGFnRmlsdGVyGh0ucGxhdGZvcm0ucmVnaXN0cnkudjEuVGFnTGlzdCIjqrsYBhICzQwYAYLT5JMCExIRL3JlZ2lzdHJ5L3YxL3RhZ3MSjAEKCUNyZWF0ZVRhZxImLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkNyZWF0ZVRhZ1JlcXVlc3QaGS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWciPKq7GA0SAssMIgdyZXBvX2lkgtPkkwIlOgN0YWciHi9yZWdpc3RyeS92MS90YWdzL3tyZXBvX2lkPSoqfRJzCglVcGRhdGVUYWcSGS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWcaGS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWciMKq7GAgSAssMIgJpZILT5JMCHjoBKhoZL3JlZ2lzdHJ5L3YxL3RhZ3Mve2lkPSoqfRJ6CglEZWxldGVUYWcSJi5wbGF0Zm9ybS5yZWdpc3RyeS52MS5EZWxldGVUYWdSZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5Ii2quxgIEgLODCICaWSC0+STAhsqGS9yZWdpc3RyeS92MS90YWdzL3tpZD0qKn0SpAEKDkxpc3RUYWdIaXN0b3J5EicucGxhdGZvcm0ucmVnaXN0cnkudjEuVGFnSGlzdG9yeVJlcXVlc3QaJC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWdIaXN0b3J5TGlzdCJDqrsYDxICzQwiCXBhcmVudF9pZILT5JMCKhIoL3JlZ2lzdHJ5L3YxL3RhZ3Mve3BhcmVudF9pZD0qKn0vaGlzdG9yeRKmAQoIR2V0QXJjaHMSIi5wbGF0Zm9ybS5yZWdpc3RyeS52MS5BcmNoc1JlcXVlc3QaGy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5BcmNocyJZqrsYDxIExQzPDCIHcmVwb19pZILT5JMCQBI+L3JlZ2lzdHJ5L3YxL3JlcG9zL3tyZXBvX2lkPSoqfS9kaWdlc3RzL3tkaWdlc3R9L2FyY2hpdGVjdHVyZXMSmgEKB0dldFNpemUSIS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5TaXplUmVxdWVzdBoaLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlNpemUiUKq7GA8SBMUMzwwiB3JlcG9faWSC0+STAjcSNS9yZWdpc3RyeS92MS9yZXBvcy97cmVwb19pZD0qKn0vZGlnZXN0cy97ZGlnZXN0fS9zaXplEooBCgtMaXN0RW9sVGFncxIoLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkxpc3RFb2xUYWdzUmVxdWVzdBopLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkxpc3RFb2xUYWdzUmVzcG9uc2UiJqq7GAYSAs0MGAGC0+STAhYSFC9yZWdpc3RyeS92MS9lb2x0YWdzYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_registry_v1_eol_tags, file_platform_registry_v1_repos_tags]);
 
 /**
  * @generated from message platform.registry.v1.GetVulnReportRequest
@@ -394,8 +396,8 @@ export const Fix_StateSchema: GenEnum<Fix_State> = /*@__PURE__*/
   enumDesc(file_platform_registry_v1_registry, 5, 0);
 
 /**
- * Registry is the v1 registry service. It serves the tenant view of an image's vulnerability report
- * (issue 25 adds the other v1 registry RPCs here).
+ * Registry is the v1 registry service: the tenant view of an image's vulnerability report, the v1
+ * face of repos, tags, tag history, architectures and size, and the end-of-life tags.
  *
  * @generated from service platform.registry.v1.Registry
  */
@@ -412,7 +414,116 @@ export const Registry: GenService<{
     output: typeof VulnReportSchema;
   },
   /**
-   * --- EOL tags (helper D): messages in eol_tags.proto ---
+   * Repos visible to the caller (repo.list), every match in one answer.
+   *
+   * @generated from rpc platform.registry.v1.Registry.ListRepos
+   */
+  listRepos: {
+    methodKind: "unary";
+    input: typeof RepoFilterSchema;
+    output: typeof RepoListSchema;
+  },
+  /**
+   * Creates a repo in the group `parent_id`; without `prevent_existing`, a repo of the same name
+   * there is updated instead (full replacement).
+   *
+   * @generated from rpc platform.registry.v1.Registry.CreateRepo
+   */
+  createRepo: {
+    methodKind: "unary";
+    input: typeof CreateRepoRequestSchema;
+    output: typeof RepoSchema;
+  },
+  /**
+   * Full replacement: a field the body omits is reset (description and readme to empty).
+   *
+   * @generated from rpc platform.registry.v1.Registry.UpdateRepo
+   */
+  updateRepo: {
+    methodKind: "unary";
+    input: typeof RepoSchema;
+    output: typeof RepoSchema;
+  },
+  /**
+   * Deletes the repo with its tags and tag history.
+   *
+   * @generated from rpc platform.registry.v1.Registry.DeleteRepo
+   */
+  deleteRepo: {
+    methodKind: "unary";
+    input: typeof DeleteRepoRequestSchema;
+    output: typeof EmptySchema;
+  },
+  /**
+   * Tags visible to the caller (tag.list), every match in one answer.
+   *
+   * @generated from rpc platform.registry.v1.Registry.ListTags
+   */
+  listTags: {
+    methodKind: "unary";
+    input: typeof TagFilterSchema;
+    output: typeof TagListSchema;
+  },
+  /**
+   * Creates the tag in the repo `repo_id`, or moves an existing tag of the same name.
+   *
+   * @generated from rpc platform.registry.v1.Registry.CreateTag
+   */
+  createTag: {
+    methodKind: "unary";
+    input: typeof CreateTagRequestSchema;
+    output: typeof TagSchema;
+  },
+  /**
+   * Full replacement: moves the tag to `digest` and sets `deprecated` (false when omitted).
+   *
+   * @generated from rpc platform.registry.v1.Registry.UpdateTag
+   */
+  updateTag: {
+    methodKind: "unary";
+    input: typeof TagSchema;
+    output: typeof TagSchema;
+  },
+  /**
+   * @generated from rpc platform.registry.v1.Registry.DeleteTag
+   */
+  deleteTag: {
+    methodKind: "unary";
+    input: typeof DeleteTagRequestSchema;
+    output: typeof EmptySchema;
+  },
+  /**
+   * Every digest the tag pointed to, oldest first, within [start, end), at most 1,000 records
+   * (the registry's Tag History API rules). A tag that does not exist answers no items.
+   *
+   * @generated from rpc platform.registry.v1.Registry.ListTagHistory
+   */
+  listTagHistory: {
+    methodKind: "unary";
+    input: typeof TagHistoryRequestSchema;
+    output: typeof TagHistoryListSchema;
+  },
+  /**
+   * The architectures of an image (index) the repo holds.
+   *
+   * @generated from rpc platform.registry.v1.Registry.GetArchs
+   */
+  getArchs: {
+    methodKind: "unary";
+    input: typeof ArchsRequestSchema;
+    output: typeof ArchsSchema;
+  },
+  /**
+   * The size (config and layers) of one architecture's image.
+   *
+   * @generated from rpc platform.registry.v1.Registry.GetSize
+   */
+  getSize: {
+    methodKind: "unary";
+    input: typeof SizeRequestSchema;
+    output: typeof SizeSchema;
+  },
+  /**
    * The caller's tags that an EOL rule matches (`wharf import eol`), with their release cycle's
    * end-of-life state now: status, grace period, the cycle's dates. Paged, by tag uid.
    *

@@ -1,0 +1,77 @@
+import { create } from "@bufbuild/protobuf";
+import type { ServiceHandlers } from "../../core/service.js";
+import { allV2Pages, V2_GATHER_PAGE_SIZE } from "../../core/v1-face.js";
+import type {
+  SecurityAdvisory,
+  VulnerabilityMetadata,
+} from "../../gen/platform/advisory/v1/security_advisory_pb.js";
+import { VulnerabilityMetadataSchema } from "../../gen/platform/advisory/v1/security_advisory_pb.js";
+import {
+  ListDocumentsRequestSchema,
+  ListVulnerabilityMetadataRequestSchema,
+  ResolvedVulnsRequestSchema,
+  type SecurityAdvisoryService,
+  type VulnerabilityMetadata as V2VulnerabilityMetadata,
+  VulnerabilityMetadataSchema as V2VulnerabilityMetadataSchema,
+} from "../../gen/platform/advisory/v2/security_advisory_pb.js";
+
+/** The v1 metadata of a v2 one: the same, with `severities` named `severity`. */
+function metadataV1(m: V2VulnerabilityMetadata): VulnerabilityMetadata {
+  return create(VulnerabilityMetadataSchema, {
+    id: m.id,
+    summary: m.summary,
+    details: m.details,
+    references: m.references,
+    severity: m.severities,
+  });
+}
+
+/**
+ * The v1 SecurityAdvisory service, a face over the v2 SecurityAdvisoryService handlers `feed`
+ * (docs/adr/0030): answers wrapped as `items`, metadata answered whole, resolved vulnerabilities
+ * between `from` and `to` (the v2 `start_time`, `end_time`).
+ */
+export function createSecurityAdvisoryV1Service(
+  feed: ServiceHandlers<typeof SecurityAdvisoryService>,
+): ServiceHandlers<typeof SecurityAdvisory> {
+  return {
+    async listDocuments(req, ctx) {
+      const answer = await feed.listDocuments(
+        create(ListDocumentsRequestSchema, { id: req.id, cves: req.cves }),
+        ctx,
+      );
+      return { items: answer.documents ?? [] };
+    },
+
+    async listVulnerabilityMetadata(req, ctx) {
+      const found = await allV2Pages<V2VulnerabilityMetadata>("/advisory/v2/metadata", async (pageToken) => {
+        const page = await feed.listVulnerabilityMetadata(
+          create(ListVulnerabilityMetadataRequestSchema, {
+            id: req.id,
+            ids: req.ids,
+            pageSize: V2_GATHER_PAGE_SIZE,
+            pageToken,
+          }),
+          ctx,
+        );
+        return {
+          items: (page.vulnerabilityMetadata ?? []).map((m) => create(V2VulnerabilityMetadataSchema, m)),
+          nextPageToken: page.nextPageToken ?? "",
+        };
+      });
+      return { items: found.map(metadataV1) };
+    },
+
+    async resolvedVulns(req, ctx) {
+      const answer = await feed.resolvedVulns(
+        create(ResolvedVulnsRequestSchema, {
+          imageRefs: req.imageRefs,
+          ...(req.from ? { startTime: req.from } : {}),
+          ...(req.to ? { endTime: req.to } : {}),
+        }),
+        ctx,
+      );
+      return { items: answer.resolvedVulnsReports ?? [] };
+    },
+  };
+}

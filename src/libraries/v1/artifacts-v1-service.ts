@@ -1,0 +1,80 @@
+import { create } from "@bufbuild/protobuf";
+import type { ServiceHandlers } from "../../core/service.js";
+import { allV2Pages, V2_GATHER_PAGE_SIZE } from "../../core/v1-face.js";
+import type { Artifacts } from "../../gen/platform/libraries/v1/artifacts_pb.js";
+import {
+  type ArtifactsService,
+  CountArtifactsRequestSchema,
+  ListArtifactsRequestSchema,
+  ListArtifactVersionsRequestSchema,
+  type Artifact as V2Artifact,
+  ArtifactSchema as V2ArtifactSchema,
+  type ArtifactVersion as V2ArtifactVersion,
+  ArtifactVersionSchema as V2ArtifactVersionSchema,
+} from "../../gen/platform/libraries/v2/artifacts_pb.js";
+import { artifactV1, artifactVersionV1 } from "./artifacts-v1-mapping.js";
+
+/**
+ * The v1 Artifacts service, a face over the v2 ArtifactsService handlers `artifacts`
+ * (docs/adr/0030). The artifact list stays paged as in v2 (`next_page_token`,
+ * `total_artifacts`); the version list is answered whole. `include_upstream` changes nothing:
+ * Wharf's catalogue holds only what was imported.
+ */
+export function createArtifactsV1Service(
+  artifacts: ServiceHandlers<typeof ArtifactsService>,
+): ServiceHandlers<typeof Artifacts> {
+  return {
+    async list(req, ctx) {
+      const page = await artifacts.listArtifacts(
+        create(ListArtifactsRequestSchema, {
+          ecosystems: req.ecosystems,
+          query: req.query,
+          cudaVersion: req.cudaVersion,
+          remediated: req.remediated,
+          pageToken: req.pageToken,
+          skip: req.skip,
+        }),
+        ctx,
+      );
+      return {
+        items: (page.artifacts ?? []).map((a) => artifactV1(create(V2ArtifactSchema, a as V2Artifact))),
+        nextPageToken: page.nextPageToken ?? "",
+        totalArtifacts: BigInt(page.totalCount ?? 0),
+      };
+    },
+
+    async listVersions(req, ctx) {
+      const versions = await allV2Pages<V2ArtifactVersion>(
+        `/libraries/v2/artifacts/${req.id}/versions`,
+        async (pageToken) => {
+          const page = await artifacts.listArtifactVersions(
+            create(ListArtifactVersionsRequestSchema, {
+              artifactId: req.id,
+              pageSize: V2_GATHER_PAGE_SIZE,
+              pageToken,
+            }),
+            ctx,
+          );
+          return {
+            items: (page.artifactVersions ?? []).map((v) => create(V2ArtifactVersionSchema, v)),
+            nextPageToken: page.nextPageToken ?? "",
+          };
+        },
+      );
+      return { items: versions.map(artifactVersionV1) };
+    },
+
+    async count(req, ctx) {
+      const answer = await artifacts.countArtifacts(
+        create(CountArtifactsRequestSchema, { ecosystems: req.ecosystems }),
+        ctx,
+      );
+      return {
+        items: (answer.counts ?? []).map((c) => ({
+          ecosystem: c.ecosystem ?? 0,
+          count: BigInt(c.totalCount ?? 0),
+        })),
+      };
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { create } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
+import type { RequestContext } from "../../core/context.js";
+import { isDomainError } from "../../core/errors.js";
+import type { ServiceHandlers } from "../../core/service.js";
+import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
+import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
+import type { Registry } from "../../gen/platform/registry/v1/registry_pb.js";
+import { type Repo, RepoSchema } from "../../gen/platform/registry/v1/repos_tags_pb.js";
+import {
+  CreateRepoRequestSchema,
+  DeleteRepoRequestSchema,
+  GetRepoReadmeRequestSchema,
+  ListReposRequestSchema,
+  type ReposService,
+  UpdateRepoReadmeRequestSchema,
+  UpdateRepoRequestSchema,
+  type Repo as V2Repo,
+  RepoSchema as V2RepoSchema,
+} from "../../gen/platform/registry/v2/repos_pb.js";
+import type { Store } from "../../storage/store.js";
+import { validateReadme } from "../readme.js";
+import { repoV1 } from "./repo-v1-mapping.js";
+
+/** Every field a v1 PUT replaces through the v2 UpdateRepo (the readme goes through UpdateRepoReadme). */
+const REPO_REPLACE_MASK = ["name", "description"];
+
+/**
+ * The v1 repo RPCs of the Registry service, as a face over the v2 ReposService handlers
+ * (docs/adr/0030): the v1 inline readme is read and written through the v2 readme sub-resource.
+ * `store` is read only to find the repo a create collides with.
+ */
+export function createReposV1Handlers(
+  repos: ServiceHandlers<typeof ReposService>,
+  store: Store,
+): Pick<ServiceHandlers<typeof Registry>, "listRepos" | "createRepo" | "updateRepo" | "deleteRepo"> {
+  const readmeOf = async (uid: string, ctx: RequestContext): Promise<string> =>
+    (await repos.getRepoReadme(create(GetRepoReadmeRequestSchema, { uid }), ctx)).content ?? "";
+
+  const writeReadme = (uid: string, content: string, ctx: RequestContext) =>
+    repos.updateRepoReadme(
+      create(UpdateRepoReadmeRequestSchema, {
+        repoReadme: { uid, content },
+        updateMask: { paths: ["content"] },
+      }),
+      ctx,
+    );
+
+  /** PUT semantics: every updatable field takes the body's value, an omitted one its zero value. */
+  const replace = async (input: Repo, ctx: RequestContext): Promise<Repo> => {
+    validateReadme(input.readme);
+    const updated = create(
+      V2RepoSchema,
+      await repos.updateRepo(
+        create(UpdateRepoRequestSchema, {
+          repo: { uid: input.id, name: input.name, description: input.description },
+          updateMask: { paths: REPO_REPLACE_MASK },
+        }),
+        ctx,
+      ),
+    );
+    if ((await readmeOf(input.id, ctx)) !== input.readme) await writeReadme(input.id, input.readme, ctx);
+    return repoV1(updated, input.readme);
+  };
+
+  return {
+    async listRepos(req, ctx) {
+      const uidp = withIdFilter(req.uidp, req.id);
+      if (!uidp) return { items: [] };
+      const found = await allV2Pages<V2Repo>("/registry/v2/repos", async (pageToken) => {
+        const page = await repos.listRepos(
+          create(ListReposRequestSchema, { uidp, name: req.name, pageSize: V2_GATHER_PAGE_SIZE, pageToken }),
+          ctx,
+        );
+        return { items: (page.repos ?? []) as V2Repo[], nextPageToken: page.nextPageToken ?? "" };
+      });
+      return { items: await Promise.all(found.map(async (r) => repoV1(r, await readmeOf(r.uid, ctx)))) };
+    },
+
+    async createRepo(req, ctx) {
+      const input = req.repo ?? create(RepoSchema);
+      if (input.readme !== "") {
+        // Writing a readme is a repo update in v2 (UpdateRepoReadme): the caller needs that too.
+        validateReadme(input.readme);
+        await ctx.access.require(req.parentId, [Capability.CAP_REPO_UPDATE]);
+      }
+      let created: V2Repo;
+      try {
+        created = create(
+          V2RepoSchema,
+          await repos.createRepo(
+            create(CreateRepoRequestSchema, {
+              parent: req.parentId,
+              repo: { name: input.name, description: input.description },
+            }),
+            ctx,
+          ),
+        );
+      } catch (err) {
+        if (req.preventExisting || !isDomainError(err) || err.code !== Code.AlreadyExists) throw err;
+        // Without prevent_existing a name collision updates the existing repo: that is the v2
+        // UpdateRepo, so the caller needs its capability (the RPC's annotation names only create).
+        await ctx.access.require(req.parentId, [Capability.CAP_REPO_UPDATE]);
+        const existing = await store.repos.getByName(req.parentId, input.name);
+        if (!existing) throw err;
+        return replace({ ...input, id: existing.uid }, ctx);
+      }
+      if (input.readme !== "") await writeReadme(created.uid, input.readme, ctx);
+      return repoV1(created, input.readme);
+    },
+
+    updateRepo: (req, ctx) => replace(req, ctx),
+
+    async deleteRepo(req, ctx) {
+      await repos.deleteRepo(create(DeleteRepoRequestSchema, { uid: req.id }), ctx);
+      return {};
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import { create } from "@bufbuild/protobuf";
+import { fromTimestamp, toTimestamp } from "../../core/api-convert.js";
+import { invalidArgument } from "../../core/errors.js";
+import type { ServiceHandlers } from "../../core/service.js";
+import { parentOf } from "../../core/uidp.js";
+import { allV2Pages, foundOrNothing, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
+import type { Registry } from "../../gen/platform/registry/v1/registry_pb.js";
+import {
+  CreateTagRequestSchema,
+  DeleteTagRequestSchema,
+  GetTagRequestSchema,
+  ListTagsRequestSchema,
+  type TagsService,
+  type Tag as V2Tag,
+  TagSchema as V2TagSchema,
+} from "../../gen/platform/registry/v2/tags_pb.js";
+import type { Store } from "../../storage/store.js";
+import { tagHistoryPage } from "../tag-history.js";
+import { isExcludedTagName } from "./tag-name-kinds.js";
+import { tagV1 } from "./tag-v1-mapping.js";
+
+/**
+ * The v1 tag RPCs of the Registry service, as a face over the v2 TagsService handlers
+ * (docs/adr/0030). A v1 PUT is the v2 CreateTag of the same name (which moves the tag); the
+ * `exclude_*` name filters are applied to the v2 answer. ListTagHistory is v1-only: it reads the
+ * history the registry's Tag History API reads (`tagHistoryPage`) from `store`.
+ */
+export function createTagsV1Handlers(
+  tags: ServiceHandlers<typeof TagsService>,
+  store: Store,
+): Pick<
+  ServiceHandlers<typeof Registry>,
+  "listTags" | "createTag" | "updateTag" | "deleteTag" | "listTagHistory"
+> {
+  return {
+    async listTags(req, ctx) {
+      const uidp = withIdFilter(req.uidp, req.id);
+      if (!uidp) return { items: [] };
+      const found = await allV2Pages<V2Tag>("/registry/v2/tags", async (pageToken) => {
+        const page = await tags.listTags(
+          create(ListTagsRequestSchema, {
+            uidp,
+            name: req.name,
+            digest: req.digest,
+            ...(req.updatedSince ? { updatedSince: req.updatedSince } : {}),
+            pageSize: V2_GATHER_PAGE_SIZE,
+            pageToken,
+          }),
+          ctx,
+        );
+        return { items: (page.tags ?? []) as V2Tag[], nextPageToken: page.nextPageToken ?? "" };
+      });
+      return { items: found.filter((t) => !isExcludedTagName(t.name, req)).map(tagV1) };
+    },
+
+    async createTag(req, ctx) {
+      const tag = await tags.createTag(
+        create(CreateTagRequestSchema, {
+          parent: req.repoId,
+          tag: {
+            name: req.tag?.name ?? "",
+            digest: req.tag?.digest ?? "",
+            deprecated: req.tag?.deprecated ?? false,
+          },
+        }),
+        ctx,
+      );
+      return tagV1(create(V2TagSchema, tag));
+    },
+
+    async updateTag(req, ctx) {
+      const current = create(
+        V2TagSchema,
+        await tags.getTag(create(GetTagRequestSchema, { uid: req.id }), ctx),
+      );
+      // The name is the tag's identity in its repo; another name is another tag (CreateTag).
+      if (req.name !== current.name) {
+        throw invalidArgument("name", `a tag cannot be renamed: the body must name "${current.name}"`);
+      }
+      const moved = await tags.createTag(
+        create(CreateTagRequestSchema, {
+          parent: parentOf(req.id),
+          tag: { name: current.name, digest: req.digest, deprecated: req.deprecated },
+        }),
+        ctx,
+      );
+      return tagV1(create(V2TagSchema, moved));
+    },
+
+    async deleteTag(req, ctx) {
+      await tags.deleteTag(create(DeleteTagRequestSchema, { uid: req.id }), ctx);
+      return {};
+    },
+
+    async listTagHistory(req, ctx) {
+      const tag = await foundOrNothing(() =>
+        tags.getTag(create(GetTagRequestSchema, { uid: req.parentId }), ctx),
+      );
+      if (!tag) return { items: [] };
+      const rows = await tagHistoryPage(store, {
+        repoUid: parentOf(req.parentId),
+        tagName: tag.name ?? "",
+        start: fromTimestamp(req.start),
+        end: fromTimestamp(req.end),
+      });
+      return { items: rows.map((r) => ({ updateTimestamp: toTimestamp(r.updateTime), digest: r.digest })) };
+    },
+  };
+}
