@@ -7,6 +7,11 @@ import { bindService, type ServiceBinding } from "./core/service.js";
 import { createSubscriptionsService, type SubscriptionsServiceDeps } from "./events/subscriptions-service.js";
 import { SecurityAdvisoryService } from "./gen/platform/advisory/v2/security_advisory_pb.js";
 import { SubscriptionsService } from "./gen/platform/events/v2/subscriptions_pb.js";
+import { Groups } from "./gen/platform/iam/v1/groups_pb.js";
+import { Identities } from "./gen/platform/iam/v1/identities_pb.js";
+import { RoleBindings } from "./gen/platform/iam/v1/role_bindings_pb.js";
+import { Roles } from "./gen/platform/iam/v1/roles_pb.js";
+import { Terms } from "./gen/platform/iam/v1/terms_pb.js";
 import { AccountAssociationsService } from "./gen/platform/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "./gen/platform/iam/v2/external_group_role_mappings_pb.js";
 import { GroupInvitesService } from "./gen/platform/iam/v2/group_invites_pb.js";
@@ -34,6 +39,11 @@ import { createRoleBindingsService } from "./iam/role-bindings-service.js";
 import { createRolesService } from "./iam/roles-service.js";
 import type { IamServiceDeps } from "./iam/service-deps.js";
 import { createTermsService } from "./iam/terms-service.js";
+import { createGroupsV1Service } from "./iam/v1/groups-v1-service.js";
+import { createIdentitiesV1Service } from "./iam/v1/identities-v1-service.js";
+import { createRoleBindingsV1Service } from "./iam/v1/role-bindings-v1-service.js";
+import { createRolesV1Service } from "./iam/v1/roles-v1-service.js";
+import { createTermsV1Service } from "./iam/v1/terms-v1-service.js";
 import { type ArtifactsServiceDeps, createArtifactsService } from "./libraries/artifacts-service.js";
 import { createPingService } from "./ping/ping-service.js";
 import { createImagesService } from "./registry/images-service.js";
@@ -57,17 +67,22 @@ export interface ServiceDeps
 
 /** Every service of the platform API, bound to its implementation; served by every transport. */
 export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
+  const groups = createGroupsService(deps);
+  const identities = createIdentitiesService(deps);
+  const roles = createRolesService(deps);
+  const roleBindings = createRoleBindingsService(deps);
+  const terms = createTermsService(deps);
   return [
     bindService(PingService, createPingService()),
-    bindService(GroupsService, createGroupsService(deps)),
-    bindService(IdentitiesService, createIdentitiesService(deps)),
-    bindService(RolesService, createRolesService(deps)),
-    bindService(RoleBindingsService, createRoleBindingsService(deps)),
+    bindService(GroupsService, groups),
+    bindService(IdentitiesService, identities),
+    bindService(RolesService, roles),
+    bindService(RoleBindingsService, roleBindings),
     bindService(IdentityProvidersService, createIdentityProvidersService(deps)),
     bindService(AccountAssociationsService, createAccountAssociationsService(deps)),
     bindService(GroupInvitesService, createGroupInvitesService(deps)),
     bindService(ExternalGroupRoleMappingsService, createExternalGroupRoleMappingsService(deps)),
-    bindService(TermsService, createTermsService(deps)),
+    bindService(TermsService, terms),
     bindService(ReposService, createReposService(deps)),
     bindService(TagsService, createTagsService(deps)),
     bindService(ImagesService, createImagesService(deps)),
@@ -80,5 +95,10 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     ),
     bindService(Registry, { ...createRegistryV1VulnReportHandlers(deps) }),
     bindService(Vulnerabilities, createVulnerabilitiesService(deps)),
+    bindService(Groups, createGroupsV1Service(groups, deps.store)),
+    bindService(Identities, createIdentitiesV1Service(identities)),
+    bindService(Roles, createRolesV1Service(roles)),
+    bindService(RoleBindings, createRoleBindingsV1Service(roleBindings, roles)),
+    bindService(Terms, createTermsV1Service(terms)),
   ];
 }

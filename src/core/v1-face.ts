@@ -1,5 +1,8 @@
 import { Code } from "@connectrpc/connect";
+import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import type { RequestContext } from "./context.js";
 import { DomainError, isDomainError } from "./errors.js";
+import { requireUidp } from "./uidp.js";
 
 /**
  * The v1 API is a second face over the v2 services (docs/adr/0030): a v1 handler translates its
@@ -64,4 +67,22 @@ export async function foundOrNothing<T>(get: () => Promise<T>): Promise<T | unde
 /** The v1 list answer for an optional single result: `[found]` or `[]`. */
 export function itemsOf<T>(found: T | undefined): T[] {
   return found === undefined ? [] : [found];
+}
+
+/**
+ * The v1 answer to a filter on `id` (v1's Get), through the v2 Get `get`: its result, or undefined
+ * when the resource does not exist. A v1 List is unscoped, so the transport has not done what it
+ * does before a scoped v2 Get; this does it first: `id` must be a UIDP (INVALID_ARGUMENT on `id`)
+ * and the caller must hold every one of `capabilities` there (PERMISSION_DENIED otherwise, before
+ * any lookup, so another organization's caller learns nothing about existence).
+ */
+export async function scopedGetOrNothing<T>(
+  ctx: RequestContext,
+  id: string,
+  capabilities: readonly Capability[],
+  get: () => Promise<T>,
+): Promise<T | undefined> {
+  requireUidp("id", id);
+  await ctx.access.require(id, capabilities);
+  return foundOrNothing(get);
 }

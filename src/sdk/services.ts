@@ -1,6 +1,11 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { SecurityAdvisoryService } from "../gen/platform/advisory/v2/security_advisory_pb.js";
 import { SubscriptionsService } from "../gen/platform/events/v2/subscriptions_pb.js";
+import { Groups } from "../gen/platform/iam/v1/groups_pb.js";
+import { Identities } from "../gen/platform/iam/v1/identities_pb.js";
+import { RoleBindings } from "../gen/platform/iam/v1/role_bindings_pb.js";
+import { Roles } from "../gen/platform/iam/v1/roles_pb.js";
+import { Terms } from "../gen/platform/iam/v1/terms_pb.js";
 import { AccountAssociationsService } from "../gen/platform/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "../gen/platform/iam/v2/external_group_role_mappings_pb.js";
 import { GroupInvitesService } from "../gen/platform/iam/v2/group_invites_pb.js";
@@ -39,6 +44,13 @@ export const WHARF_SERVICES = {
     groupInvites: GroupInvitesService,
     externalGroupRoleMappings: ExternalGroupRoleMappingsService,
     terms: TermsService,
+  },
+  iamV1: {
+    groups: Groups,
+    identities: Identities,
+    roles: Roles,
+    roleBindings: RoleBindings,
+    terms: Terms,
   },
   registry: {
     repos: ReposService,
