@@ -63,7 +63,8 @@ export function createRolesV1Service(
         );
         return { items: page.roles ?? [], nextPageToken: page.nextPageToken ?? "" };
       });
-      return { items: all.map(roleV1Message) };
+      // v2 lists the built-in roles with every filter; the v1 `parent` filter is exact.
+      return { items: all.map(roleV1Message).filter((role) => matches(role, req)) };
     },
 
     async update(req, ctx) {
