@@ -29,6 +29,8 @@ interface Body {
   staticKeys: { expirationTime: string };
   createdAt: string;
   updatedAt: string;
+  lastSeen?: string;
+  lastSeenTime?: string;
   createTime: string;
   updateTime: string;
   capabilities: string[];
@@ -294,6 +296,14 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
         },
       },
     ]);
+
+    // lastSeen is set by federation (STS, login); written here as the STS would.
+    const stored = await wharf.store.identities.get(v1Made.id);
+    assert.ok(stored);
+    await wharf.store.identities.update({ ...stored, lastSeenTime: Date.parse("2026-03-04T05:06:07.089Z") });
+    const seen = (await ok<{ items: Body[] }>("GET", `/iam/v1/identities?id=${v1Made.id}`)).items[0];
+    assert.equal(seen?.lastSeen, "2026-03-04T05:06:07.089Z");
+    assert.equal((await ok<Body>("GET", `/iam/v2/identities/${v1Made.id}`)).lastSeenTime, seen?.lastSeen);
 
     const put = await ok<Body>("PUT", `/iam/v1/identities/${v1Made.id}`, {
       name: "ci-bot",
