@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { principalOf } from "../../core/context.js";
 import { notFound } from "../../core/errors.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
+import { itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Groups } from "../../gen/platform/iam/v1/groups_pb.js";
 import {
@@ -16,7 +16,7 @@ import {
 import type { Store } from "../../storage/store.js";
 import { groupMessage } from "../group-mapping.js";
 import { groupV1Message, groupV2Input } from "./groups-v1-mapping.js";
-import { V2_PAGE_SIZE } from "./v2-page-size.js";
+import { everyV2Item } from "./v2-pages.js";
 
 /** Every field a v1 PUT replaces (the v2 Group's updatable fields). */
 const GROUP_REPLACED_FIELDS = ["name", "description"];
@@ -47,18 +47,15 @@ export function createGroupsV1Service(
         const matching = itemsOf(found).filter((g) => req.name === "" || g.name === req.name);
         return { items: matching.map(groupV1Message) };
       }
-      const all = await allV2Pages("/iam/v2/groups", async (pageToken) => {
-        const page = await groups.listGroups(
-          create(ListGroupsRequestSchema, {
-            uidp: req.uidp,
-            name: req.name,
-            pageSize: V2_PAGE_SIZE,
-            pageToken,
-          }),
-          ctx,
-        );
-        return { items: page.groups ?? [], nextPageToken: page.nextPageToken ?? "" };
-      });
+      const all = await everyV2Item(
+        "/iam/v2/groups",
+        (paging) =>
+          groups.listGroups(
+            create(ListGroupsRequestSchema, { uidp: req.uidp, name: req.name, ...paging }),
+            ctx,
+          ),
+        (page) => page.groups,
+      );
       return { items: all.map(groupV1Message) };
     },
 

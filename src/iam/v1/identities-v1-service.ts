@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
+import { itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Identities } from "../../gen/platform/iam/v1/identities_pb.js";
 import {
@@ -13,7 +13,7 @@ import {
   UpdateIdentityRequestSchema,
 } from "../../gen/platform/iam/v2/identities_pb.js";
 import { identityV1Message, identityV2Input } from "./identities-v1-mapping.js";
-import { V2_PAGE_SIZE } from "./v2-page-size.js";
+import { everyV2Item } from "./v2-pages.js";
 
 /**
  * Every field a v1 PUT replaces (the v2 Identity's updatable fields): the relationship is one of
@@ -41,13 +41,12 @@ export function createIdentitiesV1Service(
         );
         return { items: itemsOf(found).map(identityV1Message) };
       }
-      const all = await allV2Pages("/iam/v2/identities", async (pageToken) => {
-        const page = await identities.listIdentities(
-          create(ListIdentitiesRequestSchema, { uidp: req.uidp, pageSize: V2_PAGE_SIZE, pageToken }),
-          ctx,
-        );
-        return { items: page.identities ?? [], nextPageToken: page.nextPageToken ?? "" };
-      });
+      const all = await everyV2Item(
+        "/iam/v2/identities",
+        (paging) =>
+          identities.listIdentities(create(ListIdentitiesRequestSchema, { uidp: req.uidp, ...paging }), ctx),
+        (page) => page.identities,
+      );
       return { items: all.map(identityV1Message) };
     },
 

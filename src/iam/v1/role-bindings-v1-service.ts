@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { RequestContext } from "../../core/context.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
+import { itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { RoleBindings } from "../../gen/platform/iam/v1/role_bindings_pb.js";
 import type { Role as RoleV1 } from "../../gen/platform/iam/v1/roles_pb.js";
@@ -23,7 +23,7 @@ import {
   roleBindingV2Input,
 } from "./role-bindings-v1-mapping.js";
 import { roleV1Message } from "./roles-v1-mapping.js";
-import { V2_PAGE_SIZE } from "./v2-page-size.js";
+import { everyV2Item } from "./v2-pages.js";
 
 /** Every field a v1 PUT replaces (the v2 RoleBinding's updatable fields). */
 const BINDING_REPLACED_FIELDS = ["identity_uid", "role_uid"];
@@ -40,13 +40,12 @@ export function createRoleBindingsV1Service(
   /** The v1 roles among `uids` the caller may list, by id. */
   async function visibleRoles(uids: readonly string[], ctx: RequestContext): Promise<Map<string, RoleV1>> {
     if (uids.length === 0) return new Map();
-    const found = await allV2Pages("/iam/v2/roles", async (pageToken) => {
-      const page = await roles.listRoles(
-        create(ListRolesRequestSchema, { uidp: { ids: [...uids] }, pageSize: V2_PAGE_SIZE, pageToken }),
-        ctx,
-      );
-      return { items: page.roles ?? [], nextPageToken: page.nextPageToken ?? "" };
-    });
+    const found = await everyV2Item(
+      "/iam/v2/roles",
+      (paging) =>
+        roles.listRoles(create(ListRolesRequestSchema, { uidp: { ids: [...uids] }, ...paging }), ctx),
+      (page) => page.roles,
+    );
     return new Map(found.map((role) => [role.uid ?? "", roleV1Message(role)]));
   }
 
@@ -76,14 +75,16 @@ export function createRoleBindingsV1Service(
         );
         found = itemsOf(one).map((binding) => create(RoleBindingSchema, binding));
       } else {
-        found = await allV2Pages("/iam/v2/roleBindings", async (pageToken) => {
-          const page = await bindings.listRoleBindings(
-            create(ListRoleBindingsRequestSchema, { uidp: req.uidp, pageSize: V2_PAGE_SIZE, pageToken }),
-            ctx,
-          );
-          const items = (page.roleBindings ?? []).map((binding) => create(RoleBindingSchema, binding));
-          return { items, nextPageToken: page.nextPageToken ?? "" };
-        });
+        const listed = await everyV2Item(
+          "/iam/v2/roleBindings",
+          (paging) =>
+            bindings.listRoleBindings(
+              create(ListRoleBindingsRequestSchema, { uidp: req.uidp, ...paging }),
+              ctx,
+            ),
+          (page) => page.roleBindings,
+        );
+        found = listed.map((binding) => create(RoleBindingSchema, binding));
       }
       const fullRoles = await visibleRoles([...new Set(found.map((b) => b.roleUid))], ctx);
       return { items: found.map((binding) => roleBindingV1ListItem(binding, fullRoles)) };

@@ -1,7 +1,7 @@
 import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
 import { parentOf, requireUidp } from "../../core/uidp.js";
-import { allV2Pages, foundOrNothing, itemsOf } from "../../core/v1-face.js";
+import { foundOrNothing, itemsOf } from "../../core/v1-face.js";
 import { type UIDPFilter, UIDPFilterSchema } from "../../gen/platform/common/v2/uidp_pb.js";
 import type { RoleFilter, Roles, Role as RoleV1 } from "../../gen/platform/iam/v1/roles_pb.js";
 import {
@@ -14,7 +14,7 @@ import {
   UpdateRoleRequestSchema,
 } from "../../gen/platform/iam/v2/roles_pb.js";
 import { capabilitiesFromV1Names, roleV1Message } from "./roles-v1-mapping.js";
-import { V2_PAGE_SIZE } from "./v2-page-size.js";
+import { everyV2Item } from "./v2-pages.js";
 
 /** Every field a v1 PUT replaces (the v2 Role's updatable fields). */
 const ROLE_REPLACED_FIELDS = ["name", "description", "capabilities"];
@@ -51,18 +51,12 @@ export function createRolesV1Service(
             .filter((role) => matches(role, req)),
         };
       }
-      const all = await allV2Pages("/iam/v2/roles", async (pageToken) => {
-        const page = await roles.listRoles(
-          create(ListRolesRequestSchema, {
-            uidp: withParent(req.uidp, req.parent),
-            name: req.name,
-            pageSize: V2_PAGE_SIZE,
-            pageToken,
-          }),
-          ctx,
-        );
-        return { items: page.roles ?? [], nextPageToken: page.nextPageToken ?? "" };
-      });
+      const uidp = withParent(req.uidp, req.parent);
+      const all = await everyV2Item(
+        "/iam/v2/roles",
+        (paging) => roles.listRoles(create(ListRolesRequestSchema, { uidp, name: req.name, ...paging }), ctx),
+        (page) => page.roles,
+      );
       // v2 lists the built-in roles with every filter; the v1 `parent` filter is exact.
       return { items: all.map(roleV1Message).filter((role) => matches(role, req)) };
     },

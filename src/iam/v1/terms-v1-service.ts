@@ -1,6 +1,5 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages } from "../../core/v1-face.js";
 import type { Terms } from "../../gen/platform/iam/v1/terms_pb.js";
 import {
   AcceptTermsRequestSchema,
@@ -8,7 +7,7 @@ import {
   TermsAcceptanceSchema,
   type TermsService,
 } from "../../gen/platform/iam/v2/terms_pb.js";
-import { V2_PAGE_SIZE } from "./v2-page-size.js";
+import { everyV2Item } from "./v2-pages.js";
 
 /**
  * The v1 Terms service: a translation over the v2 TermsService handlers `terms`. Acceptances are
@@ -25,13 +24,15 @@ export function createTermsV1Service(
     },
 
     async list(req, ctx) {
-      const all = await allV2Pages(`/iam/v2/terms/${req.group}`, async (pageToken) => {
-        const page = await terms.listTermsAcceptances(
-          create(ListTermsAcceptancesRequestSchema, { group: req.group, pageSize: V2_PAGE_SIZE, pageToken }),
-          ctx,
-        );
-        return { items: page.termsAcceptances ?? [], nextPageToken: page.nextPageToken ?? "" };
-      });
+      const all = await everyV2Item(
+        `/iam/v2/terms/${req.group}`,
+        (paging) =>
+          terms.listTermsAcceptances(
+            create(ListTermsAcceptancesRequestSchema, { group: req.group, ...paging }),
+            ctx,
+          ),
+        (page) => page.termsAcceptances,
+      );
       return {
         items: all.map((init) => {
           const acceptance = create(TermsAcceptanceSchema, init);
