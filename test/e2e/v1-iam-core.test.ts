@@ -579,6 +579,30 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
 
     const denied = { status: 403, code: 7 };
     await expectError(await send("GET", `/iam/v1/groups?id=${org}`, undefined, other.token), denied);
+    const bot = await ok<Body>("POST", `/iam/v1/identities/${org}`, {
+      name: "guarded",
+      claimMatch: { issuer: "https://ci.example.com", subject: "guarded" },
+    });
+    const role = await ok<Body>("POST", `/iam/v1/roles/${org}`, {
+      name: "guarded",
+      capabilities: ["repo.list"],
+    });
+    const binding = await ok<Body>("POST", `/iam/v1/rolebindings/${org}`, {
+      identity: bot.id,
+      role: role.id,
+    });
+    for (const path of [`identities?id=${bot.id}`, `roles?id=${role.id}`, `rolebindings?id=${binding.id}`]) {
+      await expectError(await send("GET", `/iam/v1/${path}`, undefined, other.token), denied);
+    }
+    await expectError(
+      await send("PUT", `/iam/v1/roles/${role.id}`, { name: "x", capabilities: ["repo.list"] }, other.token),
+      denied,
+    );
+    await expectError(
+      await send("DELETE", `/iam/v1/rolebindings/${binding.id}`, undefined, other.token),
+      denied,
+    );
+    await expectError(await send("DELETE", `/iam/v1/identities/${bot.id}`, undefined, other.token), denied);
     await expectError(await send("PUT", `/iam/v1/groups/${org}`, { name: "pwned" }, other.token), denied);
     await expectError(await send("DELETE", `/iam/v1/groups/${org}`, undefined, other.token), denied);
     await expectError(await send("POST", `/iam/v1/groups/${org}`, { name: "implant" }, other.token), denied);
