@@ -54,6 +54,8 @@ interface V2Binding extends Omit<Body, "role"> {
 }
 
 const VIEWER = BUILT_IN_ROLE_UIDS.viewer;
+/** How long a test waits for webhook deliveries: generous, for a loaded machine. */
+const DELIVERY_WAIT_MS = 60_000;
 const PULL = BUILT_IN_ROLE_UIDS["registry.pull"];
 /** A JWKS with one public key, as a static-keys identity registers it. */
 const JWKS = JSON.stringify({
@@ -113,7 +115,7 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
   /** The CloudEvent types delivered for `subject`, once `count` of them arrived, sorted. */
   async function eventTypes(subject: string, count: number): Promise<string[]> {
     const of = (all: typeof receiver.received) => all.filter((d) => d.headers["ce-subject"] === subject);
-    const delivered = of(await receiver.waitFor((all) => of(all).length >= count));
+    const delivered = of(await receiver.waitFor((all) => of(all).length >= count, DELIVERY_WAIT_MS));
     return delivered.map((d) => String(d.headers["ce-type"])).sort();
   }
 
@@ -563,7 +565,10 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
 
     await ok("POST", `/iam/v1/terms/${org}`, { documentIds: ["skills-tos.v1"] });
     const termsTypes = (
-      await receiver.waitFor((all) => all.some((d) => String(d.headers["ce-type"]).includes("terms")))
+      await receiver.waitFor(
+        (all) => all.some((d) => String(d.headers["ce-type"]).includes("terms")),
+        DELIVERY_WAIT_MS,
+      )
     )
       .filter((d) => String(d.headers["ce-type"]).includes("terms"))
       .map((d) => d.headers["ce-type"]);
