@@ -436,12 +436,10 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
     );
     assert.ok(item.role.capabilities.includes("repo.blobs.get"), "the role comes whole, by friendly names");
 
-    const batch = await ok<{ items: Body[] }>("POST", `/iam/v1/rolebindings/batch/${team}`, {
-      roleBindings: [
-        { identity: bot.id, role: PULL },
-        { identity: person1.uid, role: VIEWER },
-      ],
-    });
+    const batch = await ok<{ items: Body[] }>("POST", `/iam/v1/rolebindings/batch/${team}`, [
+      { identity: bot.id, role: PULL },
+      { identity: person1.uid, role: VIEWER },
+    ]);
     assert.deepEqual(
       batch.items.map((b) => [b.identity, b.role, b.group]),
       [
@@ -456,16 +454,14 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
     const before =
       (await ok<{ items?: Body[] }>("GET", `/iam/v1/rolebindings?uidp.children_of=${team}`)).items ?? [];
     await expectError(
-      await send("POST", `/iam/v1/rolebindings/batch/${team}`, {
-        roleBindings: [
-          { identity: lateBinder.id, role: VIEWER },
-          { identity: `${org}/0123456789abcdef`, role: VIEWER },
-        ],
-      }),
+      await send("POST", `/iam/v1/rolebindings/batch/${team}`, [
+        { identity: lateBinder.id, role: VIEWER },
+        { identity: `${org}/0123456789abcdef`, role: VIEWER },
+      ]),
       { status: 404, code: 5 },
     );
     const tooMany = Array.from({ length: 26 }, () => ({ identity: bot.id, role: VIEWER }));
-    await expectError(await send("POST", `/iam/v1/rolebindings/batch/${team}`, { roleBindings: tooMany }), {
+    await expectError(await send("POST", `/iam/v1/rolebindings/batch/${team}`, tooMany), {
       status: 400,
       code: 3,
       field: "requests",
