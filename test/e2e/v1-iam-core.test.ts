@@ -24,6 +24,7 @@ interface Body {
   verified?: boolean;
   items: Body[];
   groups: Body[];
+  identities: Body[];
   termsAcceptances: Body[];
   claimMatch?: Record<string, string>;
   staticKeys: { expirationTime: string };
@@ -208,6 +209,34 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
       byName.items.map((g) => g.name),
       ["squad"],
     );
+  });
+
+  it("an unpaged v1 list gathers every page of the v2 list (more than one v2 page here)", async () => {
+    const crowd = (await ok<Body>("POST", `/iam/v1/groups/${org}`, { name: "crowd" })).id;
+    const now = Date.now();
+    const uids = Array.from(
+      { length: 230 },
+      (_, i) => `${crowd}/${(0x1000 + i).toString(16).padStart(16, "0")}`,
+    );
+    for (const [i, uid] of uids.entries()) {
+      await wharf.store.identities.insert({
+        uid,
+        name: `bot-${i}`,
+        description: "",
+        email: "",
+        claimMatch: { issuer: "https://ci.example.com", subject: `bot-${i}` },
+        createTime: now,
+        updateTime: now,
+      });
+    }
+    const firstV2Page = await ok<Body & { nextPageToken?: string }>(
+      "GET",
+      `/iam/v2/identities?uidp.children_of=${crowd}&page_size=500`,
+    );
+    assert.equal(firstV2Page.identities.length, 200, "v2 answers at most 200 a page");
+    assert.ok(firstV2Page.nextPageToken);
+    const v1 = await ok<{ items: Body[] }>("GET", `/iam/v1/identities?uidp.children_of=${crowd}`);
+    assert.deepEqual(v1.items.map((i) => i.id).sort(), uids);
   });
 
   it("groups: LookupGroup finds the verified organization of the caller's email domain, else NOT_FOUND", async () => {
