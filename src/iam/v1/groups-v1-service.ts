@@ -74,7 +74,8 @@ export function createGroupsV1Service(
 
     async lookupGroup(_req, ctx) {
       const identity = await store.identities.get(principalOf(ctx).identityUid);
-      const domain = identity?.email.split("@")[1]?.toLowerCase() ?? "";
+      const email = identity?.email ?? "";
+      const domain = email.includes("@") ? email.slice(email.lastIndexOf("@") + 1).toLowerCase() : "";
       const organization = domain === "" ? undefined : await store.groups.getByName("", domain);
       // One answer for every miss: the call must not tell which part failed.
       if (!organization?.verified) throw notFound("group", "the verified organization of your email domain");
