@@ -101,7 +101,7 @@ export const CreateGroupRequestSchema: GenMessage<CreateGroupRequest> = /*@__PUR
   messageDesc(file_platform_iam_v1_groups, 1);
 
 /**
- * Filters combine with AND.
+ * Filters combine with AND, except that `uidp` is not consulted when `id` is given.
  *
  * @generated from message platform.iam.v1.GroupFilter
  */

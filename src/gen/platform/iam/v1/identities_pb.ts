@@ -259,7 +259,7 @@ export const CreateIdentityRequestSchema: GenMessage<CreateIdentityRequest> = /*
   messageDesc(file_platform_iam_v1_identities, 3);
 
 /**
- * Filters combine with AND.
+ * Filters combine with AND, except that `uidp` is not consulted when `id` is given.
  *
  * @generated from message platform.iam.v1.IdentityFilter
  */

@@ -126,7 +126,7 @@ export const RoleBindingsBatchSchema: GenMessage<RoleBindingsBatch> = /*@__PURE_
   messageDesc(file_platform_iam_v1_role_bindings, 3);
 
 /**
- * Filters combine with AND.
+ * Filters combine with AND, except that `uidp` is not consulted when `id` is given.
  *
  * @generated from message platform.iam.v1.RoleBindingFilter
  */

@@ -80,7 +80,7 @@ export const CreateRoleRequestSchema: GenMessage<CreateRoleRequest> = /*@__PURE_
   messageDesc(file_platform_iam_v1_roles, 1);
 
 /**
- * Filters combine with AND.
+ * Filters combine with AND, except that `uidp` is not consulted when `id` is given.
  *
  * @generated from message platform.iam.v1.RoleFilter
  */
