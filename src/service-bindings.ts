@@ -16,7 +16,12 @@ import { SubscriptionsService } from "./gen/platform/events/v2/subscriptions_pb.
 import { GroupAccountAssociations } from "./gen/platform/iam/v1/account_associations_pb.js";
 import { ExternalGroupRoleMappings } from "./gen/platform/iam/v1/external_group_role_mappings_pb.js";
 import { GroupInvites } from "./gen/platform/iam/v1/group_invites_pb.js";
+import { Groups } from "./gen/platform/iam/v1/groups_pb.js";
+import { Identities } from "./gen/platform/iam/v1/identities_pb.js";
 import { IdentityProviders } from "./gen/platform/iam/v1/identity_providers_pb.js";
+import { RoleBindings } from "./gen/platform/iam/v1/role_bindings_pb.js";
+import { Roles } from "./gen/platform/iam/v1/roles_pb.js";
+import { Terms } from "./gen/platform/iam/v1/terms_pb.js";
 import { AccountAssociationsService } from "./gen/platform/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "./gen/platform/iam/v2/external_group_role_mappings_pb.js";
 import { GroupInvitesService } from "./gen/platform/iam/v2/group_invites_pb.js";
@@ -51,7 +56,12 @@ import { createGroupAccountAssociationsV1Service } from "./iam/v1/account-associ
 import { createAuthV1Service } from "./iam/v1/auth-v1-service.js";
 import { createExternalGroupRoleMappingsV1Service } from "./iam/v1/external-group-role-mappings-v1-service.js";
 import { createGroupInvitesV1Service } from "./iam/v1/group-invites-v1-service.js";
+import { createGroupsV1Service } from "./iam/v1/groups-v1-service.js";
+import { createIdentitiesV1Service } from "./iam/v1/identities-v1-service.js";
 import { createIdentityProvidersV1Service } from "./iam/v1/identity-providers-v1-service.js";
+import { createRoleBindingsV1Service } from "./iam/v1/role-bindings-v1-service.js";
+import { createRolesV1Service } from "./iam/v1/roles-v1-service.js";
+import { createTermsV1Service } from "./iam/v1/terms-v1-service.js";
 import { type ArtifactsServiceDeps, createArtifactsService } from "./libraries/artifacts-service.js";
 import { createArtifactsV1Service } from "./libraries/v1/artifacts-v1-service.js";
 import { createPingService } from "./ping/ping-service.js";
@@ -81,11 +91,15 @@ export interface ServiceDeps
 /** Every service of the platform API, bound to its implementation; served by every transport. */
 export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
   const ping = createPingService();
+  const groups = createGroupsService(deps);
   const identities = createIdentitiesService(deps);
+  const roles = createRolesService(deps);
+  const roleBindings = createRoleBindingsService(deps);
   const identityProviders = createIdentityProvidersService(deps);
   const accountAssociations = createAccountAssociationsService(deps);
   const groupInvites = createGroupInvitesService(deps);
   const externalGroupRoleMappings = createExternalGroupRoleMappingsService(deps);
+  const terms = createTermsService(deps);
   const repos = createReposService(deps);
   const tags = createTagsService(deps);
   const images = createImagesService(deps);
@@ -98,15 +112,15 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
   });
   return [
     bindService(PingService, ping),
-    bindService(GroupsService, createGroupsService(deps)),
+    bindService(GroupsService, groups),
     bindService(IdentitiesService, identities),
-    bindService(RolesService, createRolesService(deps)),
-    bindService(RoleBindingsService, createRoleBindingsService(deps)),
+    bindService(RolesService, roles),
+    bindService(RoleBindingsService, roleBindings),
     bindService(IdentityProvidersService, identityProviders),
     bindService(AccountAssociationsService, accountAssociations),
     bindService(GroupInvitesService, groupInvites),
     bindService(ExternalGroupRoleMappingsService, externalGroupRoleMappings),
-    bindService(TermsService, createTermsService(deps)),
+    bindService(TermsService, terms),
     bindService(ReposService, repos),
     bindService(TagsService, tags),
     bindService(ImagesService, images),
@@ -122,6 +136,11 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(Vulnerabilities, createVulnerabilitiesService(deps)),
     bindService(PingServiceV1, createPingV1Service(ping)),
     bindService(Auth, createAuthV1Service({ ...deps, identities })),
+    bindService(Groups, createGroupsV1Service(groups, deps.store)),
+    bindService(Identities, createIdentitiesV1Service(identities)),
+    bindService(Roles, createRolesV1Service(roles)),
+    bindService(RoleBindings, createRoleBindingsV1Service(roleBindings, roles)),
+    bindService(Terms, createTermsV1Service(terms)),
     bindService(IdentityProviders, createIdentityProvidersV1Service(identityProviders)),
     bindService(GroupAccountAssociations, createGroupAccountAssociationsV1Service(accountAssociations)),
     bindService(GroupInvites, createGroupInvitesV1Service(groupInvites)),

@@ -1,7 +1,10 @@
 import { clone, create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
+import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { type UIDPFilter, UIDPFilterSchema } from "../gen/platform/common/v2/uidp_pb.js";
+import type { RequestContext } from "./context.js";
 import { DomainError, isDomainError } from "./errors.js";
+import { requireUidp } from "./uidp.js";
 
 /**
  * The v1 API is a second face over the v2 services (docs/adr/0030): a v1 handler translates its
@@ -83,4 +86,23 @@ export function withIdFilter(uidp: UIDPFilter | undefined, id: string): UIDPFilt
   if (filter.ids.length > 0 && !filter.ids.includes(id)) return undefined;
   filter.ids = [id];
   return filter;
+}
+
+/**
+ * The v1 answer to a filter on `id` (v1's Get), through the v2 Get `get`: its result, or undefined
+ * when the resource does not exist OR the caller may not list it. A v1 List is unscoped, so the
+ * transport has not done what it does before a scoped v2 Get; this does it first: `id` must be a
+ * UIDP (INVALID_ARGUMENT on `id`) and the caller must hold every one of `capabilities` there, else
+ * the answer is no items, exactly as a v1 list filtered to `id` through the v2 List
+ * ({@link withIdFilter}) answers it: another organization's caller learns nothing about existence.
+ */
+export async function scopedGetOrNothing<T>(
+  ctx: RequestContext,
+  id: string,
+  capabilities: readonly Capability[],
+  get: () => Promise<T>,
+): Promise<T | undefined> {
+  requireUidp("id", id);
+  if (!(await ctx.access.has(id, capabilities))) return undefined;
+  return foundOrNothing(get);
 }

@@ -7,7 +7,12 @@ import { SubscriptionsService } from "../gen/platform/events/v2/subscriptions_pb
 import { GroupAccountAssociations } from "../gen/platform/iam/v1/account_associations_pb.js";
 import { ExternalGroupRoleMappings } from "../gen/platform/iam/v1/external_group_role_mappings_pb.js";
 import { GroupInvites } from "../gen/platform/iam/v1/group_invites_pb.js";
+import { Groups } from "../gen/platform/iam/v1/groups_pb.js";
+import { Identities } from "../gen/platform/iam/v1/identities_pb.js";
 import { IdentityProviders } from "../gen/platform/iam/v1/identity_providers_pb.js";
+import { RoleBindings } from "../gen/platform/iam/v1/role_bindings_pb.js";
+import { Roles } from "../gen/platform/iam/v1/roles_pb.js";
+import { Terms } from "../gen/platform/iam/v1/terms_pb.js";
 import { AccountAssociationsService } from "../gen/platform/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "../gen/platform/iam/v2/external_group_role_mappings_pb.js";
 import { GroupInvitesService } from "../gen/platform/iam/v2/group_invites_pb.js";
@@ -50,6 +55,17 @@ export const WHARF_SERVICES = {
     externalGroupRoleMappings: ExternalGroupRoleMappingsService,
     terms: TermsService,
   },
+  iamV1: {
+    groups: Groups,
+    identities: Identities,
+    roles: Roles,
+    roleBindings: RoleBindings,
+    terms: Terms,
+    identityProviders: IdentityProviders,
+    groupAccountAssociations: GroupAccountAssociations,
+    groupInvites: GroupInvites,
+    externalGroupRoleMappings: ExternalGroupRoleMappings,
+  },
   registry: {
     repos: ReposService,
     tags: TagsService,
@@ -74,12 +90,6 @@ export const WHARF_SERVICES = {
   pingV1: PingServiceV1,
   authV1: {
     auth: Auth,
-  },
-  iamV1: {
-    identityProviders: IdentityProviders,
-    groupAccountAssociations: GroupAccountAssociations,
-    groupInvites: GroupInvites,
-    externalGroupRoleMappings: ExternalGroupRoleMappings,
   },
   eventsV1: {
     subscriptions: Subscriptions,

@@ -120,7 +120,7 @@ const VIEWER = BUILT_IN_ROLE_UIDS.viewer;
 const MATRIX_ARTIFACT = artifactUid("JAVA", "org.example:matrix");
 const uidsOf = (items: unknown) => ((items as { uid: string }[] | undefined) ?? []).map((i) => i.uid);
 const groupsOf = (items: unknown) => ((items as { group: string }[] | undefined) ?? []).map((i) => i.group);
-/** The ids of a v1 list's items. */
+/** The `id`s of a v1 list's `items`. */
 const idsOf = (items: unknown) => ((items as { id: string }[] | undefined) ?? []).map((i) => i.id);
 
 const ROWS: Record<string, Row> = {
@@ -290,6 +290,98 @@ const ROWS: Record<string, Row> = {
     request: (f) => ({ group: f.orgA, documentIds: ["sfdpa.v1"] }),
   },
   "platform.iam.v2.TermsService/ListTermsAcceptances": { request: (f) => ({ group: f.orgA }) },
+
+  "platform.iam.v1.Groups/Create": {
+    request: (f, fresh) => ({ parent: f.orgA, group: { name: fresh.name("g") } }),
+    checked: true,
+  },
+  "platform.iam.v1.Groups/List": {
+    request: (f) => ({ uidp: { ids: [f.orgA] } }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.orgA) },
+  },
+  "platform.iam.v1.Groups/Update": {
+    request: async (_f, fresh) => ({
+      id: await fresh.group(),
+      name: fresh.name("g"),
+      description: "changed",
+    }),
+  },
+  "platform.iam.v1.Groups/Delete": { request: async (_f, fresh) => ({ id: await fresh.group() }) },
+  // Everyone here has an @example.com email, and the organization example.com is verified.
+  "platform.iam.v1.Groups/LookupGroup": { request: () => ({}), open: true },
+
+  "platform.iam.v1.Identities/Create": {
+    request: (f, fresh) => ({
+      parentId: f.orgA,
+      identity: {
+        name: fresh.name("bot"),
+        claimMatch: { issuer: "https://ci.example.com", subject: fresh.name("s") },
+      },
+    }),
+  },
+  "platform.iam.v1.Identities/List": {
+    request: (f) => ({ uidp: { childrenOf: f.orgA } }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.identity) },
+  },
+  "platform.iam.v1.Identities/Update": {
+    request: async (_f, fresh) => ({
+      id: await fresh.identity(),
+      name: fresh.name("bot"),
+      claimMatch: { issuer: "https://ci.example.com", subject: fresh.name("s") },
+    }),
+  },
+  "platform.iam.v1.Identities/Delete": { request: async (_f, fresh) => ({ id: await fresh.identity() }) },
+  "platform.iam.v1.Identities/Lookup": {
+    request: () => ({ issuer: "https://idp.example.com", subject: "someone" }),
+    open: true,
+  },
+
+  "platform.iam.v1.Roles/Create": {
+    request: (f, fresh) => ({
+      parentId: f.orgA,
+      role: { name: fresh.name("role"), capabilities: ["repo.list"] },
+    }),
+  },
+  "platform.iam.v1.Roles/List": {
+    request: (f) => ({ uidp: { childrenOf: f.orgA } }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.role) },
+  },
+  "platform.iam.v1.Roles/Update": {
+    request: async (_f, fresh) => ({
+      id: await fresh.role(),
+      name: fresh.name("role"),
+      capabilities: ["repo.list"],
+    }),
+  },
+  "platform.iam.v1.Roles/Delete": { request: async (_f, fresh) => ({ id: await fresh.role() }) },
+
+  "platform.iam.v1.RoleBindings/Create": {
+    request: async (f, fresh) => ({
+      parent: await fresh.group(),
+      roleBinding: { identity: f.identity, role: VIEWER },
+    }),
+  },
+  "platform.iam.v1.RoleBindings/CreateBatch": {
+    request: async (f, fresh) => ({
+      parent: await fresh.group(),
+      roleBindings: [{ identity: f.identity, role: VIEWER }],
+    }),
+  },
+  "platform.iam.v1.RoleBindings/List": {
+    request: (f) => ({ uidp: { childrenOf: f.orgA } }),
+    list: { sees: (r, f) => idsOf(r.items).includes(f.binding) },
+  },
+  "platform.iam.v1.RoleBindings/Update": {
+    request: async (f, fresh) => ({
+      id: await fresh.binding(),
+      identity: f.identity,
+      role: BUILT_IN_ROLE_UIDS["registry.pull"],
+    }),
+  },
+  "platform.iam.v1.RoleBindings/Delete": { request: async (_f, fresh) => ({ id: await fresh.binding() }) },
+
+  "platform.iam.v1.Terms/Accept": { request: (f) => ({ group: f.orgA, documentIds: ["sfdpa.v1"] }) },
+  "platform.iam.v1.Terms/List": { request: (f) => ({ group: f.orgA }) },
 
   "platform.registry.v2.ReposService/ListRepos": {
     request: (f) => ({ uidp: { descendantsOf: f.orgA } }),
@@ -734,6 +826,15 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     await post(`/iam/v2/roleBindings/${orgA}`, {
       identityUid: editorA.uid,
       roleUid: BUILT_IN_ROLE_UIDS.editor,
+    });
+    // The organization of everyone's email domain, verified (only the store can: for v1 LookupGroup).
+    await wharf.store.groups.insert({
+      uid: newRootUid(),
+      name: "example.com",
+      description: "",
+      verified: true,
+      createTime: Date.now(),
+      updateTime: Date.now(),
     });
     tokens.set("ownerA", ownerA.token);
     tokens.set("editorA", editorA.token);

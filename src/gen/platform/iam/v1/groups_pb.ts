@@ -2,15 +2,21 @@
 // @generated from file platform/iam/v1/groups.proto (package platform.iam.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
+import type { EmptySchema } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_empty } from "@bufbuild/protobuf/wkt";
+import { file_platform_annotations_iam } from "../../annotations/iam_pb.js";
+import type { UIDPFilter } from "../../common/v2/uidp_pb.js";
+import { file_platform_common_v2_uidp } from "../../common/v2/uidp_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file platform/iam/v1/groups.proto.
  */
 export const file_platform_iam_v1_groups: GenFile = /*@__PURE__*/
-  fileDesc("ChxwbGF0Zm9ybS9pYW0vdjEvZ3JvdXBzLnByb3RvEg9wbGF0Zm9ybS5pYW0udjEixAEKBUdyb3VwEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSQwoPcmVzb3VyY2VfbGltaXRzGAQgAygLMioucGxhdGZvcm0uaWFtLnYxLkdyb3VwLlJlc291cmNlTGltaXRzRW50cnkSEAoIdmVyaWZpZWQYBSABKAgaNQoTUmVzb3VyY2VMaW1pdHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBYgZwcm90bzM");
+  fileDesc("ChxwbGF0Zm9ybS9pYW0vdjEvZ3JvdXBzLnByb3RvEg9wbGF0Zm9ybS5pYW0udjEimAIKBUdyb3VwEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSQwoPcmVzb3VyY2VfbGltaXRzGAQgAygLMioucGxhdGZvcm0uaWFtLnYxLkdyb3VwLlJlc291cmNlTGltaXRzRW50cnkSEAoIdmVyaWZpZWQYBSABKAgSJgoEa2luZBgGIAEoDjIYLnBsYXRmb3JtLmlhbS52MS5PcmdLaW5kEioKBnN0YXR1cxgHIAEoDjIaLnBsYXRmb3JtLmlhbS52MS5PcmdTdGF0dXMaNQoTUmVzb3VyY2VMaW1pdHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBIksKEkNyZWF0ZUdyb3VwUmVxdWVzdBIOCgZwYXJlbnQYASABKAkSJQoFZ3JvdXAYAiABKAsyFi5wbGF0Zm9ybS5pYW0udjEuR3JvdXAiVQoLR3JvdXBGaWx0ZXISCgoCaWQYASABKAkSLAoEdWlkcBgCIAEoCzIeLnBsYXRmb3JtLmNvbW1vbi52Mi5VSURQRmlsdGVyEgwKBG5hbWUYAyABKAkiMgoJR3JvdXBMaXN0EiUKBWl0ZW1zGAEgAygLMhYucGxhdGZvcm0uaWFtLnYxLkdyb3VwIiAKEkRlbGV0ZUdyb3VwUmVxdWVzdBIKCgJpZBgBIAEoCSIUChJMb29rdXBHcm91cFJlcXVlc3QiPAoTTG9va3VwR3JvdXBSZXNwb25zZRIlCgVncm91cBgBIAEoCzIWLnBsYXRmb3JtLmlhbS52MS5Hcm91cCqUAQoHT3JnS2luZBIYChRPUkdfS0lORF9VTlNQRUNJRklFRBAAEhQKEE9SR19LSU5EX1NUQVJURVIQARIVChFPUkdfS0lORF9DVVNUT01FUhACEhAKDE9SR19LSU5EX0RFVhADEhIKDk9SR19LSU5EX0lORlJBEAQSHAoYT1JHX0tJTkRfQVdTX01BUktFVFBMQUNFEAUqdAoJT3JnU3RhdHVzEhoKFk9SR19TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdPUkdfU1RBVFVTX0lOSVRJQUxJWklORxABEhQKEE9SR19TVEFUVVNfUkVBRFkQAhIYChRPUkdfU1RBVFVTX1NVU1BFTkRFRBADMt8ECgZHcm91cHMSkgEKBkNyZWF0ZRIjLnBsYXRmb3JtLmlhbS52MS5DcmVhdGVHcm91cFJlcXVlc3QaFi5wbGF0Zm9ybS5pYW0udjEuR3JvdXAiS6q7GAUSAWUYAYLT5JMCPDoFZ3JvdXBaFzoFZ3JvdXAiDi9pYW0vdjEvZ3JvdXBzIhovaWFtL3YxL2dyb3Vwcy97cGFyZW50PSoqfRJhCgRMaXN0EhwucGxhdGZvcm0uaWFtLnYxLkdyb3VwRmlsdGVyGhoucGxhdGZvcm0uaWFtLnYxLkdyb3VwTGlzdCIfqrsYBRIBZxgBgtPkkwIQEg4vaWFtL3YxL2dyb3VwcxJmCgZVcGRhdGUSFi5wbGF0Zm9ybS5pYW0udjEuR3JvdXAaFi5wbGF0Zm9ybS5pYW0udjEuR3JvdXAiLKq7GAcSAWYiAmlkgtPkkwIbOgEqGhYvaWFtL3YxL2dyb3Vwcy97aWQ9Kip9EnAKBkRlbGV0ZRIjLnBsYXRmb3JtLmlhbS52MS5EZWxldGVHcm91cFJlcXVlc3QaFi5nb29nbGUucHJvdG9idWYuRW1wdHkiKaq7GAcSAWgiAmlkgtPkkwIYKhYvaWFtL3YxL2dyb3Vwcy97aWQ9Kip9EoIBCgtMb29rdXBHcm91cBIjLnBsYXRmb3JtLmlhbS52MS5Mb29rdXBHcm91cFJlcXVlc3QaJC5wbGF0Zm9ybS5pYW0udjEuTG9va3VwR3JvdXBSZXNwb25zZSIoqrsYAhgBgtPkkwIcEhovaWFtL3YxL2dyb3Vwczpsb29rdXBHcm91cGIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_empty, file_platform_annotations_iam, file_platform_common_v2_uidp]);
 
 /**
  * A group in the v1 shape: an organization (a root group) or a folder nested in one. The same
@@ -47,6 +53,20 @@ export type Group = Message<"platform.iam.v1.Group"> & {
    * @generated from field: bool verified = 5;
    */
   verified: boolean;
+
+  /**
+   * Wharf does not classify organizations: always ORG_KIND_UNSPECIFIED. Ignored on input.
+   *
+   * @generated from field: platform.iam.v1.OrgKind kind = 6;
+   */
+  kind: OrgKind;
+
+  /**
+   * Wharf has no provisioning or suspension: a group that exists is ORG_STATUS_READY. Output only.
+   *
+   * @generated from field: platform.iam.v1.OrgStatus status = 7;
+   */
+  status: OrgStatus;
 };
 
 /**
@@ -55,4 +75,267 @@ export type Group = Message<"platform.iam.v1.Group"> & {
  */
 export const GroupSchema: GenMessage<Group> = /*@__PURE__*/
   messageDesc(file_platform_iam_v1_groups, 0);
+
+/**
+ * @generated from message platform.iam.v1.CreateGroupRequest
+ */
+export type CreateGroupRequest = Message<"platform.iam.v1.CreateGroupRequest"> & {
+  /**
+   * The parent group's UIDP; empty creates a root organization.
+   *
+   * @generated from field: string parent = 1;
+   */
+  parent: string;
+
+  /**
+   * @generated from field: platform.iam.v1.Group group = 2;
+   */
+  group?: Group | undefined;
+};
+
+/**
+ * Describes the message platform.iam.v1.CreateGroupRequest.
+ * Use `create(CreateGroupRequestSchema)` to create a new message.
+ */
+export const CreateGroupRequestSchema: GenMessage<CreateGroupRequest> = /*@__PURE__*/
+  messageDesc(file_platform_iam_v1_groups, 1);
+
+/**
+ * Filters combine with AND, except that `uidp` is not consulted when `id` is given.
+ *
+ * @generated from message platform.iam.v1.GroupFilter
+ */
+export type GroupFilter = Message<"platform.iam.v1.GroupFilter"> & {
+  /**
+   * Exactly this group (replaces Get).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: platform.common.v2.UIDPFilter uidp = 2;
+   */
+  uidp?: UIDPFilter | undefined;
+
+  /**
+   * Exact name.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message platform.iam.v1.GroupFilter.
+ * Use `create(GroupFilterSchema)` to create a new message.
+ */
+export const GroupFilterSchema: GenMessage<GroupFilter> = /*@__PURE__*/
+  messageDesc(file_platform_iam_v1_groups, 2);
+
+/**
+ * @generated from message platform.iam.v1.GroupList
+ */
+export type GroupList = Message<"platform.iam.v1.GroupList"> & {
+  /**
+   * @generated from field: repeated platform.iam.v1.Group items = 1;
+   */
+  items: Group[];
+};
+
+/**
+ * Describes the message platform.iam.v1.GroupList.
+ * Use `create(GroupListSchema)` to create a new message.
+ */
+export const GroupListSchema: GenMessage<GroupList> = /*@__PURE__*/
+  messageDesc(file_platform_iam_v1_groups, 3);
+
+/**
+ * @generated from message platform.iam.v1.DeleteGroupRequest
+ */
+export type DeleteGroupRequest = Message<"platform.iam.v1.DeleteGroupRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message platform.iam.v1.DeleteGroupRequest.
+ * Use `create(DeleteGroupRequestSchema)` to create a new message.
+ */
+export const DeleteGroupRequestSchema: GenMessage<DeleteGroupRequest> = /*@__PURE__*/
+  messageDesc(file_platform_iam_v1_groups, 4);
+
+/**
+ * @generated from message platform.iam.v1.LookupGroupRequest
+ */
+export type LookupGroupRequest = Message<"platform.iam.v1.LookupGroupRequest"> & {
+};
+
+/**
+ * Describes the message platform.iam.v1.LookupGroupRequest.
+ * Use `create(LookupGroupRequestSchema)` to create a new message.
+ */
+export const LookupGroupRequestSchema: GenMessage<LookupGroupRequest> = /*@__PURE__*/
+  messageDesc(file_platform_iam_v1_groups, 5);
+
+/**
+ * @generated from message platform.iam.v1.LookupGroupResponse
+ */
+export type LookupGroupResponse = Message<"platform.iam.v1.LookupGroupResponse"> & {
+  /**
+   * @generated from field: platform.iam.v1.Group group = 1;
+   */
+  group?: Group | undefined;
+};
+
+/**
+ * Describes the message platform.iam.v1.LookupGroupResponse.
+ * Use `create(LookupGroupResponseSchema)` to create a new message.
+ */
+export const LookupGroupResponseSchema: GenMessage<LookupGroupResponse> = /*@__PURE__*/
+  messageDesc(file_platform_iam_v1_groups, 6);
+
+/**
+ * The commercial kind of an organization, as the hosted service names it.
+ *
+ * @generated from enum platform.iam.v1.OrgKind
+ */
+export enum OrgKind {
+  /**
+   * @generated from enum value: ORG_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ORG_KIND_STARTER = 1;
+   */
+  STARTER = 1,
+
+  /**
+   * @generated from enum value: ORG_KIND_CUSTOMER = 2;
+   */
+  CUSTOMER = 2,
+
+  /**
+   * @generated from enum value: ORG_KIND_DEV = 3;
+   */
+  DEV = 3,
+
+  /**
+   * @generated from enum value: ORG_KIND_INFRA = 4;
+   */
+  INFRA = 4,
+
+  /**
+   * @generated from enum value: ORG_KIND_AWS_MARKETPLACE = 5;
+   */
+  AWS_MARKETPLACE = 5,
+}
+
+/**
+ * Describes the enum platform.iam.v1.OrgKind.
+ */
+export const OrgKindSchema: GenEnum<OrgKind> = /*@__PURE__*/
+  enumDesc(file_platform_iam_v1_groups, 0);
+
+/**
+ * The lifecycle state of an organization, inherited by its folders.
+ *
+ * @generated from enum platform.iam.v1.OrgStatus
+ */
+export enum OrgStatus {
+  /**
+   * @generated from enum value: ORG_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ORG_STATUS_INITIALIZING = 1;
+   */
+  INITIALIZING = 1,
+
+  /**
+   * @generated from enum value: ORG_STATUS_READY = 2;
+   */
+  READY = 2,
+
+  /**
+   * @generated from enum value: ORG_STATUS_SUSPENDED = 3;
+   */
+  SUSPENDED = 3,
+}
+
+/**
+ * Describes the enum platform.iam.v1.OrgStatus.
+ */
+export const OrgStatusSchema: GenEnum<OrgStatus> = /*@__PURE__*/
+  enumDesc(file_platform_iam_v1_groups, 1);
+
+/**
+ * Groups is the v1 face of the groups (organizations and their folders): the same resources as
+ * platform.iam.v2.GroupsService, named by `id`, listed unpaged as `{items}` and replaced whole by PUT.
+ *
+ * @generated from service platform.iam.v1.Groups
+ */
+export const Groups: GenService<{
+  /**
+   * Creates a group under `parent` (a group UIDP), or a root organization when `parent` is empty
+   * (POST /iam/v1/groups): any authenticated caller may, and becomes the organization's owner.
+   *
+   * @generated from rpc platform.iam.v1.Groups.Create
+   */
+  create: {
+    methodKind: "unary";
+    input: typeof CreateGroupRequestSchema;
+    output: typeof GroupSchema;
+  },
+  /**
+   * Every group the caller may list that matches the filter, unpaged. A filter on `id` replaces
+   * Get: a group that does not exist answers an empty list.
+   *
+   * @generated from rpc platform.iam.v1.Groups.List
+   */
+  list: {
+    methodKind: "unary";
+    input: typeof GroupFilterSchema;
+    output: typeof GroupListSchema;
+  },
+  /**
+   * Full replacement: `name` and `description` take the body's values; an omitted description is
+   * cleared. The other fields are output only.
+   *
+   * @generated from rpc platform.iam.v1.Groups.Update
+   */
+  update: {
+    methodKind: "unary";
+    input: typeof GroupSchema;
+    output: typeof GroupSchema;
+  },
+  /**
+   * Fails with FAILED_PRECONDITION (RESOURCE_NOT_EMPTY) while the group has children.
+   *
+   * @generated from rpc platform.iam.v1.Groups.Delete
+   */
+  delete: {
+    methodKind: "unary";
+    input: typeof DeleteGroupRequestSchema;
+    output: typeof EmptySchema;
+  },
+  /**
+   * The verified organization whose name is the domain of the caller's verified email (e.g. the
+   * organization `example.com` for `ann@example.com`), so a newcomer finds their company's
+   * organization. Any authenticated caller may ask; NOT_FOUND answers every miss (no verified
+   * email, no such organization, not verified) so the call reveals nothing else.
+   *
+   * @generated from rpc platform.iam.v1.Groups.LookupGroup
+   */
+  lookupGroup: {
+    methodKind: "unary";
+    input: typeof LookupGroupRequestSchema;
+    output: typeof LookupGroupResponseSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_platform_iam_v1_groups, 0);
 

@@ -2,15 +2,21 @@
 // @generated from file platform/iam/v1/roles.proto (package platform.iam.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
+import type { EmptySchema } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_empty } from "@bufbuild/protobuf/wkt";
+import { file_platform_annotations_iam } from "../../annotations/iam_pb.js";
+import type { UIDPFilter } from "../../common/v2/uidp_pb.js";
+import { file_platform_common_v2_uidp } from "../../common/v2/uidp_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file platform/iam/v1/roles.proto.
  */
 export const file_platform_iam_v1_roles: GenFile = /*@__PURE__*/
-  fileDesc("ChtwbGF0Zm9ybS9pYW0vdjEvcm9sZXMucHJvdG8SD3BsYXRmb3JtLmlhbS52MSJLCgRSb2xlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSFAoMY2FwYWJpbGl0aWVzGAQgAygJYgZwcm90bzM");
+  fileDesc("ChtwbGF0Zm9ybS9pYW0vdjEvcm9sZXMucHJvdG8SD3BsYXRmb3JtLmlhbS52MSJLCgRSb2xlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSFAoMY2FwYWJpbGl0aWVzGAQgAygJIksKEUNyZWF0ZVJvbGVSZXF1ZXN0EhEKCXBhcmVudF9pZBgBIAEoCRIjCgRyb2xlGAIgASgLMhUucGxhdGZvcm0uaWFtLnYxLlJvbGUiZAoKUm9sZUZpbHRlchIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnBhcmVudBgDIAEoCRIsCgR1aWRwGAQgASgLMh4ucGxhdGZvcm0uY29tbW9uLnYyLlVJRFBGaWx0ZXIiMAoIUm9sZUxpc3QSJAoFaXRlbXMYASADKAsyFS5wbGF0Zm9ybS5pYW0udjEuUm9sZSIfChFEZWxldGVSb2xlUmVxdWVzdBIKCgJpZBgBIAEoCTLEAwoFUm9sZXMSggEKBkNyZWF0ZRIiLnBsYXRmb3JtLmlhbS52MS5DcmVhdGVSb2xlUmVxdWVzdBoVLnBsYXRmb3JtLmlhbS52MS5Sb2xlIj2quxgPEgKtAiIJcGFyZW50X2lkgtPkkwIkOgRyb2xlIhwvaWFtL3YxL3JvbGVzL3twYXJlbnRfaWQ9Kip9El8KBExpc3QSGy5wbGF0Zm9ybS5pYW0udjEuUm9sZUZpbHRlchoZLnBsYXRmb3JtLmlhbS52MS5Sb2xlTGlzdCIfqrsYBhICrwIYAYLT5JMCDxINL2lhbS92MS9yb2xlcxJkCgZVcGRhdGUSFS5wbGF0Zm9ybS5pYW0udjEuUm9sZRoVLnBsYXRmb3JtLmlhbS52MS5Sb2xlIiyquxgIEgKuAiICaWSC0+STAho6ASoaFS9pYW0vdjEvcm9sZXMve2lkPSoqfRJvCgZEZWxldGUSIi5wbGF0Zm9ybS5pYW0udjEuRGVsZXRlUm9sZVJlcXVlc3QaFi5nb29nbGUucHJvdG9idWYuRW1wdHkiKaq7GAgSArACIgJpZILT5JMCFyoVL2lhbS92MS9yb2xlcy97aWQ9Kip9YgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_empty, file_platform_annotations_iam, file_platform_common_v2_uidp]);
 
 /**
  * A role in the v1 shape: the same resource as platform.iam.v2.Role, named by `id`, with its
@@ -50,4 +56,151 @@ export type Role = Message<"platform.iam.v1.Role"> & {
  */
 export const RoleSchema: GenMessage<Role> = /*@__PURE__*/
   messageDesc(file_platform_iam_v1_roles, 0);
+
+/**
+ * @generated from message platform.iam.v1.CreateRoleRequest
+ */
+export type CreateRoleRequest = Message<"platform.iam.v1.CreateRoleRequest"> & {
+  /**
+   * @generated from field: string parent_id = 1;
+   */
+  parentId: string;
+
+  /**
+   * @generated from field: platform.iam.v1.Role role = 2;
+   */
+  role?: Role | undefined;
+};
+
+/**
+ * Describes the message platform.iam.v1.CreateRoleRequest.
+ * Use `create(CreateRoleRequestSchema)` to create a new message.
+ */
+export const CreateRoleRequestSchema: GenMessage<CreateRoleRequest> = /*@__PURE__*/
+  messageDesc(file_platform_iam_v1_roles, 1);
+
+/**
+ * Filters combine with AND, except that `uidp` is not consulted when `id` is given.
+ *
+ * @generated from message platform.iam.v1.RoleFilter
+ */
+export type RoleFilter = Message<"platform.iam.v1.RoleFilter"> & {
+  /**
+   * Exactly this role (replaces Get).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Exact name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Roles directly under this group UIDP; `/` for the root-level (built-in) roles.
+   *
+   * @generated from field: string parent = 3;
+   */
+  parent: string;
+
+  /**
+   * @generated from field: platform.common.v2.UIDPFilter uidp = 4;
+   */
+  uidp?: UIDPFilter | undefined;
+};
+
+/**
+ * Describes the message platform.iam.v1.RoleFilter.
+ * Use `create(RoleFilterSchema)` to create a new message.
+ */
+export const RoleFilterSchema: GenMessage<RoleFilter> = /*@__PURE__*/
+  messageDesc(file_platform_iam_v1_roles, 2);
+
+/**
+ * @generated from message platform.iam.v1.RoleList
+ */
+export type RoleList = Message<"platform.iam.v1.RoleList"> & {
+  /**
+   * @generated from field: repeated platform.iam.v1.Role items = 1;
+   */
+  items: Role[];
+};
+
+/**
+ * Describes the message platform.iam.v1.RoleList.
+ * Use `create(RoleListSchema)` to create a new message.
+ */
+export const RoleListSchema: GenMessage<RoleList> = /*@__PURE__*/
+  messageDesc(file_platform_iam_v1_roles, 3);
+
+/**
+ * @generated from message platform.iam.v1.DeleteRoleRequest
+ */
+export type DeleteRoleRequest = Message<"platform.iam.v1.DeleteRoleRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message platform.iam.v1.DeleteRoleRequest.
+ * Use `create(DeleteRoleRequestSchema)` to create a new message.
+ */
+export const DeleteRoleRequestSchema: GenMessage<DeleteRoleRequest> = /*@__PURE__*/
+  messageDesc(file_platform_iam_v1_roles, 4);
+
+/**
+ * Roles is the v1 face of platform.iam.v2.RolesService: built-in roles (read-only, root-level) and
+ * custom roles under groups, with capabilities by friendly name.
+ *
+ * @generated from service platform.iam.v1.Roles
+ */
+export const Roles: GenService<{
+  /**
+   * Creates a custom role under the group `parent_id`; at least one capability.
+   *
+   * @generated from rpc platform.iam.v1.Roles.Create
+   */
+  create: {
+    methodKind: "unary";
+    input: typeof CreateRoleRequestSchema;
+    output: typeof RoleSchema;
+  },
+  /**
+   * The built-in roles and the custom roles the caller may list that match the filter, unpaged. A
+   * filter on `id` replaces Get: a role that does not exist answers an empty list.
+   *
+   * @generated from rpc platform.iam.v1.Roles.List
+   */
+  list: {
+    methodKind: "unary";
+    input: typeof RoleFilterSchema;
+    output: typeof RoleListSchema;
+  },
+  /**
+   * Full replacement of `name`, `description` and `capabilities` (at least one is required).
+   *
+   * @generated from rpc platform.iam.v1.Roles.Update
+   */
+  update: {
+    methodKind: "unary";
+    input: typeof RoleSchema;
+    output: typeof RoleSchema;
+  },
+  /**
+   * Fails with FAILED_PRECONDITION while any role binding uses the role.
+   *
+   * @generated from rpc platform.iam.v1.Roles.Delete
+   */
+  delete: {
+    methodKind: "unary";
+    input: typeof DeleteRoleRequestSchema;
+    output: typeof EmptySchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_platform_iam_v1_roles, 0);
 

@@ -1,0 +1,102 @@
+import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
+import type { ServiceHandlers } from "../../core/service.js";
+import { parentOf, requireUidp } from "../../core/uidp.js";
+import { foundOrNothing, itemsOf } from "../../core/v1-face.js";
+import { type UIDPFilter, UIDPFilterSchema } from "../../gen/platform/common/v2/uidp_pb.js";
+import type { RoleFilter, Roles, Role as RoleV1 } from "../../gen/platform/iam/v1/roles_pb.js";
+import {
+  CreateRoleRequestSchema,
+  DeleteRoleRequestSchema,
+  GetRoleRequestSchema,
+  ListRolesRequestSchema,
+  type RoleSchema,
+  type RolesService,
+  UpdateRoleRequestSchema,
+} from "../../gen/platform/iam/v2/roles_pb.js";
+import { capabilitiesFromV1Names, roleV1Message } from "./roles-v1-mapping.js";
+import { everyV2Item } from "./v2-pages.js";
+
+/** Every field a v1 PUT replaces (the v2 Role's updatable fields). */
+const ROLE_REPLACED_FIELDS = ["name", "description", "capabilities"];
+
+/** The `parent` filter value naming the root, where the built-in roles live. */
+const ROOT_PARENT = "/";
+
+/**
+ * The v1 Roles service: a translation over the v2 RolesService handlers `roles`. Capabilities are
+ * read by friendly name (an unknown one is INVALID_ARGUMENT naming it) and answered by friendly name.
+ */
+export function createRolesV1Service(
+  roles: ServiceHandlers<typeof RolesService>,
+): ServiceHandlers<typeof Roles> {
+  return {
+    async create(req, ctx) {
+      const v2Request = create(CreateRoleRequestSchema, {
+        parent: req.parentId,
+        ...(req.role ? { role: roleV2Input(req.role, "role.capabilities") } : {}),
+      });
+      return roleV1Message(await roles.createRole(v2Request, ctx));
+    },
+
+    async list(req, ctx) {
+      if (req.id !== "") {
+        requireUidp("id", req.id);
+        // GetRole is unscoped in v2 too: built-in roles are everyone's, custom ones it checks itself.
+        const found = await foundOrNothing(() =>
+          roles.getRole(create(GetRoleRequestSchema, { uid: req.id }), ctx),
+        );
+        return {
+          items: itemsOf(found)
+            .map(roleV1Message)
+            .filter((role) => matches(role, req)),
+        };
+      }
+      const uidp = withParent(req.uidp, req.parent);
+      const all = await everyV2Item(
+        "/iam/v2/roles",
+        (paging) => roles.listRoles(create(ListRolesRequestSchema, { uidp, name: req.name, ...paging }), ctx),
+        (page) => page.roles,
+      );
+      // v2 lists the built-in roles with every filter; the v1 `parent` filter is exact.
+      return { items: all.map(roleV1Message).filter((role) => matches(role, req)) };
+    },
+
+    async update(req, ctx) {
+      const v2Request = create(UpdateRoleRequestSchema, {
+        role: roleV2Input(req, "capabilities"),
+        updateMask: { paths: ROLE_REPLACED_FIELDS },
+      });
+      return roleV1Message(await roles.updateRole(v2Request, ctx));
+    },
+
+    async delete(req, ctx) {
+      await roles.deleteRole(create(DeleteRoleRequestSchema, { uid: req.id }), ctx);
+      return {};
+    },
+  };
+}
+
+/** The v2 role a v1 body writes; `capabilitiesField` names the friendly names in errors. */
+function roleV2Input(v1: RoleV1, capabilitiesField: string): MessageInitShape<typeof RoleSchema> {
+  return {
+    uid: v1.id,
+    name: v1.name,
+    description: v1.description,
+    capabilities: capabilitiesFromV1Names(capabilitiesField, v1.capabilities),
+  };
+}
+
+/** The UIDP filter with the v1 `parent` filter added: `/` for root-level roles, else its children. */
+function withParent(uidp: UIDPFilter | undefined, parent: string): UIDPFilter {
+  const filter = uidp ? clone(UIDPFilterSchema, uidp) : create(UIDPFilterSchema);
+  if (parent === ROOT_PARENT) filter.inRoot = true;
+  else if (parent !== "") filter.childrenOf = requireUidp("parent", parent);
+  return filter;
+}
+
+/** Whether a role found by id also passes the list's other filters (name, parent). */
+function matches(role: RoleV1, filter: RoleFilter): boolean {
+  if (filter.name !== "" && role.name !== filter.name) return false;
+  if (filter.parent === "") return true;
+  return parentOf(role.id) === (filter.parent === ROOT_PARENT ? "" : filter.parent);
+}
