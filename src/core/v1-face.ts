@@ -55,6 +55,28 @@ export async function allV2Pages<T>(
   return items;
 }
 
+/** The paging fields of one v2 list request while a v1 list gathers every page. */
+export interface V2Paging {
+  pageSize: number;
+  pageToken: string;
+}
+
+/**
+ * Every item of a v2 list, for an unpaged v1 list ({@link allV2Pages}, so past MAX_V1_LIST_ITEMS
+ * it fails naming `v2Path`): `fetchPage` runs the v2 list handler with `paging` spread into its
+ * request (V2_GATHER_PAGE_SIZE per page), and `itemsOf` picks the answer's list field.
+ */
+export function everyV2Item<P extends { nextPageToken?: string }, T>(
+  v2Path: string,
+  fetchPage: (paging: V2Paging) => Promise<P>,
+  itemsOf: (page: P) => T[] | undefined,
+): Promise<T[]> {
+  return allV2Pages(v2Path, async (pageToken) => {
+    const page = await fetchPage({ pageSize: V2_GATHER_PAGE_SIZE, pageToken });
+    return { items: itemsOf(page) ?? [], nextPageToken: page.nextPageToken ?? "" };
+  });
+}
+
 /**
  * Runs a v2 Get and answers undefined when it fails NOT_FOUND: in v1 a filter on `id` replaces
  * Get, and a resource that does not exist is an empty 200 list, not a 404. Every other error

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { principalOf } from "../../core/context.js";
 import { notFound } from "../../core/errors.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
+import { everyV2Item, itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Groups } from "../../gen/platform/iam/v1/groups_pb.js";
 import {
@@ -16,7 +16,6 @@ import {
 import type { Store } from "../../storage/store.js";
 import { groupMessage } from "../group-mapping.js";
 import { groupV1Message, groupV2Input } from "./groups-v1-mapping.js";
-import { everyV2Item } from "./v2-pages.js";
 
 /** Every field a v1 PUT replaces (the v2 Group's updatable fields). */
 const GROUP_REPLACED_FIELDS = ["name", "description"];

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
+import { everyV2Item, itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Identities } from "../../gen/platform/iam/v1/identities_pb.js";
 import {
@@ -13,7 +13,6 @@ import {
   UpdateIdentityRequestSchema,
 } from "../../gen/platform/iam/v2/identities_pb.js";
 import { identityV1Message, identityV2Input } from "./identities-v1-mapping.js";
-import { everyV2Item } from "./v2-pages.js";
 
 /**
  * Every field a v1 PUT replaces (the v2 Identity's updatable fields): the relationship is one of

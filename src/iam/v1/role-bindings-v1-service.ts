@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { RequestContext } from "../../core/context.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
+import { everyV2Item, itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { RoleBindings } from "../../gen/platform/iam/v1/role_bindings_pb.js";
 import type { Role as RoleV1 } from "../../gen/platform/iam/v1/roles_pb.js";
@@ -23,7 +23,6 @@ import {
   roleBindingV2Input,
 } from "./role-bindings-v1-mapping.js";
 import { roleV1Message } from "./roles-v1-mapping.js";
-import { everyV2Item } from "./v2-pages.js";
 
 /** Every field a v1 PUT replaces (the v2 RoleBinding's updatable fields). */
 const BINDING_REPLACED_FIELDS = ["identity_uid", "role_uid"];

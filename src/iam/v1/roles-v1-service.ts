@@ -1,7 +1,7 @@
 import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
 import { parentOf, requireUidp } from "../../core/uidp.js";
-import { foundOrNothing, itemsOf } from "../../core/v1-face.js";
+import { everyV2Item, foundOrNothing, itemsOf } from "../../core/v1-face.js";
 import { type UIDPFilter, UIDPFilterSchema } from "../../gen/platform/common/v2/uidp_pb.js";
 import type { RoleFilter, Roles, Role as RoleV1 } from "../../gen/platform/iam/v1/roles_pb.js";
 import {
@@ -14,7 +14,6 @@ import {
   UpdateRoleRequestSchema,
 } from "../../gen/platform/iam/v2/roles_pb.js";
 import { capabilitiesFromV1Names, roleV1Message } from "./roles-v1-mapping.js";
-import { everyV2Item } from "./v2-pages.js";
 
 /** Every field a v1 PUT replaces (the v2 Role's updatable fields). */
 const ROLE_REPLACED_FIELDS = ["name", "description", "capabilities"];

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
+import { everyV2Item } from "../../core/v1-face.js";
 import type { Terms } from "../../gen/platform/iam/v1/terms_pb.js";
 import {
   AcceptTermsRequestSchema,
@@ -7,7 +8,6 @@ import {
   TermsAcceptanceSchema,
   type TermsService,
 } from "../../gen/platform/iam/v2/terms_pb.js";
-import { everyV2Item } from "./v2-pages.js";
 
 /**
  * The v1 Terms service: a translation over the v2 TermsService handlers `terms`. Acceptances are
