@@ -1,7 +1,8 @@
 import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { parentOf, requireUidp } from "../../core/uidp.js";
-import { everyV2Item, foundOrNothing, itemsOf } from "../../core/v1-face.js";
+import { isRoot, parentOf, requireUidp } from "../../core/uidp.js";
+import { everyV2Item, foundOrNothing, itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
+import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import { type UIDPFilter, UIDPFilterSchema } from "../../gen/platform/common/v2/uidp_pb.js";
 import type { RoleFilter, Roles, Role as RoleV1 } from "../../gen/platform/iam/v1/roles_pb.js";
 import {
@@ -40,10 +41,12 @@ export function createRolesV1Service(
     async list(req, ctx) {
       if (req.id !== "") {
         requireUidp("id", req.id);
-        // GetRole is unscoped in v2 too: built-in roles are everyone's, custom ones it checks itself.
-        const found = await foundOrNothing(() =>
-          roles.getRole(create(GetRoleRequestSchema, { uid: req.id }), ctx),
-        );
+        const get = () => roles.getRole(create(GetRoleRequestSchema, { uid: req.id }), ctx);
+        // Built-in roles (root uids) are everyone's; a custom role is listed only where the caller
+        // may list roles, as through the v2 List, so another organization's is no items.
+        const found = isRoot(req.id)
+          ? await foundOrNothing(get)
+          : await scopedGetOrNothing(ctx, req.id, [Capability.CAP_IAM_ROLES_LIST], get);
         return {
           items: itemsOf(found)
             .map(roleV1Message)
