@@ -7,12 +7,12 @@ import { after, before, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
-import { newRootUid } from "../../src/core/uidp.js";
 import * as feed from "../../src/gen/platform/advisory/v2/security_advisory_pb.js";
 import * as adv from "../../src/gen/platform/vulnerabilities/v2/advisories_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
+import { registeredPerson } from "../support/registered-person.js";
 import { WHARF } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 import { zipOf } from "../support/zip-writer.js";
@@ -275,17 +275,7 @@ forEachEngine("advisories: CLI import, REST and gRPC", (db) => {
       status: 401,
       code: 16,
     });
-    const person = newRootUid();
-    await server.store.identities.insert({
-      uid: person,
-      name: "reader",
-      description: "",
-      email: "reader@example.com",
-      claimMatch: { issuer: "https://idp.example.com", subject: "reader" },
-      createTime: Date.now(),
-      updateTime: Date.now(),
-    });
-    const token = await server.tokenFor(person);
+    const { token } = await registeredPerson(server, "reader");
     await expectError(await server.api("/vulnerabilities/v2/advisories", { token }), {
       status: 403,
       code: 7,

@@ -3,26 +3,10 @@ import { after, before, describe, it } from "node:test";
 import { createIssuer } from "../../src/auth/issuer.js";
 import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
 import { systemClock } from "../../src/core/clock.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
+import { registeredPerson } from "../support/registered-person.js";
 import { seedManifests } from "../support/seed-manifests.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
-
-/** A registered person: a root identity row, as login (a later issue) creates. */
-async function registerPerson(wharf: TestServer, name: string): Promise<{ uid: string; token: string }> {
-  const uid = newRootUid();
-  const now = Date.now();
-  await wharf.store.identities.insert({
-    uid,
-    name,
-    description: "",
-    email: `${name}@example.com`,
-    claimMatch: { issuer: "https://idp.example.com", subject: name },
-    createTime: now,
-    updateTime: now,
-  });
-  return { uid, token: await wharf.tokenFor(uid) };
-}
 
 /** Polls `request` every 100 ms until it answers `wanted` or `ms` pass; returns the last status. */
 async function statusWithin(ms: number, wanted: number, request: () => Promise<Response>): Promise<number> {
@@ -46,8 +30,8 @@ describe("authentication and authorization", () => {
 
   before(async () => {
     wharf = await startTestServer();
-    alice = await registerPerson(wharf, "alice");
-    bob = await registerPerson(wharf, "bob");
+    alice = await registeredPerson(wharf, "alice");
+    bob = await registeredPerson(wharf, "bob");
     // Any authenticated identity may create an organization and becomes its owner.
     acme = (
       await expectJson<{ uid: string }>(

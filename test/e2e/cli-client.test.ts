@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
-import { newRootUid } from "../../src/core/uidp.js";
+import { registeredPerson } from "../support/registered-person.js";
 import { pushImage } from "../support/registry-push.js";
 import { type CliRun, runWharf } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
@@ -341,17 +341,7 @@ describe("the wharf client commands", () => {
     );
     // Only a registered person (a root identity, as login creates) redeems a code.
     await fails(["iam", "invites", "accept", invite.code], 5, /PERMISSION_DENIED: .*registered people/);
-    const person = newRootUid();
-    await wharf.store.identities.insert({
-      uid: person,
-      name: "pat",
-      description: "",
-      email: "pat@example.com",
-      claimMatch: { issuer: "https://idp.example.com", subject: "pat" },
-      createTime: Date.now(),
-      updateTime: Date.now(),
-    });
-    const patToken = await wharf.tokenFor(person);
+    const { uid: person, token: patToken } = await registeredPerson(wharf, "pat");
     await fails(
       ["iam", "invites", "accept", "not-a-code"],
       5,

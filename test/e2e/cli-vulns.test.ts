@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
-import { newRootUid } from "../../src/core/uidp.js";
+import { registeredPerson } from "../support/registered-person.js";
 import { type BuiltImage, pushImage } from "../support/registry-push.js";
 import { type CliRun, runWharf } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
@@ -187,17 +187,7 @@ describe("the wharf security commands", () => {
     );
     await fails(["vulns", "report"], 2, /missing required argument 'image'/);
 
-    const other = newRootUid();
-    await wharf.store.identities.insert({
-      uid: other,
-      name: "eve",
-      description: "",
-      email: "eve@example.com",
-      claimMatch: { issuer: "https://idp.example.com", subject: "eve" },
-      createTime: Date.now(),
-      updateTime: Date.now(),
-    });
-    const eve = await wharf.tokenFor(other);
+    const eve = (await registeredPerson(wharf, "eve")).token;
     const repo = await json<{ uid: string }>(["images", "repos", "describe", "acme/app"]);
     // By uid (no name resolution to stop at): the report itself is refused.
     await fails(["vulns", "report", `${repo.uid}@${v1.digest}`], 5, /PERMISSION_DENIED/, {
@@ -236,18 +226,9 @@ describe("the wharf security commands", () => {
       "--capability",
       "CAP_REPO_BLOBS_GET,CAP_IAM_GROUPS_LIST,CAP_REPO_LIST,CAP_MANIFEST_LIST,CAP_REFERRERS_LIST,CAP_TAG_LIST,CAP_MANIFEST_METADATA_LIST",
     ]);
-    const rita = newRootUid();
-    await wharf.store.identities.insert({
-      uid: rita,
-      name: "rita",
-      description: "",
-      email: "rita@example.com",
-      claimMatch: { issuer: "https://idp.example.com", subject: "rita" },
-      createTime: Date.now(),
-      updateTime: Date.now(),
-    });
+    const { uid: rita, token: ritaToken } = await registeredPerson(wharf, "rita");
     await ok(["iam", "role-bindings", "create", "--parent", "acme", "--identity", rita, "--role", role.uid]);
-    const asRita = { WHARF_TOKEN: await wharf.tokenFor(rita) };
+    const asRita = { WHARF_TOKEN: ritaToken };
     const history = JSON.parse(await ok(["images", "history", "acme/app:latest", "-o", "json"], asRita)) as {
       digest: string;
       architectures: string[];

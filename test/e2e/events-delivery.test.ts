@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createWebhookVerifier, WebhookVerificationError } from "wharf/webhook-verifier";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
 import { createTestDatabase, engineSkipReason } from "../support/databases.js";
+import { registeredPerson } from "../support/registered-person.js";
 import { buildImage, pushImage } from "../support/registry-push.js";
 import { fakeSinkResolver, NO_DELIVERY } from "../support/sink-dns.js";
 import {
@@ -363,17 +363,7 @@ describe("subscriptions API", () => {
     const sub = await server.create(`/events/v2/subscriptions/${org}`, {
       sink: "https://hooks.example.com/acme",
     });
-    const mallory = newRootUid();
-    await server.store.identities.insert({
-      uid: mallory,
-      name: "mallory",
-      description: "",
-      email: "mallory@example.com",
-      claimMatch: { issuer: "https://idp.example.com", subject: "mallory" },
-      createTime: Date.now(),
-      updateTime: Date.now(),
-    });
-    const token = await server.tokenFor(mallory);
+    const { token } = await registeredPerson(server, "mallory");
     await server.create("/iam/v2/groups", { name: "mallory-org" }, token);
     await expectError(await server.api(`/events/v2/subscriptions/${sub}`, { token }), {
       status: 403,

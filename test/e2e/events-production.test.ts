@@ -3,9 +3,9 @@ import { readFileSync } from "node:fs";
 import { after, before, it } from "node:test";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import { detail, expectError, expectJson, type StatusBody } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
+import { registeredPerson } from "../support/registered-person.js";
 import { seedManifests } from "../support/seed-manifests.js";
 import {
   type ReceivedDelivery,
@@ -875,17 +875,7 @@ forEachEngine("events of API changes", (db) => {
     {
       name: "group invite: create (for a registered person)",
       act: async () => {
-        carol = newRootUid();
-        const now = Date.now();
-        await server.store.identities.insert({
-          uid: carol,
-          name: "carol",
-          description: "",
-          email: "carol@example.com",
-          claimMatch: { issuer: "https://idp.example.com", subject: "carol" },
-          createTime: now,
-          updateTime: now,
-        });
+        carol = (await registeredPerson(server, "carol")).uid;
         invite = await ok("POST", `/iam/v2/groupInvites/${org}`, { roleUid: VIEWER, ttl: "3600s" });
         return invite;
       },

@@ -5,6 +5,7 @@ import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
 import { newChildUid, newRootUid } from "../../src/core/uidp.js";
 import { registeredIdentityUid } from "../../src/iam/registered-identity.js";
 import { detail, expectError, expectJson, type StatusBody } from "../support/api-assertions.js";
+import { type RegisteredPerson, registeredPerson } from "../support/registered-person.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 const SECRET = "s3cr3t-client-secret-never-shown";
@@ -24,11 +25,6 @@ interface ResourceJson {
   github?: unknown;
 }
 
-interface Person {
-  uid: string;
-  token: string;
-}
-
 /** Polls `request` every 100 ms until it answers `wanted` or `ms` pass; returns the last status. */
 async function statusWithin(ms: number, wanted: number, request: () => Promise<Response>): Promise<number> {
   const deadline = Date.now() + ms;
@@ -46,25 +42,10 @@ describe("IAM federation resources over REST", () => {
   let skewMs = 0;
   /** Every response body seen, to prove the client secret never comes back. */
   const bodies: string[] = [];
-  let alice: Person;
-  let bob: Person;
+  let alice: RegisteredPerson;
+  let bob: RegisteredPerson;
   let acme: string;
   let globex: string;
-
-  async function person(name: string, email = `${name}@example.com`): Promise<Person> {
-    const uid = newRootUid();
-    const now = Date.now();
-    await wharf.store.identities.insert({
-      uid,
-      name,
-      description: "",
-      email,
-      claimMatch: { issuer: "https://idp.example.com", subject: name },
-      createTime: now,
-      updateTime: now,
-    });
-    return { uid, token: await wharf.tokenFor(uid) };
-  }
 
   /** fetch through the test server, remembering the body text. */
   async function call(
@@ -121,8 +102,8 @@ describe("IAM federation resources over REST", () => {
       clock: { now: () => Date.now() + skewMs },
       config: { termsDocuments: "sfdpa.v1,skills-tos.v1,custom.v2" },
     });
-    alice = await person("alice");
-    bob = await person("bob");
+    alice = await registeredPerson(wharf, "alice");
+    bob = await registeredPerson(wharf, "bob");
     acme = (await ok<{ uid: string }>("POST", "/iam/v2/groups", alice.token, { name: "acme" })).uid;
     globex = (await ok<{ uid: string }>("POST", "/iam/v2/groups", bob.token, { name: "globex" })).uid;
   });
@@ -379,13 +360,13 @@ describe("IAM federation resources over REST", () => {
 
   describe("external group role mappings", () => {
     let idp: string;
-    let dan: Person;
+    let dan: RegisteredPerson;
     let delegate: string;
     before(async () => {
       idp = (
         await ok<{ uid: string }>("POST", `/iam/v2/identityProviders/${acme}`, alice.token, idpBody("google"))
       ).uid;
-      dan = await person("dan");
+      dan = await registeredPerson(wharf, "dan");
       // dan may manage providers and bind roles, and holds what `delegate` grants, nothing more.
       delegate = (
         await ok<{ uid: string }>("POST", `/iam/v2/roles/${acme}`, alice.token, {
@@ -726,8 +707,8 @@ describe("IAM federation resources over REST", () => {
 
     it("redeems: wrong email refused, the right person bound, single use, unknown codes generic", async () => {
       const [carolsCode] = codes;
-      const dave = await person("dave-r", "dave@example.com");
-      const carol = await person("carol", "carol@example.com");
+      const dave = await registeredPerson(wharf, "dave-r", { email: "dave@example.com" });
+      const carol = await registeredPerson(wharf, "carol", { email: "carol@example.com" });
       await expectError(await register(dave.token, carolsCode!), { status: 403, code: 7 });
       await expectError(await register(carol.token, "wharf_inv_unknown"), { status: 403, code: 7 });
       await expectError(await register(wharf.adminToken, carolsCode!), { status: 403, code: 7 });
@@ -766,7 +747,9 @@ describe("IAM federation resources over REST", () => {
 
     it("concurrent redemptions of a single-use invite: exactly one wins", async () => {
       const { code } = await invite({ singleUse: true });
-      const people = await Promise.all(["erin", "frank", "gina", "hank"].map((n) => person(n)));
+      const people = await Promise.all(
+        ["erin", "frank", "gina", "hank"].map((n) => registeredPerson(wharf, n)),
+      );
       const statuses = await Promise.all(people.map(async (p) => (await register(p.token, code)).status));
       assert.deepEqual(
         statuses.sort(),
@@ -777,7 +760,7 @@ describe("IAM federation resources over REST", () => {
 
     it("an expired invite answers FAILED_PRECONDITION", async () => {
       const { code, uid } = await invite({ ttl: "60s" });
-      const ivan = await person("ivan");
+      const ivan = await registeredPerson(wharf, "ivan");
       skewMs += 120_000;
       const body = await expectError(await register(ivan.token, code), { status: 400, code: 9 });
       assert.match(body.message, /invite expired/, "message says so");
@@ -968,7 +951,7 @@ describe("IAM federation resources over REST", () => {
     });
 
     it(":lookupIdentity answers the deterministic registered uid to any authenticated caller", async () => {
-      const carl = await person("carl");
+      const carl = await registeredPerson(wharf, "carl");
       const res = await ok<{ uid: string }>(
         "GET",
         "/iam/v2/identities:lookupIdentity?issuer=https%3A%2F%2Faccounts.example.com&subject=12345",

@@ -8,13 +8,12 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
-import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import * as lib from "../../src/gen/platform/libraries/v2/artifacts_pb.js";
 import { artifactUid } from "../../src/libraries/library-ids.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
+import { personWithRole } from "../support/registered-person.js";
 import { WHARF } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -54,23 +53,6 @@ interface VersionList {
   totalCount: string;
 }
 
-/** A registered person (a root identity) bound to `role` at `org`, and an API token of theirs. */
-async function personWithRole(wharf: TestServer, name: string, org: string, role: string): Promise<string> {
-  const uid = newRootUid();
-  const now = Date.now();
-  await wharf.store.identities.insert({
-    uid,
-    name,
-    description: "",
-    email: `${name}@example.com`,
-    claimMatch: { issuer: "https://idp.example.com", subject: name },
-    createTime: now,
-    updateTime: now,
-  });
-  await wharf.create(`/iam/v2/roleBindings/${org}`, { identityUid: uid, roleUid: builtInRoleUid(role) });
-  return wharf.tokenFor(uid);
-}
-
 forEachEngine("libraries: import and ArtifactsService", (db) => {
   let wharf: TestServer;
   let client: grpc.Client;
@@ -104,8 +86,8 @@ forEachEngine("libraries: import and ArtifactsService", (db) => {
     storeFlags = databaseUrl ? ["--database-url", databaseUrl] : ["--data-dir", wharf.dataDir];
     client = new grpc.Client(new URL(wharf.apiUrl).host, grpc.credentials.createInsecure());
     const org = await wharf.create("/iam/v2/groups", { name: "acme" });
-    viewer = await personWithRole(wharf, "vera", org, "viewer");
-    puller = await personWithRole(wharf, "pat", org, "registry.pull");
+    viewer = (await personWithRole(wharf, "vera", org, "viewer")).token;
+    puller = (await personWithRole(wharf, "pat", org, "registry.pull")).token;
   });
   after(async () => {
     client?.close();

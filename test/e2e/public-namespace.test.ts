@@ -3,29 +3,13 @@ import { after, before, describe, it } from "node:test";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ConfigError, loadConfig } from "../../src/config/config.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import { ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
 import { GroupsService } from "../../src/gen/platform/iam/v2/groups_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
+import { registeredPerson } from "../support/registered-person.js";
 import { pushImage } from "../support/registry-push.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
-
-/** A registered person (a root identity) and an API token of theirs. */
-async function person(wharf: TestServer, name: string): Promise<{ uid: string; token: string }> {
-  const uid = newRootUid();
-  const now = Date.now();
-  await wharf.store.identities.insert({
-    uid,
-    name,
-    description: "",
-    email: `${name}@example.com`,
-    claimMatch: { issuer: "https://idp.example.com", subject: name },
-    createTime: now,
-    updateTime: now,
-  });
-  return { uid, token: await wharf.tokenFor(uid) };
-}
 
 /** Organizations (root groups) named `name`. */
 async function orgsNamed(wharf: TestServer, name: string): Promise<{ uid: string }[]> {
@@ -49,7 +33,7 @@ forEachEngine("the public namespace is reserved", (db) => {
   before(async () => {
     const { databaseUrl } = db.engine === "postgres" ? await db.freshOptions() : {};
     wharf = await startTestServer(databaseUrl ? { databaseUrl } : {});
-    alice = await person(wharf, "alice");
+    alice = await registeredPerson(wharf, "alice");
   });
   after(() => wharf?.close());
 
@@ -155,7 +139,7 @@ describe("the reserved name follows --public-namespace", () => {
   let bob: { uid: string; token: string };
   before(async () => {
     wharf = await startTestServer({ config: { publicNamespace: "images" } });
-    bob = await person(wharf, "bob");
+    bob = await registeredPerson(wharf, "bob");
   });
   after(() => wharf?.close());
 

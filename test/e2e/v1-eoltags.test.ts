@@ -7,8 +7,6 @@ import { fileURLToPath } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
-import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import {
   EolTag_GraceStatus,
   EolTag_TagStatus,
@@ -19,6 +17,7 @@ import { expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { nodeReleasesAsEndOfLife } from "../support/node-releases-eol.js";
+import { personWithRole } from "../support/registered-person.js";
 import { seedManifests } from "../support/seed-manifests.js";
 import { runWharf } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
@@ -59,22 +58,6 @@ interface TagJson {
   uid: string;
   name: string;
   deprecated?: boolean;
-}
-
-/** A registered person bound to `role` at `org`; resolves to their uid (mint tokens per clock step). */
-async function personWithRole(wharf: TestServer, name: string, org: string, role: string): Promise<string> {
-  const uid = newRootUid();
-  await wharf.store.identities.insert({
-    uid,
-    name,
-    description: "",
-    email: `${name}@example.com`,
-    claimMatch: { issuer: "https://idp.example.com", subject: name },
-    createTime: Date.now(),
-    updateTime: Date.now(),
-  });
-  await wharf.create(`/iam/v2/roleBindings/${org}`, { identityUid: uid, roleUid: builtInRoleUid(role) });
-  return uid;
 }
 
 forEachEngine("v1 ListEolTags, wharf import eol and v2 deprecation", (db) => {
@@ -140,7 +123,8 @@ forEachEngine("v1 ListEolTags, wharf import eol and v2 deprecation", (db) => {
     await putTag(pythonRepo, "old-manual", true);
     for (const name of ["18", "20-slim", "22.1.0", "latest"]) await putTag(nodeRepo, name);
     await putTag(otherPythonRepo, "3.10");
-    rival = await personWithRole(wharf, "rita", other, "owner");
+    // Only the uid is kept: tokens are minted per clock step.
+    rival = (await personWithRole(wharf, "rita", other, "owner")).uid;
   });
   after(async () => {
     client?.close();

@@ -10,6 +10,7 @@ import * as rolesV1 from "../../src/gen/platform/iam/v1/roles_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
+import { registeredPerson } from "../support/registered-person.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -94,23 +95,6 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
       token: token ?? wharf.adminToken,
       ...(body === undefined ? {} : { body }),
     });
-  }
-
-  /** A registered person (a root identity, as a first login creates) with `email`, and a token. */
-  async function person(email: string): Promise<{ uid: string; token: string }> {
-    const uid = newRootUid();
-    const now = Date.now();
-    const name = email.split("@")[0] as string;
-    await wharf.store.identities.insert({
-      uid,
-      name,
-      description: "",
-      email,
-      claimMatch: { issuer: "https://idp.example.com", subject: name },
-      createTime: now,
-      updateTime: now,
-    });
-    return { uid, token: await wharf.tokenFor(uid) };
   }
 
   /** The CloudEvent types delivered for `subject`, once `count` of them arrived, sorted. */
@@ -240,7 +224,7 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
   });
 
   it("groups: LookupGroup finds the verified organization of the caller's email domain, else NOT_FOUND", async () => {
-    const ann = await person("ann@example.org");
+    const ann = await registeredPerson(wharf, "ann", { email: "ann@example.org" });
     await expectError(await send("GET", "/iam/v1/groups:lookupGroup", undefined, ann.token), {
       status: 404,
       code: 5,
@@ -274,7 +258,7 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
       verified: true,
       status: "ORG_STATUS_READY",
     });
-    const bob = await person("bob@elsewhere.example");
+    const bob = await registeredPerson(wharf, "bob", { email: "bob@elsewhere.example" });
     await expectError(await send("GET", "/iam/v1/groups:lookupGroup", undefined, bob.token), {
       status: 404,
       code: 5,
@@ -437,7 +421,7 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
       { uid: v1Made.id, identityUid: bot.id, roleUid: VIEWER },
     );
 
-    const person1 = await person("pat@example.net");
+    const person1 = await registeredPerson(wharf, "pat", { email: "pat@example.net" });
     const v2Made = await ok<V2Binding>("POST", `/iam/v2/roleBindings/${team}`, {
       identityUid: person1.uid,
       roleUid: PULL,
@@ -601,7 +585,7 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
   });
 
   it("another organization's owner can neither read nor write this one through v1", async () => {
-    const other = await person("olga@globex.example");
+    const other = await registeredPerson(wharf, "olga", { email: "olga@globex.example" });
     const globex = (await ok<Body>("POST", "/iam/v1/groups", { name: "globex" }, other.token)).id;
     assert.match(globex, /^[0-9a-f]{40}$/, "any authenticated person may create an organization");
     const own = await ok<{ items: Body[] }>("GET", `/iam/v1/groups?id=${globex}`, undefined, other.token);
@@ -727,7 +711,10 @@ forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)"
       { input: bindingsV1.CreateRoleBindingRequestSchema, output: bindingsV1.RoleBindingSchema },
       create(bindingsV1.CreateRoleBindingRequestSchema, {
         parent: id,
-        roleBinding: { identity: (await person("gia@example.net")).uid, role: role.response?.id ?? "" },
+        roleBinding: {
+          identity: (await registeredPerson(wharf, "gia", { email: "gia@example.net" })).uid,
+          role: role.response?.id ?? "",
+        },
       }),
       wharf.adminToken,
     );

@@ -2,12 +2,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
-import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import { resolvedVulnerabilities } from "../../src/vulnreports/daily-vulns.js";
 import { WHARF_VULN_REPORT_ARTIFACT_TYPE } from "../../src/vulnreports/referrer-ingest.js";
 import { detail, expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
+import { personWithRole, registeredPerson } from "../support/registered-person.js";
 import {
   type BuiltImage,
   buildImage,
@@ -64,29 +63,6 @@ forEachEngine("vulnerability reports", (db) => {
   let repoUid: string;
   let v1: BuiltImage;
   let v2: BuiltImage;
-
-  async function person(name: string, role?: { group: string; role: string }): Promise<string> {
-    const uid = newRootUid();
-    await wharf.store.identities.insert({
-      uid,
-      name,
-      description: "",
-      email: `${name}@example.com`,
-      claimMatch: { issuer: "https://idp.example.com", subject: name },
-      createTime: now,
-      updateTime: now,
-    });
-    if (role) {
-      await expectJson(
-        await wharf.api(`/iam/v2/roleBindings/${role.group}`, {
-          method: "POST",
-          token: admin,
-          body: { identityUid: uid, roleUid: builtInRoleUid(role.role) },
-        }),
-      );
-    }
-    return wharf.tokenFor(uid, LONG_TTL);
-  }
 
   function upload(repo: string, digest: string, body: Uint8Array | string, token = admin): Promise<Response> {
     return fetch(`${wharf.apiUrl}/registry/v1/vuln_reports/${repo}?digest=${digest}`, {
@@ -260,8 +236,10 @@ forEachEngine("vulnerability reports", (db) => {
   });
 
   it("lets an editor upload but not a viewer; another organization sees nothing", async () => {
-    const viewer = await person("viewer", { group: acme, role: "viewer" });
-    const editor = await person("editor", { group: acme, role: "editor" });
+    // The test clock is past the server's one-hour administrator token: bind with `admin` (a day's).
+    const bound = { bindingToken: admin, tokenTtlSeconds: LONG_TTL };
+    const viewer = (await personWithRole(wharf, "viewer", acme, "viewer", bound)).token;
+    const editor = (await personWithRole(wharf, "editor", acme, "editor", bound)).token;
     await expectError(await upload(repoUid, v1.digest, fixture("grype.json"), viewer), {
       status: 403,
       code: 7,
@@ -275,7 +253,7 @@ forEachEngine("vulnerability reports", (db) => {
       code: 16,
     });
 
-    const outsider = await person("outsider");
+    const outsider = (await registeredPerson(wharf, "outsider", { tokenTtlSeconds: LONG_TTL })).token;
     const globex = await wharf.create("/iam/v2/groups", { name: "globex" }, outsider);
     assert.ok(globex);
     assert.deepEqual(await list(`digest=${v1.digest}`, outsider), []);
@@ -551,7 +529,7 @@ forEachEngine("vulnerability reports", (db) => {
       ],
     );
     // Another organization's owner may not ask about this repo.
-    const otherOwner = await person("initech-owner");
+    const otherOwner = (await registeredPerson(wharf, "initech-owner", { tokenTtlSeconds: LONG_TTL })).token;
     assert.ok(await wharf.create("/iam/v2/groups", { name: "initech" }, otherOwner));
     await expectError(
       await wharf.api("/advisory/v2/images/resolvedVulns:query", {

@@ -15,6 +15,7 @@ import { createServiceBindings, type ServiceDeps } from "../../src/service-bindi
 import { buildMethodTable, type MethodEntry } from "../../src/transport/method-table.js";
 import { expectJson } from "../support/api-assertions.js";
 import { grpcCall } from "../support/grpc-call.js";
+import { registeredPerson } from "../support/registered-person.js";
 import { ociErrorOf, pushImage } from "../support/registry-push.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -712,21 +713,6 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
   let counter = 0;
   let grpcClient: grpc.Client;
 
-  /** A registered person (a root identity, as a first login creates) and a token for it. */
-  async function person(name: string): Promise<{ uid: string; token: string }> {
-    const uid = newRootUid();
-    const now = Date.now();
-    await wharf.store.identities.insert({
-      uid,
-      name,
-      description: "",
-      email: `${name}@example.com`,
-      claimMatch: { issuer: "https://idp.example.com", subject: name },
-      createTime: now,
-      updateTime: now,
-    });
-    return { uid, token: await wharf.tokenFor(uid) };
-  }
   const post = (path: string, body: unknown) => wharf.create(path, body);
 
   /** An advisory as `wharf import advisories` stores it (advisories have no create RPC). */
@@ -808,10 +794,10 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     // Loopback sinks: the subscriptions here never need a receiver.
     wharf = await startTestServer({ config: { eventsAllowLoopback: "true" } });
     grpcClient = new grpc.Client(new URL(wharf.apiUrl).host, grpc.credentials.createInsecure());
-    const ownerA = await person("owner-a");
-    const editorA = await person("editor-a");
-    const viewerA = await person("viewer-a");
-    const ownerB = await person("owner-b");
+    const ownerA = await registeredPerson(wharf, "owner-a");
+    const editorA = await registeredPerson(wharf, "editor-a");
+    const viewerA = await registeredPerson(wharf, "viewer-a");
+    const ownerB = await registeredPerson(wharf, "owner-b");
     const orgA = (
       await expectJson<{ uid: string }>(
         await wharf.api("/iam/v2/groups", { method: "POST", token: ownerA.token, body: { name: "acme" } }),
