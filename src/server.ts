@@ -54,6 +54,7 @@ import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
 import { createApiReferenceRoutes } from "./transport/api-reference-routes.js";
+import { createConsoleRoutes } from "./transport/console-routes.js";
 import { createApiHandler, startApiServer } from "./transport/create-api-handler.js";
 import { createOperationsRoutes } from "./transport/operations-routes.js";
 import { createVulnReferrerIngest } from "./vulnreports/referrer-ingest.js";
@@ -220,6 +221,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       blobs,
       logger,
     });
+    const webConsole = createConsoleRoutes();
     const handler = createApiHandler({
       bindings,
       authenticator: verifier,
@@ -245,6 +247,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           accessFor: (principal) => access.accessFor(principal),
         }),
         ...createApiReferenceRoutes(),
+        ...webConsole.routes,
         ...createAuthRoutes({
           store,
           verifier,
@@ -278,6 +281,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           }),
         ),
       ],
+      fallbackRoute: webConsole.fallback,
     });
     const registry = await startRegistry(config, {
       ...{ store, issuer, access, apiUrl, clock, logger, blobs, events, pullEvents },

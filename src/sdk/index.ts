@@ -54,3 +54,4 @@ export {
   type TransportFactory,
   type TransportSettings,
 } from "./web-transports.js";
+export { fetchWhoAmI, type WhoAmI, type WhoAmIGroup } from "./who-am-i.js";

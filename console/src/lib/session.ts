@@ -1,0 +1,43 @@
+// The signed-in session lives in sessionStorage: one tab's, gone when the tab closes, never sent
+// anywhere but as the bearer token of API calls.
+
+/** A signed-in session. */
+export interface Session {
+  /** The platform API token (a JWT). */
+  token: string;
+  /** How the user signed in. */
+  method: "token" | "browser";
+  /** The token's expiry (RFC 3339), when known. */
+  expiry?: string;
+}
+
+const KEY = "wharf.console.session";
+
+/** The stored session, or undefined (none, or unreadable). */
+export function loadSession(storage: Storage = window.sessionStorage): Session | undefined {
+  try {
+    const parsed = JSON.parse(storage.getItem(KEY) ?? "null") as Session | null;
+    return parsed && typeof parsed.token === "string" && parsed.token !== "" ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stores `session` for this tab. */
+export function saveSession(session: Session, storage: Storage = window.sessionStorage): void {
+  storage.setItem(KEY, JSON.stringify(session));
+}
+
+/** Forgets the session (sign out). */
+export function clearSession(storage: Storage = window.sessionStorage): void {
+  storage.removeItem(KEY);
+}
+
+/**
+ * The token as pasted: surrounding space and a leading `Bearer ` removed. Undefined when what is
+ * left is not shaped like a JWT (three dot-separated base64url parts).
+ */
+export function normalizeToken(input: string): string | undefined {
+  const token = input.trim().replace(/^bearer\s+/i, "");
+  return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token) ? token : undefined;
+}

@@ -1,0 +1,30 @@
+import { type ComponentType, type LazyExoticComponent, lazy } from "react";
+
+/** A page's path variables, given to it as props. */
+export type RouteParams = Record<string, string>;
+
+/** One page of the console: its path pattern (see `matchPath`) and its lazily loaded component. */
+export interface RouteDef {
+  pattern: string;
+  page: LazyExoticComponent<ComponentType<RouteParams>>;
+}
+
+/** One entry of the header's navigation. */
+export interface NavEntry {
+  label: string;
+  to: string;
+  /** Path prefixes that mark the entry as current. */
+  prefixes: string[];
+}
+
+/**
+ * Every page, most specific first (the first match wins). Each page is its own chunk, loaded when
+ * first shown, so the initial JavaScript holds only the shell.
+ */
+export const ROUTES: RouteDef[] = [{ pattern: "/", page: lazy(() => import("./pages/home-page")) }];
+
+/** The header's navigation. */
+export const NAV: NavEntry[] = [{ label: "Home", to: "/", prefixes: [] }];
+
+/** Shown when no route matches. */
+export const NOT_FOUND = lazy(() => import("./pages/not-found-page"));
