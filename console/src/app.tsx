@@ -1,9 +1,12 @@
-import { Suspense } from "react";
+import { lazy, Suspense } from "react";
 import { Loading } from "./components/loading";
+import { LOGIN_CALLBACK_PATH } from "./lib/browser-login";
 import { Link, matchPath, useLocation } from "./lib/router";
 import { useWharf } from "./lib/wharf-context";
 import SignInPage from "./pages/sign-in-page";
 import { NAV, NOT_FOUND, ROUTES } from "./routes";
+
+const LoginCallbackPage = lazy(() => import("./pages/login-callback-page"));
 
 /** The page for `pathname` and its path variables. */
 function pageFor(pathname: string) {
@@ -18,6 +21,13 @@ function pageFor(pathname: string) {
 export function App() {
   const { session, me, signOut } = useWharf();
   const { pathname } = useLocation();
+  if (pathname === LOGIN_CALLBACK_PATH) {
+    return (
+      <Suspense fallback={<Loading />}>
+        <LoginCallbackPage />
+      </Suspense>
+    );
+  }
   if (!session) return <SignInPage />;
   const { Page, params } = pageFor(pathname);
   return (

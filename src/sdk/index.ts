@@ -5,6 +5,16 @@
  */
 export { Code } from "@connectrpc/connect";
 export {
+  type BrowserLoginParameters,
+  browserLoginUrl,
+  checkBrowserLogin,
+  createPkcePair,
+  type LoginTokens,
+  type PkcePair,
+  randomUrlSafe,
+  redeemLoginCode,
+} from "./browser-login.js";
+export {
   type ClientsOf,
   clientsFor,
   createWharfClient,

@@ -1,9 +1,14 @@
 import { type FormEvent, useState } from "react";
 import { ApiError, TextField } from "../components/api-error";
+import { startBrowserLogin } from "../lib/browser-login";
+import { useLocation, useSearchParams } from "../lib/router";
 import { normalizeToken } from "../lib/session";
 import { useWharf } from "../lib/wharf-context";
 
-/** Sign in: paste a platform API token (e.g. from `wharf auth token` or `wharf admin token`). */
+/**
+ * Sign in through the browser login (an organization's identity provider, or the server's default
+ * one; `?identity_provider=<uid>` pre-fills it), or by pasting a platform API token.
+ */
 export default function SignInPage() {
   const { signIn } = useWharf();
   const [pasted, setPasted] = useState("");
@@ -33,6 +38,7 @@ export default function SignInPage() {
   return (
     <main id="main" className="sign-in">
       <h1>Sign in to Wharf</h1>
+      <BrowserLogin />
       <section aria-labelledby="paste-heading" className="card">
         <h2 id="paste-heading">With a token</h2>
         <p className="muted">
@@ -63,5 +69,51 @@ export default function SignInPage() {
         </form>
       </section>
     </main>
+  );
+}
+
+/** The browser login: off to `/oauth`, back on the console's `/login/callback`. */
+function BrowserLogin() {
+  const params = useSearchParams();
+  const { pathname, search } = useLocation();
+  const [provider, setProvider] = useState(params.get("identity_provider") ?? "");
+  const [error, setError] = useState<unknown>();
+
+  const start = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      const url = await startBrowserLogin({
+        origin: window.location.origin,
+        identityProvider: provider.trim(),
+        returnTo: `${pathname}${search}`,
+      });
+      window.location.assign(url);
+    } catch (err) {
+      setError(
+        window.isSecureContext
+          ? err
+          : new Error("The browser login needs the console over https (or on localhost)."),
+      );
+    }
+  };
+
+  return (
+    <section aria-labelledby="browser-heading" className="card">
+      <h2 id="browser-heading">With your identity provider</h2>
+      <form onSubmit={start}>
+        <TextField
+          label="Organization's identity provider (optional)"
+          field="identity_provider"
+          error={error}
+          hint="Its uid, from your organization's administrator. Leave empty for this server's default login."
+          value={provider}
+          onChange={(e) => setProvider(e.target.value)}
+          spellCheck={false}
+        />
+        <ApiError error={error} />
+        <button type="submit">Continue to sign in</button>
+      </form>
+    </section>
   );
 }

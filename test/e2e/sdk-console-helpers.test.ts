@@ -2,10 +2,19 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
-import { Code, createWharfClient, staticToken, WharfApiError } from "../../src/sdk/index.js";
+import {
+  browserLoginUrl,
+  Code,
+  checkBrowserLogin,
+  createPkcePair,
+  createWharfClient,
+  redeemLoginCode,
+  staticToken,
+  WharfApiError,
+} from "../../src/sdk/index.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
-describe("the SDK's whoAmI (GET /auth/v1/ok)", () => {
+describe("the SDK's helpers for the console: whoAmI (GET /auth/v1/ok), redeemLoginCode", () => {
   let wharf: TestServer;
   let acme: string;
   let viewer: string;
@@ -58,5 +67,40 @@ describe("the SDK's whoAmI (GET /auth/v1/ok)", () => {
       assert.equal(err.code, Code.Unauthenticated);
       assert.ok(err.message.length > 0, "the server's message");
     }
+  });
+
+  it("redeemLoginCode refuses an unknown code with PERMISSION_DENIED as a WharfApiError", async () => {
+    const err = await redeemLoginCode(wharf.apiUrl, { code: "made-up", codeVerifier: "v".repeat(43) }).then(
+      () => assert.fail("redeemed"),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof WharfApiError);
+    assert.equal(err.code, Code.PermissionDenied);
+    assert.match(err.message, /login code/);
+  });
+
+  it("checkBrowserLogin passes a login the server would start, and rejects one it refuses", async () => {
+    const params = {
+      redirect: `${wharf.apiUrl}/login/callback`,
+      codeChallenge: (await createPkcePair()).challenge,
+      state: "s",
+    };
+    // This server has no default provider: refused with the server's reason.
+    const err = await checkBrowserLogin(browserLoginUrl(wharf.apiUrl, params)).then(
+      () => assert.fail("accepted"),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof WharfApiError);
+    assert.equal(err.code, Code.FailedPrecondition);
+    const foreign = await checkBrowserLogin(
+      browserLoginUrl(wharf.apiUrl, { ...params, redirect: "https://evil.example/cb" }),
+    ).then(
+      () => assert.fail("accepted"),
+      (e: unknown) => e as WharfApiError,
+    );
+    assert.deepEqual(
+      foreign.fieldViolations.map((v) => v.field),
+      ["redirect"],
+    );
   });
 });
