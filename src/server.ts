@@ -221,7 +221,9 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       blobs,
       logger,
     });
-    const webConsole = createConsoleRoutes();
+    const webConsole = createConsoleRoutes({
+      connectOrigins: () => (registryUrl ? [new URL(registryUrl).origin] : []),
+    });
     const handler = createApiHandler({
       bindings,
       authenticator: verifier,
@@ -368,6 +370,7 @@ async function startRegistry(
     pullEvents,
     clock,
     registryUrl: url,
+    consoleOrigin: new URL(apiUrl).origin,
     readiness: parts.readiness,
     metrics: parts.metrics,
     vulnReferrers: createVulnReferrerIngest({

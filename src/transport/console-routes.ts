@@ -11,31 +11,36 @@ export const CONSOLE_ASSETS_PATH = "/assets/";
 export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL("../../dist/console/", import.meta.url));
 
 /**
- * The console's Content-Security-Policy: scripts, styles, images and API calls from this origin
- * only; no inline script or style element, no plugins, no framing, no form posting elsewhere.
+ * The console's Content-Security-Policy: scripts, styles and images from this origin only, API
+ * calls to this origin and `connectOrigins` (the registry's, for tag history and manifests); no
+ * inline script or style element, no plugins, no framing, no form posting elsewhere.
  */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+export function consoleCsp(connectOrigins: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src ${["'self'", ...connectOrigins].join(" ")}`,
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 const DOMAIN = "wharf.dev";
 
-const PAGE_HEADERS: Record<string, string> = {
-  "content-type": "text/html; charset=utf-8",
-  "cache-control": "no-cache",
-  "content-security-policy": CONSOLE_CSP,
-  "referrer-policy": "no-referrer",
-  "x-frame-options": "DENY",
-};
+function pageHeaders(csp: string): Record<string, string> {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-cache",
+    "content-security-policy": csp,
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+  };
+}
 
 /** Hashed file names (`index-3fa9c2.js`): nothing else is looked up on disk. */
 const ASSET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*\.(js|css|svg|png|woff2|map)$/;
@@ -69,6 +74,8 @@ const ASSET_NOT_FOUND_PAGE = `<!doctype html>
 export interface ConsoleRoutesOptions {
   /** The built console (index.html and assets/); default {@link DEFAULT_CONSOLE_DIR}. */
   dir?: string;
+  /** Other origins the console calls (the registry's), read per answer: known once it listens. */
+  connectOrigins?: () => readonly string[];
 }
 
 /** The console's routes and its single-page-app fallback, for `createApiHandler`. */
@@ -80,7 +87,7 @@ export interface ConsoleRoutes {
 /**
  * Serves the web console on the API port, anonymously (the app signs in itself):
  * - `GET /` and every GET/HEAD no API route has whose `Accept` takes text/html (a browser
- *   navigation to `/orgs/…`): `index.html`, `no-cache`, under {@link CONSOLE_CSP};
+ *   navigation to `/orgs/…`): `index.html`, `no-cache`, under {@link consoleCsp};
  * - `GET /assets/<hashed name>`: the bundle's files, cached for a year as immutable;
  * - when the console was not built: 503 with a page saying how to build it (assets: 404).
  * API paths keep precedence: the fallback runs only for paths no RPC, plain or REST route has.
@@ -88,6 +95,7 @@ export interface ConsoleRoutes {
  */
 export function createConsoleRoutes(options: ConsoleRoutesOptions = {}): ConsoleRoutes {
   const dir = options.dir ?? DEFAULT_CONSOLE_DIR;
+  const headers = () => pageHeaders(consoleCsp(options.connectOrigins?.().filter((o) => o !== "") ?? []));
   const index = once(async () => {
     try {
       return { built: true, body: await staticBody(await readFile(`${dir}/index.html`)) };
@@ -111,7 +119,7 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions = {}): Console
   const page = async (req: AnyRequest, res: AnyResponse): Promise<void> => {
     if (!isRead(req, res, DOMAIN)) return;
     const { built, body } = await index();
-    answerStatic(req, res, body, PAGE_HEADERS, built ? 200 : 503);
+    answerStatic(req, res, body, headers(), built ? 200 : 503);
   };
 
   return {
@@ -126,7 +134,7 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions = {}): Console
           const match = ASSET_NAME.exec(name);
           const body = match ? await asset(name) : undefined;
           if (!match || !body) {
-            answerStatic(req, res, await notFound(), PAGE_HEADERS, 404);
+            answerStatic(req, res, await notFound(), headers(), 404);
             return;
           }
           answerStatic(req, res, body, {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { CONSOLE_CSP } from "../../src/transport/console-routes.js";
+import { consoleCsp } from "../../src/transport/console-routes.js";
 import { plainRequest } from "../support/plain-http.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -17,7 +17,11 @@ describe("wharf serve serves the built console at / (API paths first)", () => {
   it("answers / with the console's index.html, whose bundle is served from /assets/", async () => {
     const page = await plainRequest(`${wharf.apiUrl}/`, { headers: BROWSER });
     assert.equal(page.status, 200);
-    assert.equal(page.headers["content-security-policy"], CONSOLE_CSP);
+    assert.equal(page.headers["content-security-policy"], consoleCsp([new URL(wharf.registryUrl).origin]));
+    assert.match(
+      String(page.headers["content-security-policy"]),
+      /connect-src 'self' http:\/\/127\.0\.0\.1:\d+;/,
+    );
     const html = page.body.toString();
     assert.match(html, /<div id="root"><\/div>/);
     const scripts = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
@@ -57,5 +61,38 @@ describe("wharf serve serves the built console at / (API paths first)", () => {
     assert.equal(JSON.parse(res.body.toString()).code, 5);
     const post = await plainRequest(`${wharf.apiUrl}/orgs`, { method: "POST", headers: BROWSER });
     assert.equal(post.status, 404, "only GET and HEAD fall back");
+  });
+
+  it("lets the console (the API's origin) read the registry cross-origin, and nothing else", async () => {
+    const origin = new URL(wharf.apiUrl).origin;
+    const preflight = (from: string, method: string) =>
+      plainRequest(`${wharf.registryUrl}/v2/acme/app/_service/history/latest`, {
+        method: "OPTIONS",
+        headers: {
+          origin: from,
+          "access-control-request-method": method,
+          "access-control-request-headers": "authorization",
+        },
+      });
+    const ok = await preflight(origin, "GET");
+    assert.equal(ok.status, 204);
+    assert.equal(ok.headers["access-control-allow-origin"], origin);
+    assert.match(String(ok.headers["access-control-allow-headers"]), /authorization/);
+    for (const [from, method] of [
+      ["https://evil.example", "GET"],
+      [origin, "PUT"],
+      [origin, "DELETE"],
+    ] as const) {
+      const refused = await preflight(from, method);
+      assert.equal(refused.headers["access-control-allow-origin"], undefined, `${from} ${method}`);
+    }
+    const read = await plainRequest(`${wharf.registryUrl}/v2/`, { headers: { origin } });
+    assert.equal(read.status, 401, "CORS grants no access: the token still decides");
+    assert.equal(read.headers["access-control-allow-origin"], origin);
+    assert.match(String(read.headers["access-control-expose-headers"]), /www-authenticate/);
+    const other = await plainRequest(`${wharf.registryUrl}/v2/`, {
+      headers: { origin: "https://evil.example" },
+    });
+    assert.equal(other.headers["access-control-allow-origin"], undefined);
   });
 });

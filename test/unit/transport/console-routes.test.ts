@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
-import { CONSOLE_CSP, createConsoleRoutes } from "../../../src/transport/console-routes.js";
+import { consoleCsp, createConsoleRoutes } from "../../../src/transport/console-routes.js";
 import { plainRequest } from "../../support/plain-http.js";
 
 /** Serves `createConsoleRoutes({ dir })` as the API handler would: exact `/`, the assets prefix, else the fallback. */
@@ -51,9 +51,9 @@ describe("console routes", () => {
     assert.equal(res.body.toString(), '<!doctype html><div id="root"></div>');
     assert.equal(res.headers["content-type"], "text/html; charset=utf-8");
     assert.equal(res.headers["cache-control"], "no-cache");
-    assert.equal(res.headers["content-security-policy"], CONSOLE_CSP);
-    assert.match(CONSOLE_CSP, /script-src 'self'(;|$)/, "no inline or remote scripts");
-    assert.match(CONSOLE_CSP, /frame-ancestors 'none'/);
+    assert.equal(res.headers["content-security-policy"], consoleCsp());
+    assert.match(consoleCsp(), /script-src 'self'(;|$)/, "no inline or remote scripts");
+    assert.match(consoleCsp(), /frame-ancestors 'none'/);
     assert.equal(res.headers["x-frame-options"], "DENY");
     const again = await plainRequest(`${app.url}/`, {
       headers: { "if-none-match": String(res.headers.etag) },
@@ -105,7 +105,7 @@ describe("console routes", () => {
     assert.equal(page.status, 503);
     assert.match(page.body.toString(), /not built/);
     assert.match(page.body.toString(), /npm run build/);
-    assert.equal(page.headers["content-security-policy"], CONSOLE_CSP);
+    assert.equal(page.headers["content-security-policy"], consoleCsp());
     const asset = await plainRequest(`${none.url}/assets/index-abc123.js`);
     assert.equal(asset.status, 404);
   });
