@@ -21,10 +21,23 @@ export interface NavEntry {
  * Every page, most specific first (the first match wins). Each page is its own chunk, loaded when
  * first shown, so the initial JavaScript holds only the shell.
  */
-export const ROUTES: RouteDef[] = [{ pattern: "/", page: lazy(() => import("./pages/home-page")) }];
+export const ROUTES: RouteDef[] = [
+  { pattern: "/", page: lazy(() => import("./pages/home-page")) },
+  { pattern: "/orgs", page: lazy(() => import("./pages/orgs-page")) },
+  { pattern: "/groups/*", page: lazy(() => import("./pages/group-page")) },
+  { pattern: "/repos/*", page: lazy(() => import("./pages/repo-page")) },
+  { pattern: "/images/:digest/*", page: lazy(() => import("./pages/image-page")) },
+  { pattern: "/advisories", page: lazy(() => import("./pages/advisories-page")) },
+  { pattern: "/libraries", page: lazy(() => import("./pages/libraries-page")) },
+];
 
 /** The header's navigation. */
-export const NAV: NavEntry[] = [{ label: "Home", to: "/", prefixes: [] }];
+export const NAV: NavEntry[] = [
+  { label: "Home", to: "/", prefixes: [] },
+  { label: "Organizations", to: "/orgs", prefixes: ["/groups/", "/repos/", "/images/"] },
+  { label: "Advisories", to: "/advisories", prefixes: [] },
+  { label: "Libraries", to: "/libraries", prefixes: [] },
+];
 
 /** Shown when no route matches. */
 export const NOT_FOUND = lazy(() => import("./pages/not-found-page"));

@@ -35,6 +35,7 @@ export { type ItemOf, type ListMethod, listAll, pages } from "./pages.js";
 export {
   MANIFEST_ACCEPT,
   parseReference,
+  type Referrer,
   type RegistryHelpers,
   TAG_HISTORY_WINDOW,
   type TagHistoryRecord,
@@ -58,6 +59,19 @@ export {
   stsExchange,
   type TokenSource,
 } from "./token-sources.js";
+export {
+  countBySeverity,
+  filterMatches,
+  isFixable,
+  type MatchFilter,
+  SEVERITY_BY_NAME,
+  SEVERITY_NAMES,
+  type SeverityCount,
+  type SeverityName,
+  severityName,
+  summarize,
+  vulnerabilityIds,
+} from "./vuln-summary.js";
 export {
   connectWebTransport,
   grpcWebTransport,

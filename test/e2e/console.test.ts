@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { BrowserContext, Page } from "playwright-core";
@@ -7,7 +9,9 @@ import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { BUILT_IN_ROLE_UIDS } from "../../src/authz/built-in-roles.js";
 import { newChildUid } from "../../src/core/uidp.js";
 import { chromiumSkip, launchChromium } from "../support/chromium.js";
+import { type ImageLayoutResult, writeImageLayout } from "../support/oci-layout.js";
 import { type OidcPeer, startOidcPeer } from "../support/oidc-peer.js";
+import { runSkopeo, skopeoSkip } from "../support/skopeo.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 /** Where each page's screenshot goes (git-ignored); CI keeps it as an artifact. */
@@ -54,13 +58,24 @@ describe("the web console in headless Chromium", { skip: chromiumSkip }, () => {
       createTime: now,
       updateTime: now,
     });
-    browser = await launchChromium();
+    browser = await launchChromium({ clipboard: true });
+    work = await mkdtemp(join(tmpdir(), "wharf-console-test-"));
   });
   after(async () => {
     await browser?.close();
     await wharf?.close();
     await peer?.close();
+    if (work) await rm(work, { recursive: true, force: true });
   });
+
+  let work: string;
+
+  /** Signs `page` in with the administrator's token through the form. */
+  async function signIn(page: Page): Promise<void> {
+    await page.getByLabel("Token", { exact: true }).fill(wharf.adminToken);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByTestId("signed-in-as").filter({ hasText: "admin" }).waitFor();
+  }
 
   async function open(path = "/"): Promise<Page> {
     const page = await browser.newPage();
@@ -134,6 +149,224 @@ describe("the web console in headless Chromium", { skip: chromiumSkip }, () => {
     await replay.goto(`${wharf.apiUrl}/login/callback?code=x&state=y`);
     await replay.getByRole("alert").filter({ hasText: "not started in this tab" }).waitFor();
     await replay.close();
+    await page.close();
+  });
+
+  // Flows 2–5 share one organization, repository and images, in order.
+  let repoPath: string;
+  let repoUid: string;
+  let v1: ImageLayoutResult;
+  let v2: ImageLayoutResult;
+  const registryHost = () => new URL(wharf.registryUrl).host;
+
+  it("flow 2: creates an organization (a bad name is refused beside the field), a folder it deletes, and a repository", async () => {
+    const page = await open("/orgs");
+    await signIn(page);
+    await page.getByRole("heading", { name: "Organizations" }).waitFor();
+    await page.getByRole("link", { name: "acme", exact: true }).waitFor();
+
+    const orgName = page.getByRole("textbox", { name: "New organization" });
+    await orgName.fill("Bad Name");
+    await page.getByRole("button", { name: "Create organization" }).click();
+    await page.locator("input[aria-invalid=true]").waitFor();
+    const describedBy = (await orgName.getAttribute("aria-describedby")) ?? "";
+    const beside = page.locator(`[id="${describedBy.split(" ").at(-1)}"]`);
+    assert.ok(
+      ((await beside.textContent()) ?? "").length > 0,
+      "the server's violation is shown beside the field",
+    );
+    assert.match((await page.getByRole("alert").textContent()) ?? "", /INVALID_ARGUMENT/);
+
+    await orgName.fill("shop");
+    await page.getByRole("button", { name: "Create organization" }).click();
+    await page.getByRole("link", { name: "shop", exact: true }).waitFor();
+
+    await page.getByRole("button", { name: "New folder in shop" }).click();
+    await page.getByRole("textbox", { name: "New folder in shop" }).fill("tmp");
+    await page.getByRole("button", { name: "Create folder" }).click();
+    await page.getByRole("link", { name: "tmp", exact: true }).waitFor();
+    await screenshot(page, "orgs");
+    await page.getByRole("button", { name: "Delete tmp" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete tmp?" });
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("link", { name: "tmp", exact: true }).waitFor({ state: "detached" });
+
+    await page.getByRole("link", { name: "shop", exact: true }).click();
+    await page.getByRole("heading", { name: "Repositories of shop" }).waitFor();
+    await page.getByText("No repositories yet").waitFor();
+    assert.match(
+      (await page.locator("pre.command").textContent()) ?? "",
+      new RegExp(`${registryHost()}/shop/app`),
+    );
+    await screenshot(page, "group-empty");
+    await page.getByRole("textbox", { name: "New repository" }).fill("web");
+    await page.getByRole("button", { name: "Create repository" }).click();
+    await page.getByRole("heading", { name: `${registryHost()}/shop/web` }).waitFor();
+    await page.getByText("No tags yet").waitFor();
+    repoPath = new URL(page.url()).pathname;
+    repoUid = repoPath.slice("/repos/".length).split("/").map(decodeURIComponent).join("/");
+    await page.goBack();
+    await page.getByRole("link", { name: "web", exact: true }).waitFor();
+    await screenshot(page, "group");
+    await page.close();
+  });
+
+  it("flow 3: two images pushed to one tag with skopeo are both on the timeline, newest first", {
+    skip: skopeoSkip,
+  }, async () => {
+    assert.ok(repoUid, "flow 2 created the repository");
+    const source = join(work, "source");
+    v1 = await writeImageLayout(source, { tag: "v1", files: { "etc/version": "1\n" } });
+    v2 = await writeImageLayout(source, { tag: "v2", files: { "etc/version": "2\n" }, layers: 2 });
+    const creds = `_token:${await wharf.registryToken()}`;
+    for (const tag of ["v1", "v2"]) {
+      const pushed = await runSkopeo([
+        "copy",
+        "--dest-tls-verify=false",
+        "--dest-creds",
+        creds,
+        `oci:${source}:${tag}`,
+        `docker://${registryHost()}/shop/web:latest`,
+      ]);
+      assert.equal(pushed.code, 0, pushed.stderr);
+    }
+    const page = await open(repoPath);
+    await signIn(page);
+    await page.getByRole("heading", { name: "History of latest" }).waitFor();
+    const records = page.getByTestId("history-record");
+    await records.nth(1).waitFor();
+    assert.equal(await records.count(), 2);
+    const [newest, oldest] = [records.nth(0), records.nth(1)];
+    assert.match((await newest.textContent()) ?? "", new RegExp(v2.manifestDigest.slice(0, 19)));
+    assert.match((await newest.textContent()) ?? "", /current/);
+    assert.match((await oldest.textContent()) ?? "", new RegExp(v1.manifestDigest.slice(0, 19)));
+    await oldest.getByTestId("architectures").filter({ hasText: "amd64" }).waitFor();
+    assert.match((await oldest.textContent()) ?? "", /\d+(\.\d)? (B|KiB)/, "a size");
+    assert.match((await page.getByRole("row").filter({ hasText: "latest" }).textContent()) ?? "", /ago/);
+    assert.match(
+      (await page.locator("pre.command").first().textContent()) ?? "",
+      /docker pull .*\/shop\/web:latest/,
+    );
+    await screenshot(page, "repo");
+    await page.close();
+  });
+
+  it("flow 4: the older record's pinned reference, copied, pulls that image with skopeo", {
+    skip: skopeoSkip,
+  }, async () => {
+    assert.ok(v1, "flow 3 pushed the images");
+    const page = await open(repoPath);
+    await signIn(page);
+    const oldest = page.getByTestId("history-record").nth(1);
+    await oldest.waitFor();
+    await oldest.getByRole("button", { name: /^Copy pinned reference/ }).click();
+    await oldest
+      .getByRole("button", { name: /^Copy pinned reference/ })
+      .filter({ hasText: "Copied" })
+      .waitFor();
+    const pinned = await page.evaluate<string>("navigator.clipboard.readText()");
+    assert.equal(pinned, `${registryHost()}/shop/web@${v1.manifestDigest}`);
+    const creds = `_token:${await wharf.registryToken()}`;
+    const out = join(work, "pulled");
+    const pulled = await runSkopeo([
+      "copy",
+      "--src-tls-verify=false",
+      "--src-creds",
+      creds,
+      `docker://${pinned}`,
+      `oci:${out}:old`,
+    ]);
+    assert.equal(pulled.code, 0, pulled.stderr);
+    const index = JSON.parse(readFileSync(join(out, "index.json"), "utf8")) as {
+      manifests: { digest: string }[];
+    };
+    assert.equal(index.manifests[0]?.digest, v1.manifestDigest, "the older image, not what latest is now");
+    await page.close();
+  });
+
+  it("flow 5: an uploaded vulnerability report shows its counts on the timeline and on the digest page", {
+    skip: skopeoSkip,
+  }, async () => {
+    assert.ok(v1, "flow 3 pushed the images");
+    const report = readFileSync(new URL("../fixtures/vulnreports/grype.json", import.meta.url));
+    const uploaded = await fetch(
+      `${wharf.apiUrl}/registry/v1/vuln_reports/${repoUid}?digest=${v1.manifestDigest}`,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${wharf.adminToken}`, "content-type": "application/json" },
+        body: report,
+      },
+    );
+    assert.equal(uploaded.status, 200, await uploaded.text());
+
+    const page = await open(repoPath);
+    await signIn(page);
+    const [newest, oldest] = [
+      page.getByTestId("history-record").nth(0),
+      page.getByTestId("history-record").nth(1),
+    ];
+    const counts = oldest.getByTestId("severity-counts");
+    await counts.waitFor();
+    assert.equal(await counts.textContent(), "1 critical1 high1 medium1 low");
+    await newest.getByText("no vulnerability report").waitFor();
+
+    await oldest.getByRole("link", { name: v1.manifestDigest.slice(0, 19) }).click();
+    await page.getByRole("heading", { name: v1.manifestDigest.slice(0, 19) }).waitFor();
+    const summary = page.getByTestId("severity-summary");
+    await summary.waitFor();
+    assert.match(
+      (await summary.getByRole("row").filter({ hasText: "critical" }).textContent()) ?? "",
+      /^critical1\d$/,
+    );
+    const matches = page.getByTestId("matches").locator("tbody tr");
+    assert.equal(await matches.count(), 4);
+    assert.ok(
+      (await page.getByRole("link", { name: "CVE-2026-10003" }).getAttribute("href"))?.startsWith("https://"),
+      "each vulnerability links to its description",
+    );
+    await page.getByLabel("Fixable only").check();
+    assert.equal(await matches.count(), 2, "two matches have a fix");
+    await page.getByLabel("Fixable only").uncheck();
+    await page.getByLabel("Minimum severity").selectOption("high");
+    assert.equal(await matches.count(), 2, "critical and high");
+    await page.getByRole("cell", { name: "amd64" }).waitFor();
+    await page.getByText("No signatures, SBOMs or attestations").waitFor();
+    await screenshot(page, "image");
+    await page.close();
+  });
+
+  it("is usable at a phone's width (390 px): no sideways scrolling, navigation reachable", {
+    skip: skopeoSkip,
+  }, async () => {
+    assert.ok(v1, "flow 3 pushed the images");
+    const page = await open(repoPath);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await signIn(page);
+    await page.getByTestId("history-record").nth(1).waitFor();
+    const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+    assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "Organizations" })
+      .waitFor();
+    await screenshot(page, "repo-phone");
+    await page.close();
+  });
+
+  it("is keyboard-usable: the first Tab reaches 'Skip to content', which moves focus to the page", async () => {
+    const page = await open("/advisories");
+    await signIn(page);
+    await page.getByRole("heading", { name: "Security advisories" }).waitFor();
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate<string>("document.activeElement?.textContent ?? ''"), "Skip to content");
+    await page.keyboard.press("Enter");
+    assert.equal(new URL(page.url()).hash, "#main");
+    await page.getByText("No advisory matches").waitFor();
+    await screenshot(page, "advisories");
+    await page.getByRole("link", { name: "Libraries" }).click();
+    await page.getByRole("tab", { name: /Java/ }).first().waitFor();
+    await page.getByText("No library matches").waitFor();
+    await screenshot(page, "libraries");
     await page.close();
   });
 
