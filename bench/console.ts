@@ -7,7 +7,8 @@
 // after the commit). That covers loading index.html and the bundle, the page's chunk, the API
 // calls (repo, group path, 200 tags in one page, the registry token exchange and the 1,000-record
 // history) and rendering. The per-record details (architectures, size, report) of the first
-// records load after the mark. Each run loads the page BENCH_LOADS times (default 7) after one
+// records load after the mark. BENCH_RESOURCES=1 also prints the last load's requests (start-end,
+// ms since navigation start) to see the critical path. Each run loads the page BENCH_LOADS times (default 7) after one
 // warm-up load (bundle cache and server JIT) and prints min, median and max.
 //
 // The server runs in this process from the build in dist/ (the npm script builds it first).
@@ -110,9 +111,10 @@ async function main(): Promise<void> {
         if (load > 0) timings.push(rendered);
         if (process.env.BENCH_RESOURCES && load === LOADS) {
           const entries = await page.evaluate(() =>
-            performance
-              .getEntriesByType("resource")
-              .map((e) => `${e.startTime.toFixed(0)}-${e.responseEnd.toFixed(0)} ${e.name.replace(/^https?:\/\/[^/]+/, "")}`),
+            performance.getEntriesByType("resource").map((e) => {
+              const end = e.startTime + e.duration;
+              return `${e.startTime.toFixed(0)}-${end.toFixed(0)} ms ${e.name.replace(/^https?:\/\/[^/]+/, "")}`;
+            }),
           );
           console.log(entries.join("\n"));
         }
