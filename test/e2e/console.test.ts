@@ -335,6 +335,69 @@ describe("the web console in headless Chromium", { skip: chromiumSkip }, () => {
     await page.close();
   });
 
+  it("renders the readme safely: marks and links, hostile HTML as text, no script or image", {
+    skip: skopeoSkip,
+  }, async () => {
+    assert.ok(repoUid, "flow 2 created the repository");
+    const readme = [
+      "# Shop web",
+      "Run **it** with `docker run`; see [the docs](https://example.com/docs).",
+      '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">',
+      "[bad](javascript:window.pwned=3)",
+    ].join("\n\n");
+    // The API refuses such a readme; one already stored (older server, direct import) must stay inert.
+    const refused = await wharf.api(`/registry/v2/repos/${repoUid}/readme`, {
+      method: "PATCH",
+      token: wharf.adminToken,
+      body: { content: readme },
+    });
+    assert.equal(refused.status, 400);
+    const row = await wharf.store.repos.get(repoUid);
+    assert.ok(row);
+    await wharf.store.repos.update({ ...row, readme });
+    const page = await open(repoPath);
+    await signIn(page);
+    const rendered = page.locator(".readme");
+    await rendered.getByRole("heading", { name: "Shop web" }).waitFor();
+    assert.equal(await rendered.locator("strong").textContent(), "it");
+    assert.equal(
+      await rendered.getByRole("link", { name: "the docs" }).getAttribute("href"),
+      "https://example.com/docs",
+    );
+    assert.equal(await rendered.locator("script, img, [onerror]").count(), 0);
+    assert.match((await rendered.textContent()) ?? "", /<script>window\.pwned = 1<\/script>/);
+    await rendered.getByText("bad", { exact: true }).click();
+    assert.equal(await page.evaluate<unknown>("window.pwned"), undefined, "nothing in the readme ran");
+    await page.close();
+  });
+
+  it("keeps another organization's member out: the repository page shows PERMISSION_DENIED", {
+    skip: skopeoSkip,
+  }, async () => {
+    assert.ok(repoPath, "flow 2 created the repository");
+    const outsider = await wharf.create(`/iam/v2/identities/${acme}`, {
+      name: "outsider",
+      claimMatch: { issuer: "https://ci.example", subject: "outsider" },
+    });
+    await wharf.create(`/iam/v2/roleBindings/${acme}`, {
+      identityUid: outsider,
+      roleUid: BUILT_IN_ROLE_UIDS.owner,
+    });
+    const page = await open(repoPath);
+    await page.getByLabel("Token", { exact: true }).fill(await wharf.tokenFor(outsider));
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("alert").filter({ hasText: "PERMISSION_DENIED" }).first().waitFor();
+    assert.equal(await page.getByTestId("history-record").count(), 0, "no history of shop/web");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Organizations" }).click();
+    await page.getByRole("link", { name: "acme", exact: true }).waitFor();
+    assert.equal(
+      await page.getByRole("link", { name: "shop", exact: true }).count(),
+      0,
+      "shop is not listed",
+    );
+    await page.close();
+  });
+
   it("is usable at a phone's width (390 px): no sideways scrolling, navigation reachable", {
     skip: skopeoSkip,
   }, async () => {

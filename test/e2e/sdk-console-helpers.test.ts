@@ -12,9 +12,10 @@ import {
   staticToken,
   WharfApiError,
 } from "../../src/sdk/index.js";
+import { OCI_MANIFEST, pushBlob, pushImage, putManifest, sha256 } from "../support/registry-push.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
-describe("the SDK's helpers for the console: whoAmI (GET /auth/v1/ok), redeemLoginCode", () => {
+describe("the SDK's helpers for the console: whoAmI, browser login, referrers", () => {
   let wharf: TestServer;
   let acme: string;
   let viewer: string;
@@ -102,5 +103,39 @@ describe("the SDK's helpers for the console: whoAmI (GET /auth/v1/ok), redeemLog
       foreign.fieldViolations.map((v) => v.field),
       ["redirect"],
     );
+  });
+
+  it("referrers lists the manifests whose subject is an image, [] when none, NOT_FOUND for no image", async () => {
+    const token = await wharf.registryToken();
+    const image = await pushImage(wharf, "acme/app", "v1", token, "referred image");
+    const empty = Buffer.from("{}");
+    await pushBlob(wharf, "acme/app", empty, token);
+    const sbom = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: OCI_MANIFEST,
+        artifactType: "application/spdx+json",
+        config: { mediaType: "application/vnd.oci.empty.v1+json", digest: sha256(empty), size: 2 },
+        layers: [{ mediaType: "application/vnd.oci.empty.v1+json", digest: sha256(empty), size: 2 }],
+        subject: { mediaType: OCI_MANIFEST, digest: image.digest, size: image.manifest.length },
+      }),
+    );
+    const put = await putManifest(wharf, "acme/app", sha256(sbom), sbom, token);
+    assert.equal(put.status, 201, await put.text());
+
+    const client = createWharfClient({ apiUrl: wharf.apiUrl, tokenSource: staticToken(wharf.adminToken) });
+    const referrers = await client.referrers("acme/app", image.digest);
+    assert.deepEqual(
+      referrers.map((r) => [r.digest, r.artifactType, r.mediaType]),
+      [[sha256(sbom), "application/spdx+json", OCI_MANIFEST]],
+    );
+    assert.equal(referrers[0]?.size, sbom.length);
+    assert.deepEqual(await client.referrers("acme/app", sha256(sbom)), [], "nothing refers to the SBOM");
+    const missing = await client.referrers("acme/nope", image.digest).then(
+      () => assert.fail("answered"),
+      (e: unknown) => e as WharfApiError,
+    );
+    assert.ok(missing instanceof WharfApiError);
+    assert.equal(missing.code, Code.NotFound);
   });
 });
