@@ -1,7 +1,9 @@
 import { type FormEvent, useState } from "react";
 import { ApiError } from "../components/api-error";
+import { CheckboxField } from "../components/checkbox-field";
 import { EmptyState } from "../components/empty-state";
 import { Loading } from "../components/loading";
+import { SelectField } from "../components/select-field";
 import { TokenPager } from "../components/token-pager";
 import { formatTime } from "../lib/format";
 import { useQuery } from "../lib/use-query";
@@ -91,42 +93,23 @@ export default function AdvisoriesPage() {
           {text("query", "Search (artifact, component or alias)")}
           {text("artifact", "Artifact name")}
           {text("alias", "Alias (CVE-…, GHSA-…)")}
-          <div className="field">
-            <label htmlFor="adv-type">Artifact type</label>
-            <select
-              id="adv-type"
-              value={draft.artifactType}
-              onChange={(e) => setDraft({ ...draft, artifactType: e.target.value })}
-            >
-              {ARTIFACT_TYPES.map((t) => (
-                <option key={t} value={t}>
-                  {t || "Any"}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="adv-event">Latest event</label>
-            <select
-              id="adv-event"
-              value={draft.latestEvent}
-              onChange={(e) => setDraft({ ...draft, latestEvent: Number(e.target.value) })}
-            >
-              {EVENT_TYPES.map((t) => (
-                <option key={t.value} value={t.value}>
-                  {t.label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={draft.showDeleted}
-              onChange={(e) => setDraft({ ...draft, showDeleted: e.target.checked })}
-            />{" "}
-            Include withdrawn
-          </label>
+          <SelectField
+            label="Artifact type"
+            value={draft.artifactType}
+            choices={ARTIFACT_TYPES.map((t) => ({ value: t, label: t || "Any" }))}
+            onChange={(artifactType) => setDraft({ ...draft, artifactType })}
+          />
+          <SelectField
+            label="Latest event"
+            value={String(draft.latestEvent)}
+            choices={EVENT_TYPES.map((t) => ({ value: String(t.value), label: t.label }))}
+            onChange={(latestEvent) => setDraft({ ...draft, latestEvent: Number(latestEvent) })}
+          />
+          <CheckboxField
+            label="Include withdrawn"
+            checked={draft.showDeleted}
+            onChange={(checked) => setDraft({ ...draft, showDeleted: checked })}
+          />
           <button type="submit">Search</button>
         </form>
       </search>

@@ -6,6 +6,7 @@ import { ConfirmButton } from "../components/confirm-button";
 import { CreateForm } from "../components/create-form";
 import { EmptyState } from "../components/empty-state";
 import { Loading } from "../components/loading";
+import { SelectField } from "../components/select-field";
 import { collect } from "../lib/collect";
 import { formatAgo, formatTime, pathWithUid } from "../lib/format";
 import { useGroupPath, useRegistryHost } from "../lib/paths";
@@ -92,20 +93,12 @@ export default function GroupPage(params: Record<string, string>) {
             />
           </div>
           <button type="submit">Search</button>
-          <div className="field">
-            <label htmlFor="repo-sort">Sort</label>
-            <select
-              id="repo-sort"
-              value={query.sort}
-              onChange={(e) => go({ ...query, sort: e.target.value, page: 0 })}
-            >
-              {REPO_SORTS.map((s) => (
-                <option key={s.value} value={s.value}>
-                  {s.label}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            label="Sort"
+            value={query.sort}
+            choices={REPO_SORTS}
+            onChange={(sort) => go({ ...query, sort, page: 0 })}
+          />
         </form>
       </search>
       <ApiError error={repos.error} />

@@ -2,10 +2,12 @@ import { useState } from "react";
 import { SEVERITY_NAMES, type SeverityName, severityName, summarize } from "wharf/sdk";
 import { ApiError } from "../components/api-error";
 import { Breadcrumbs } from "../components/breadcrumbs";
+import { CheckboxField } from "../components/checkbox-field";
 import { CopyButton } from "../components/copy-button";
 import { EmptyState } from "../components/empty-state";
 import { Loading } from "../components/loading";
 import { PullInstructions } from "../components/pull-instructions";
+import { SelectField } from "../components/select-field";
 import { formatBytes, formatTime, pathWithUid, shortDigest } from "../lib/format";
 import { digestDetails } from "../lib/image-details";
 import { safeHref } from "../lib/markdown";
@@ -138,29 +140,17 @@ function VulnerabilityReport({
         </tbody>
       </table>
       <div className="toolbar">
-        <div className="field">
-          <label htmlFor="min-severity">Minimum severity</label>
-          <select
-            id="min-severity"
-            value={filter.minimum}
-            onChange={(e) => setFilter({ ...filter, minimum: e.target.value as SeverityName | "" })}
-          >
-            <option value="">Any</option>
-            {SEVERITY_NAMES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            checked={filter.fixableOnly}
-            onChange={(e) => setFilter({ ...filter, fixableOnly: e.target.checked })}
-          />{" "}
-          Fixable only
-        </label>
+        <SelectField
+          label="Minimum severity"
+          value={filter.minimum}
+          choices={[{ value: "", label: "Any" }, ...SEVERITY_NAMES.map((s) => ({ value: s, label: s }))]}
+          onChange={(minimum) => setFilter({ ...filter, minimum: minimum as SeverityName | "" })}
+        />
+        <CheckboxField
+          label="Fixable only"
+          checked={filter.fixableOnly}
+          onChange={(checked) => setFilter({ ...filter, fixableOnly: checked })}
+        />
       </div>
       <div className="table-wrap">
         <table data-testid="matches">

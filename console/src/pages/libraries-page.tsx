@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from "react";
 import { ApiError } from "../components/api-error";
+import { CheckboxField } from "../components/checkbox-field";
 import { EmptyState } from "../components/empty-state";
 import { Loading } from "../components/loading";
 import { TokenPager } from "../components/token-pager";
@@ -73,14 +74,11 @@ export default function LibrariesPage() {
               spellCheck={false}
             />
           </div>
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={draft.remediated}
-              onChange={(e) => setDraft({ ...draft, remediated: e.target.checked })}
-            />{" "}
-            With remediated builds only
-          </label>
+          <CheckboxField
+            label="With remediated builds only"
+            checked={draft.remediated}
+            onChange={(checked) => setDraft({ ...draft, remediated: checked })}
+          />
           <button type="submit">Search</button>
         </form>
       </search>
