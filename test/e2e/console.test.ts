@@ -211,6 +211,32 @@ describe("the web console in headless Chromium", { skip: chromiumSkip }, () => {
     await page.close();
   });
 
+  it("lists a group's repositories with name search, sort and pages", async () => {
+    assert.ok(repoUid, "flow 2 created the repository");
+    const shop = repoUid.split("/").slice(0, -1).join("/");
+    for (const name of ["api", "web-admin", "docs"])
+      await wharf.create(`/registry/v2/repos/${shop}`, { name });
+    const page = await open(`/groups/${shop}`);
+    await signIn(page);
+    const names = async () =>
+      (await page.locator("table tbody tr td:first-child").allTextContents()).join(",");
+    await page.getByRole("link", { name: "web-admin" }).waitFor();
+    assert.equal(await names(), "api,docs,web,web-admin");
+    await page.getByLabel("Sort").selectOption("name desc");
+    await page.waitForURL(/sort=name\+desc/);
+    await page.getByRole("row").nth(1).filter({ hasText: "web-admin" }).waitFor();
+    assert.equal(await names(), "web-admin,web,docs,api");
+    await page.getByRole("searchbox", { name: "Search by name" }).fill("WEB");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.waitForURL(/q=WEB/);
+    await page.getByText("Page 1 of 1 (2 repositories)").waitFor();
+    assert.equal(await names(), "web-admin,web");
+    await page.getByRole("searchbox", { name: "Search by name" }).fill("nothing-like-it");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByText(/No repository name contains/).waitFor();
+    await page.close();
+  });
+
   it("flow 3: two images pushed to one tag with skopeo are both on the timeline, newest first", {
     skip: skopeoSkip,
   }, async () => {
@@ -230,9 +256,21 @@ describe("the web console in headless Chromium", { skip: chromiumSkip }, () => {
       ]);
       assert.equal(pushed.code, 0, pushed.stderr);
     }
+    const eol = await wharf.api(`/registry/v2/tags/${repoUid}`, {
+      method: "POST",
+      token: wharf.adminToken,
+      body: { name: "old", digest: v1.manifestDigest, deprecated: true },
+    });
+    assert.equal(eol.status, 200, await eol.text());
     const page = await open(repoPath);
     await signIn(page);
     await page.getByRole("heading", { name: "History of latest" }).waitFor();
+    await page.getByRole("row").filter({ hasText: "old" }).getByText("deprecated (EOL)").waitFor();
+    assert.equal(
+      await page.getByText("deprecated (EOL)").count(),
+      1,
+      "only the deprecated tag has the badge",
+    );
     const records = page.getByTestId("history-record");
     await records.nth(1).waitFor();
     assert.equal(await records.count(), 2);
