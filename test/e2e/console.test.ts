@@ -123,6 +123,16 @@ describe("the web console in headless Chromium", { skip: chromiumSkip }, () => {
     await page.close();
   });
 
+  it("signs the tab out when the pasted token expires", async () => {
+    const page = await open("/");
+    await page.getByLabel("Token", { exact: true }).fill(await wharf.tokenFor(ADMIN_IDENTITY_UID, 4));
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("heading", { name: /^Welcome/ }).waitFor();
+    await page.getByRole("heading", { name: "Sign in to Wharf" }).waitFor({ timeout: 15_000 });
+    assert.equal(await page.evaluate<number>("sessionStorage.length"), 0);
+    await page.close();
+  });
+
   it("signs in through an organization's identity provider (PKCE) and shows the person's groups", async () => {
     const page = await open(`/orgs?identity_provider=${newChildUid(acme)}`);
     await page.getByRole("button", { name: "Continue to sign in" }).click();

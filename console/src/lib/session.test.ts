@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { clearSession, loadSession, normalizeToken, saveSession } from "./session";
+import { clearSession, loadSession, normalizeToken, saveSession, sessionEndsAt } from "./session";
 
 const JWT = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl";
 
@@ -34,5 +34,24 @@ describe("normalizeToken", () => {
     expect(normalizeToken("hello")).toBeUndefined();
     expect(normalizeToken("a.b")).toBeUndefined();
     expect(normalizeToken("a.b.c d")).toBeUndefined();
+  });
+});
+
+describe("sessionEndsAt", () => {
+  const jwtWith = (claims: object) =>
+    `eyJhbGciOiJFUzI1NiJ9.${btoa(JSON.stringify(claims)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")}.sig`;
+
+  it("takes the recorded expiry first, else the token's exp claim", () => {
+    expect(
+      sessionEndsAt({ token: jwtWith({ exp: 100 }), method: "browser", expiry: "2026-01-01T00:00:00Z" }),
+    ).toBe(Date.parse("2026-01-01T00:00:00Z"));
+    expect(sessionEndsAt({ token: jwtWith({ exp: 1_800_000_000 }), method: "token" })).toBe(
+      1_800_000_000_000,
+    );
+  });
+
+  it("knows nothing from a token without exp or one that does not decode", () => {
+    expect(sessionEndsAt({ token: jwtWith({ sub: "x" }), method: "token" })).toBeUndefined();
+    expect(sessionEndsAt({ token: "a.%%%.c", method: "token" })).toBeUndefined();
   });
 });

@@ -41,3 +41,23 @@ export function normalizeToken(input: string): string | undefined {
   const token = input.trim().replace(/^bearer\s+/i, "");
   return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token) ? token : undefined;
 }
+
+/**
+ * When the session ends (ms since the epoch): its recorded expiry, else the token's `exp` claim
+ * (read without verifying: the server verifies; this only signs the tab out in time). Undefined
+ * when neither is known.
+ */
+export function sessionEndsAt(session: Session): number | undefined {
+  if (session.expiry) {
+    const at = Date.parse(session.expiry);
+    if (!Number.isNaN(at)) return at;
+  }
+  try {
+    const payload = session.token.split(".")[1] ?? "";
+    const json = atob(payload.replace(/-/g, "+").replace(/_/g, "/"));
+    const exp = (JSON.parse(json) as { exp?: unknown }).exp;
+    return typeof exp === "number" ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}

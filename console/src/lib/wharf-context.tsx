@@ -7,7 +7,7 @@ import {
   type WharfClient,
   type WhoAmI,
 } from "wharf/sdk";
-import { clearSession, loadSession, type Session, saveSession } from "./session";
+import { clearSession, loadSession, type Session, saveSession, sessionEndsAt } from "./session";
 
 /** What the app knows about the signed-in user and how it reaches the API. */
 export interface WharfSession {
@@ -31,12 +31,17 @@ export function clientFor(apiUrl: string, token: string | undefined): WharfClien
 
 /**
  * Holds the session (sessionStorage) and the SDK client built on it. A stored token the server no
- * longer accepts (expired, revoked) signs the user out.
+ * longer accepts (expired, revoked) signs the user out, and so does the token's expiry.
  */
 export function WharfProvider({ apiUrl, children }: { apiUrl: string; children: ReactNode }) {
   const [session, setSession] = useState(() => loadSession());
   const [me, setMe] = useState<WhoAmI>();
   const client = useMemo(() => clientFor(apiUrl, session?.token), [apiUrl, session]);
+  const signOut = useCallback(() => {
+    clearSession();
+    setMe(undefined);
+    setSession(undefined);
+  }, []);
 
   useEffect(() => {
     if (!session || me) return;
@@ -44,16 +49,22 @@ export function WharfProvider({ apiUrl, children }: { apiUrl: string; children: 
     client.whoAmI().then(
       (who) => live && setMe(who),
       (err: unknown) => {
-        if (live && isWharfApiError(err) && err.code === Code.Unauthenticated) {
-          clearSession();
-          setSession(undefined);
-        }
+        if (live && isWharfApiError(err) && err.code === Code.Unauthenticated) signOut();
       },
     );
     return () => {
       live = false;
     };
-  }, [client, session, me]);
+  }, [client, session, me, signOut]);
+
+  // Sign the tab out when the token expires, rather than let every call fail.
+  useEffect(() => {
+    const endsAt = session ? sessionEndsAt(session) : undefined;
+    // setTimeout holds at most about 24 days; a token living longer is checked by the server only.
+    if (endsAt === undefined || endsAt - Date.now() > 2 ** 31 - 1) return;
+    const timer = setTimeout(signOut, Math.max(0, endsAt - Date.now()));
+    return () => clearTimeout(timer);
+  }, [session, signOut]);
 
   const signIn = useCallback(
     async (next: Session) => {
@@ -64,11 +75,6 @@ export function WharfProvider({ apiUrl, children }: { apiUrl: string; children: 
     },
     [apiUrl],
   );
-  const signOut = useCallback(() => {
-    clearSession();
-    setMe(undefined);
-    setSession(undefined);
-  }, []);
 
   const value = useMemo(
     () => ({ client, session, me, signIn, signOut }),

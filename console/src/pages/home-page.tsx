@@ -1,4 +1,5 @@
 import { EmptyState } from "../components/empty-state";
+import { pathWithUid } from "../lib/format";
 import { Link } from "../lib/router";
 import { useWharf } from "../lib/wharf-context";
 
@@ -53,7 +54,7 @@ export default function HomePage() {
             {me.groups.map((g) => (
               <tr key={g.uid}>
                 <td>
-                  <Link to={`/groups/${g.uid}`}>{g.name || g.uid}</Link>
+                  <Link to={pathWithUid("/groups", g.uid)}>{g.name || g.uid}</Link>
                 </td>
                 <td>{g.role.name}</td>
                 <td className="caps">{g.capabilities.join(", ")}</td>
