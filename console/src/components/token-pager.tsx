@@ -1,24 +1,21 @@
-/** Previous / next buttons for page-token lists. */
+import type { TokenPages } from "../lib/use-token-pages";
+
+/** Previous / next buttons for a page-token list paged by {@link useTokenPages}. */
 export function TokenPager({
-  page,
+  pages,
   nextToken,
-  onNext,
-  onPrevious,
 }: {
-  /** 1-based. */
-  page: number;
+  pages: TokenPages;
   /** "" on the last page. */
   nextToken: string;
-  onNext: (token: string) => void;
-  onPrevious: () => void;
 }) {
   return (
     <nav className="pager" aria-label="Pages">
-      <button type="button" className="secondary" disabled={page <= 1} onClick={onPrevious}>
+      <button type="button" className="secondary" disabled={pages.page <= 1} onClick={pages.previous}>
         Previous
       </button>
-      <span>Page {page}</span>
-      <button type="button" className="secondary" disabled={!nextToken} onClick={() => onNext(nextToken)}>
+      <span>Page {pages.page}</span>
+      <button type="button" className="secondary" disabled={!nextToken} onClick={() => pages.next(nextToken)}>
         Next
       </button>
     </nav>

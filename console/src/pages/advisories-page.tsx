@@ -155,12 +155,7 @@ export default function AdvisoriesPage() {
               </tbody>
             </table>
           </div>
-          <TokenPager
-            page={pages.page}
-            nextToken={list.data.nextPageToken}
-            onNext={pages.next}
-            onPrevious={pages.previous}
-          />
+          <TokenPager pages={pages} nextToken={list.data.nextPageToken} />
         </>
       )}
     </main>

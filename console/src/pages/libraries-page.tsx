@@ -110,12 +110,7 @@ export default function LibrariesPage() {
               </li>
             ))}
           </ul>
-          <TokenPager
-            page={pages.page}
-            nextToken={list.data.nextPageToken}
-            onNext={pages.next}
-            onPrevious={pages.previous}
-          />
+          <TokenPager pages={pages} nextToken={list.data.nextPageToken} />
         </>
       )}
     </main>
