@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import type { BrowserContext, Page } from "playwright-core";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { BUILT_IN_ROLE_UIDS } from "../../src/authz/built-in-roles.js";
@@ -12,7 +15,10 @@ import { chromiumSkip, launchChromium } from "../support/chromium.js";
 import { type ImageLayoutResult, writeImageLayout } from "../support/oci-layout.js";
 import { type OidcPeer, startOidcPeer } from "../support/oidc-peer.js";
 import { runSkopeo, skopeoSkip } from "../support/skopeo.js";
+import { WHARF } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
+
+const run = promisify(execFile);
 
 /** Where each page's screenshot goes (git-ignored); CI keeps it as an artifact. */
 const ARTIFACTS = join(new URL("../..", import.meta.url).pathname, "test-artifacts", "console");
@@ -473,10 +479,65 @@ describe("the web console in headless Chromium", { skip: chromiumSkip }, () => {
     await page.keyboard.press("Enter");
     assert.equal(new URL(page.url()).hash, "#main");
     await page.getByText("No advisory matches").waitFor();
-    await screenshot(page, "advisories");
+    await screenshot(page, "advisories-empty");
     await page.getByRole("link", { name: "Libraries" }).click();
     await page.getByRole("tab", { name: /Java/ }).first().waitFor();
     await page.getByText("No library matches").waitFor();
+    await screenshot(page, "libraries-empty");
+    await page.close();
+  });
+
+  it("searches advisories by alias and browses libraries by ecosystem, with versions", async () => {
+    const imported = await run(process.execPath, [
+      WHARF,
+      "import",
+      "libraries",
+      fileURLToPath(new URL("../fixtures/libraries/catalogue.jsonl", import.meta.url)),
+      "--data-dir",
+      wharf.dataDir,
+    ]);
+    assert.match(imported.stderr, /created 21/);
+    const now = Date.now();
+    for (const [i, name, alias] of [
+      [1, "openssl", "CVE-2026-10003"],
+      [2, "curl", "CVE-2026-20001"],
+    ] as const) {
+      await wharf.store.advisories.upsert({
+        ...{
+          uid: String(i).repeat(40),
+          advisoryId: `CGA-000${i}-0000-0000`,
+          legacyAdvisoryId: "",
+          author: "test",
+        },
+        ...{ artifactName: name, artifactType: "apk", artifactArchitecture: "", componentName: "" },
+        ...{ componentType: "", componentLocation: "", originPackage: name, packageNamespace: "wolfi" },
+        ...{ aliases: [alias], events: [], severities: [], findings: "", createTime: now, updateTime: now },
+      });
+    }
+    const page = await open("/advisories");
+    await signIn(page);
+    const rows = page.locator("table tbody tr");
+    await rows.nth(1).waitFor();
+    assert.equal(await rows.count(), 2);
+    await page.getByLabel("Alias (CVE-…, GHSA-…)").fill("CVE-2026-20001");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByText("1 advisories").waitFor();
+    assert.match((await rows.first().textContent()) ?? "", /CGA-0002-0000-0000.*curl/);
+    await screenshot(page, "advisories");
+
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Libraries" }).click();
+    const java = page.getByRole("tab", { name: /^Java \(\d+\)$/ });
+    await java.waitFor();
+    assert.equal(await java.getAttribute("aria-selected"), "true");
+    await page.getByRole("button", { name: "org.springframework:spring-core" }).click();
+    const versions = page.locator("table.versions tbody tr");
+    await versions.first().waitFor();
+    assert.match((await versions.first().textContent()) ?? "", /^6\.1\.5/, "newest version first");
+    await page.getByRole("tab", { name: /^Python/ }).click();
+    await page.getByRole("button", { name: "Flask-Admin" }).waitFor();
+    await page.getByLabel("Name contains").fill("flask");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByRole("button", { name: "Flask-Admin" }).waitFor();
     await screenshot(page, "libraries");
     await page.close();
   });
