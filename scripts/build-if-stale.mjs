@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Compiles src/ into dist/ (`npm run build`) unless dist/ is newer than every source file (tests
-// aside), folder and build setting, so tests that spawn bin/wharf.js run the code being tested.
+// Compiles src/ into dist/ and builds the console (console/ into dist/console) with `npm run build`
+// unless dist/ is newer than every source file (tests aside), folder and build setting, so tests
+// that spawn bin/wharf.js or open the console run the code being tested.
 // The check costs a few milliseconds; tsc's own incremental check takes seconds when nothing changed.
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync, utimesSync } from "node:fs";
@@ -17,18 +18,22 @@ function newest(path) {
   if (!stat.isDirectory()) return stat.mtimeMs;
   let latest = stat.mtimeMs; // a folder's time changes when an entry is added, removed or renamed
   for (const name of readdirSync(path)) {
-    if (!name.endsWith(".test.ts")) latest = Math.max(latest, newest(join(path, name)));
+    if (!/\.test\.tsx?$/.test(name)) latest = Math.max(latest, newest(join(path, name)));
   }
   return latest;
 }
 
-/** Builds dist/ when it is missing or older than src/ or the build settings; throws when tsc fails. */
+/** Builds dist/ when it is missing or older than src/, console/ or the build settings; throws when the build fails. */
 export function buildIfStale() {
   let built = 0;
   try {
     built = statSync(stamp).mtimeMs;
   } catch {}
-  const sources = Math.max(newest(join(root, "src")), ...settings.map((f) => newest(join(root, f))));
+  const sources = Math.max(
+    newest(join(root, "src")),
+    newest(join(root, "console")),
+    ...settings.map((f) => newest(join(root, f))),
+  );
   if (built > sources) return;
   const started = Date.now();
   const tsc = spawnSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });

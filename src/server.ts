@@ -53,6 +53,7 @@ import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
 import { createApiReferenceRoutes } from "./transport/api-reference-routes.js";
+import { createConsoleRoutes } from "./transport/console-routes.js";
 import { createApiHandler, startApiServer } from "./transport/create-api-handler.js";
 import { createOperationsRoutes } from "./transport/operations-routes.js";
 import { createVulnReferrerIngest } from "./vulnreports/referrer-ingest.js";
@@ -220,6 +221,9 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       blobs,
       logger,
     });
+    const webConsole = createConsoleRoutes({
+      connectOrigins: () => (registryUrl ? [new URL(registryUrl).origin] : []),
+    });
     const handler = createApiHandler({
       bindings,
       authenticator: verifier,
@@ -245,6 +249,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           accessFor: (principal) => access.accessFor(principal),
         }),
         ...createApiReferenceRoutes(),
+        ...webConsole.routes,
         ...createFederationRoutes({
           sts: federation.sts,
           issuerUrl: issuer.issuerUrl,
@@ -271,6 +276,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           }),
         ),
       ],
+      fallbackRoute: webConsole.fallback,
     });
     const registry = await startRegistry(config, {
       ...{ store, issuer, access, apiUrl, clock, logger, blobs, events, pullEvents },
@@ -357,6 +363,7 @@ async function startRegistry(
     pullEvents,
     clock,
     registryUrl: url,
+    consoleOrigin: new URL(apiUrl).origin,
     readiness: parts.readiness,
     metrics: parts.metrics,
     vulnReferrers: createVulnReferrerIngest({

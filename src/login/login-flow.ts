@@ -2,10 +2,10 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Issuer } from "../auth/issuer.js";
 import type { Clock } from "../core/clock.js";
 import { invalidArgument, isDomainError, permissionDenied } from "../core/errors.js";
-import { isLoopbackHost } from "../core/loopback-host.js";
 import { redeemAuthorizationCode, type UpstreamOidc } from "../oidc/upstream-oidc.js";
 import type { Store } from "../storage/store.js";
 import { type DefaultLoginProvider, type LoginProvider, resolveLoginProvider } from "./login-provider.js";
+import { checkLoginRedirect } from "./login-redirect.js";
 import { registerPerson, type VerifiedPerson } from "./register-person.js";
 import { SESSION_GRANTS_CLAIM } from "./session-grants.js";
 
@@ -75,7 +75,8 @@ export interface LoginFlowDeps {
  * The browser login: authorization code + PKCE through an organization's identity provider or the
  * server's default one, then a one-time code the CLI redeems with its own PKCE verifier.
  *
- * 1. `start`: the CLI sends the browser to `/oauth?redirect=<loopback callback>&code_challenge=…`;
+ * 1. `start`: the CLI sends the browser to `/oauth?redirect=<loopback callback>&code_challenge=…`
+ *    (or the web console, with its own `/login/callback` as the redirect);
  *    Wharf remembers the login and redirects to the provider (its own state, nonce and PKCE pair).
  * 2. `callback`: the provider redirects back; Wharf redeems the code, verifies the ID token
  *    (issuer, client audience, nonce), registers the person on first login (default role of an
@@ -141,7 +142,7 @@ export function createLoginFlow(deps: LoginFlowDeps) {
       /** Passed on to the provider (OIDC `login_hint`), e.g. the email to log in as. */
       loginHint: string;
     }): Promise<string> {
-      const redirect = loopbackRedirect(params.redirect);
+      const redirect = checkLoginRedirect(params.redirect, deps.apiUrl);
       if (params.codeChallengeMethod !== "" && params.codeChallengeMethod !== "S256") {
         throw invalidArgument("code_challenge_method", "only S256 is supported");
       }
@@ -250,21 +251,6 @@ export function createLoginFlow(deps: LoginFlowDeps) {
       return tokens;
     },
   };
-}
-
-/** Only loopback http(s) URLs: the login's tokens must not be handed to another host. */
-function loopbackRedirect(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalidArgument("redirect", "must be an absolute URL");
-  }
-  const loopback = isLoopbackHost(url.hostname);
-  if (!loopback || (url.protocol !== "http:" && url.protocol !== "https:") || url.username || url.password) {
-    throw invalidArgument("redirect", "must be a loopback URL (http://127.0.0.1:<port>/…) of the CLI");
-  }
-  return url.toString();
 }
 
 /** The person an ID token of `provider` names; PERMISSION_DENIED without a subject. */

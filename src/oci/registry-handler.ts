@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { HEALTHZ_PATH, READYZ_PATH, readinessAnswer } from "../observability/readiness.js";
 import { deleteBlob, getBlob } from "./blob-handlers.js";
 import { CLIENT_CLOSED_REQUEST, clientWentAway } from "./client-gone.js";
+import { applyConsoleCors } from "./console-cors.js";
 import { tagHistory } from "./history-handler.js";
 import { deleteManifest, getManifest, putManifest } from "./manifest-handlers.js";
 import { ContentLostError, OciError, ociError, sendOciError, toOciError } from "./oci-errors.js";
@@ -70,6 +71,7 @@ export function createRegistryHandler(depsOf: () => RegistryDeps, logger: (line:
       await answerProbe(deps, req, res, url.pathname);
       return;
     }
+    if (deps.consoleOrigin && applyConsoleCors(req, res, deps.consoleOrigin)) return;
     const ex: Exchange = { req, res, url, head: method === "HEAD" };
     const requestId = randomUUID();
     res.setHeader("docker-distribution-api-version", "registry/2.0");

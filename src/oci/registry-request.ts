@@ -35,6 +35,8 @@ export interface RegistryDeps {
   clock: Clock;
   /** Public URL of the registry (the audience of its tokens). */
   registryUrl: string;
+  /** Origin of the web console (the API's public URL), allowed read-only CORS (see `applyConsoleCors`). */
+  consoleOrigin?: string | undefined;
   /** Answers `/readyz` (never rejects). */
   readiness: () => Promise<ReadinessReport>;
   /** Counts requests, bytes, pushes and pulls; none when omitted. */

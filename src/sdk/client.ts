@@ -8,6 +8,7 @@ import { type ServiceTable, WHARF_SERVICES } from "./services.js";
 import { fetchServerConfig } from "./sts.js";
 import type { TokenSource } from "./token-sources.js";
 import { connectWebTransport, type TransportFactory } from "./web-transports.js";
+import { fetchWhoAmI, type WhoAmI } from "./who-am-i.js";
 
 /** Options of {@link createWharfClient}. */
 export interface WharfClientOptions {
@@ -37,6 +38,8 @@ export type WharfClient = ClientsOf<typeof WHARF_SERVICES> &
     readonly apiUrl: string;
     /** The registry's URL (given, or learned from the server). */
     registryUrl(): Promise<string>;
+    /** Who the token source's token belongs to, and their groups (`GET /auth/v1/ok`). */
+    whoAmI(): Promise<WhoAmI>;
     /**
      * The transport every service client uses, with the token source's interceptor (calls made on
      * it directly reject with Connect's ConnectError; the service clients turn that into WharfApiError).
@@ -86,6 +89,7 @@ export function createWharfClient(options: WharfClientOptions): WharfClient {
     }),
     apiUrl,
     registryUrl: learnRegistryUrl,
+    whoAmI: () => fetchWhoAmI(apiUrl, options.tokenSource, fetchFn),
     transport,
   };
 }

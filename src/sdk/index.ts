@@ -5,6 +5,16 @@
  */
 export { Code } from "@connectrpc/connect";
 export {
+  type BrowserLoginParameters,
+  browserLoginUrl,
+  checkBrowserLogin,
+  createPkcePair,
+  type LoginTokens,
+  type PkcePair,
+  randomUrlSafe,
+  redeemLoginCode,
+} from "./browser-login.js";
+export {
   type ClientsOf,
   clientsFor,
   createWharfClient,
@@ -25,6 +35,7 @@ export { type ItemOf, type ListMethod, listAll, pages } from "./pages.js";
 export {
   MANIFEST_ACCEPT,
   parseReference,
+  type Referrer,
   type RegistryHelpers,
   TAG_HISTORY_WINDOW,
   type TagHistoryRecord,
@@ -49,8 +60,22 @@ export {
   type TokenSource,
 } from "./token-sources.js";
 export {
+  countBySeverity,
+  filterMatches,
+  isFixable,
+  type MatchFilter,
+  SEVERITY_BY_NAME,
+  SEVERITY_NAMES,
+  type SeverityCount,
+  type SeverityName,
+  severityName,
+  summarize,
+  vulnerabilityIds,
+} from "./vuln-summary.js";
+export {
   connectWebTransport,
   grpcWebTransport,
   type TransportFactory,
   type TransportSettings,
 } from "./web-transports.js";
+export { fetchWhoAmI, type WhoAmI, type WhoAmIGroup } from "./who-am-i.js";

@@ -64,6 +64,21 @@ export interface RegistryHelpers {
     tag: string,
     window?: TagHistoryWindow,
   ): AsyncGenerator<TagHistoryRecord, void, undefined>;
+  /**
+   * The manifests whose subject is `digest` in `image` (the OCI referrers API): signatures, SBOMs,
+   * attestations, vulnerability reports. [] when there are none; NOT_FOUND for an unknown image.
+   */
+  referrers(image: string, digest: string): Promise<Referrer[]>;
+}
+
+/** One referrer of an image: a descriptor of the OCI referrers index. */
+export interface Referrer {
+  digest: string;
+  mediaType: string;
+  size: number;
+  /** E.g. `application/vnd.dev.cosign.artifact.sig.v1+json`; "" when the manifest names none. */
+  artifactType: string;
+  annotations: Record<string, string>;
 }
 
 /** What the registry helpers are built from. */
@@ -166,7 +181,26 @@ export function createRegistryHelpers(options: RegistryHelpersOptions): Registry
     }
   }
 
-  return { registryToken, resolve, tagHistory };
+  async function referrers(image: string, digest: string): Promise<Referrer[]> {
+    const registryUrl = await options.registryUrl();
+    const name = parseReference(image, registryUrl).name;
+    const token = await registryToken(`repository:${name}:pull`);
+    const url = new URL(`/v2/${name}/referrers/${digest}`, registryUrl);
+    const response = await send(fetchFn, url, {
+      method: "GET",
+      headers: { accept: "application/vnd.oci.image.index.v1+json", ...bearer(token) },
+    });
+    const index = (await response.json()) as { manifests?: Partial<Referrer>[] };
+    return (index.manifests ?? []).map((m) => ({
+      digest: m.digest ?? "",
+      mediaType: m.mediaType ?? "",
+      size: m.size ?? 0,
+      artifactType: m.artifactType ?? "",
+      annotations: m.annotations ?? {},
+    }));
+  }
+
+  return { registryToken, resolve, tagHistory, referrers };
 }
 
 /**

@@ -1,13 +1,8 @@
-import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { ServerResponse } from "node:http";
 import { createRequire } from "node:module";
-import { promisify } from "node:util";
-import { gzip } from "node:zlib";
 import openApiDocument from "../gen/openapi.json" with { type: "json" };
 import type { ExtraRoute } from "./create-api-handler.js";
-import { methodNotAllowed } from "./error-mapping.js";
-import { type AnyRequest, type AnyResponse, sendError } from "./http-response.js";
+import { once, serveStatic, staticBody } from "./static-answers.js";
 
 /** Where the OpenAPI 3.1 document of the REST API is served. */
 export const OPENAPI_PATH = "/openapi.json";
@@ -51,48 +46,6 @@ const DOCS_PAGE = `<!doctype html>
 </html>
 `;
 
-/** One fixed answer in both encodings, each with its own ETag (they are different representations). */
-interface StaticBody {
-  identity: Encoded;
-  gzip: Encoded;
-}
-
-interface Encoded {
-  bytes: Buffer;
-  etag: string;
-}
-
-const gzipAsync = promisify(gzip);
-
-async function staticBody(text: string | Buffer): Promise<StaticBody> {
-  const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
-  const tag = createHash("sha256").update(bytes).digest("base64url").slice(0, 27);
-  return {
-    identity: { bytes, etag: `"${tag}"` },
-    gzip: { bytes: await gzipAsync(bytes, { level: 9 }), etag: `"${tag}-gzip"` },
-  };
-}
-
-/** Runs `load` once, on first use (off the event loop's startup path), and keeps its answer. */
-function once<T>(load: () => Promise<T>): () => Promise<T> {
-  let value: Promise<T> | undefined;
-  return () => {
-    value ??= load();
-    return value;
-  };
-}
-
-/** True when the request's Accept-Encoding takes gzip (not refused with `q=0`). */
-function acceptsGzip(req: AnyRequest): boolean {
-  const header = req.headers["accept-encoding"];
-  if (typeof header !== "string") return false;
-  return header.split(",").some((part) => {
-    const [coding, ...params] = part.trim().toLowerCase().split(";");
-    const refused = params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
-    return (coding === "gzip" || coding === "*") && !refused;
-  });
-}
-
 /**
  * The API reference routes, anonymous, GET or HEAD (other methods: 405 as google.rpc.Status):
  * `/openapi.json` (the document generated from the protos, src/gen/openapi.json), `/docs` (a page
@@ -107,18 +60,19 @@ export function createApiReferenceRoutes(): ExtraRoute[] {
   return [
     {
       path: OPENAPI_PATH,
-      handler: serve(
+      handler: serveStatic(
         once(() => staticBody(JSON.stringify(openApiDocument))),
         {
           "content-type": "application/json",
           "cache-control": "no-cache",
           "access-control-allow-origin": "*",
         },
+        DOMAIN,
       ),
     },
     {
       path: DOCS_PATH,
-      handler: serve(
+      handler: serveStatic(
         once(() => staticBody(DOCS_PAGE)),
         {
           "content-type": "text/html; charset=utf-8",
@@ -127,51 +81,19 @@ export function createApiReferenceRoutes(): ExtraRoute[] {
           "referrer-policy": "no-referrer",
           "x-frame-options": "DENY",
         },
+        DOMAIN,
       ),
     },
     {
       path: REDOC_BUNDLE_PATH,
-      handler: serve(
+      handler: serveStatic(
         once(async () => staticBody(await redocBundle())),
         {
           "content-type": "text/javascript; charset=utf-8",
           "cache-control": "public, max-age=86400",
         },
+        DOMAIN,
       ),
     },
   ];
-}
-
-/** A GET/HEAD handler answering `body()` with `headers`. */
-function serve(body: () => Promise<StaticBody>, headers: Record<string, string>): ExtraRoute["handler"] {
-  return async (req, res) => {
-    if (!isRead(req, res)) return;
-    answer(req, res, await body(), headers);
-  };
-}
-
-function isRead(req: AnyRequest, res: AnyResponse): boolean {
-  if (req.method === "GET" || req.method === "HEAD") return true;
-  const err = methodNotAllowed(req.method ?? "", req.url ?? "", ["GET", "HEAD"]);
-  sendError(req, res, err, DOMAIN, { allow: "GET, HEAD" });
-  return false;
-}
-
-function answer(req: AnyRequest, res: AnyResponse, both: StaticBody, headers: Record<string, string>): void {
-  const gzip = acceptsGzip(req);
-  const body = gzip ? both.gzip : both.identity;
-  const common: Record<string, string> = {
-    ...headers,
-    etag: body.etag,
-    vary: "accept-encoding",
-    "x-content-type-options": "nosniff",
-  };
-  if (gzip) common["content-encoding"] = "gzip";
-  if (req.headers["if-none-match"] === body.etag) {
-    (res as ServerResponse).writeHead(304, common);
-    (res as ServerResponse).end();
-    return;
-  }
-  (res as ServerResponse).writeHead(200, { ...common, "content-length": String(body.bytes.length) });
-  (res as ServerResponse).end(req.method === "HEAD" ? undefined : body.bytes);
 }

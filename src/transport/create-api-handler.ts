@@ -41,6 +41,16 @@ export interface ExtraRoute {
   quiet?: boolean;
 }
 
+/**
+ * The handler of GET and HEAD requests that nothing else answers (no RPC, extra route or REST
+ * route has the path) and that `accepts` takes: the console's single-page-app fallback.
+ */
+export interface FallbackRoute {
+  /** Whether this request is the fallback's (e.g. a browser navigation: `Accept: text/html`). */
+  accepts(req: AnyRequest): boolean;
+  handler: ExtraRoute["handler"];
+}
+
 /** Options of {@link createApiHandler}. */
 export interface ApiHandlerOptions {
   /** Every service served; each method needs a handler and a `platform.annotations.iam` option. */
@@ -57,6 +67,8 @@ export interface ApiHandlerOptions {
   metrics?: ApiMetrics | undefined;
   /** Exact-path routes served before the REST transcoder. */
   extraRoutes?: readonly ExtraRoute[];
+  /** Answers unknown GET/HEAD paths it accepts instead of the REST 404 (see {@link FallbackRoute}). */
+  fallbackRoute?: FallbackRoute;
   /** Largest accepted request body (REST JSON) or message (Connect/gRPC). Default 4 MiB. */
   maxBodyBytes?: number;
 }
@@ -74,7 +86,7 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /**
  * Builds the one request handler of the API port, for HTTP/1.1 and HTTP/2 requests alike:
  * `/<package>.<Service>/<Method>` of a bound service → the direct unary gRPC path for plain gRPC
- * over HTTP/2, else the Connect adapter (gRPC-Web, Connect, reflection); an `extraRoutes` path → its handler; anything else → REST transcoder.
+ * over HTTP/2, else the Connect adapter (gRPC-Web, Connect, reflection); an `extraRoutes` path → its handler; a path no REST route has → the fallback route when it accepts the request; anything else → REST transcoder.
  * Every request gets an `x-request-id` response header and exactly one log line. Throws at
  * startup when a binding is incomplete (see `buildMethodTable`) or an HTTP annotation is invalid.
  */
@@ -89,6 +101,11 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const rest = createRestTranscoder({ methods, pipeline, registry, maxBodyBytes });
   const extra = new Map((options.extraRoutes ?? []).filter((r) => !r.prefix).map((r) => [r.path, r]));
   const prefixed = (options.extraRoutes ?? []).filter((r) => r.prefix);
+  const fallback = options.fallbackRoute;
+  const fallbackFor = (req: AnyRequest, path: string): ExtraRoute | undefined =>
+    fallback && (req.method === "GET" || req.method === "HEAD") && !rest.knows(path) && fallback.accepts(req)
+      ? { path, handler: fallback.handler }
+      : undefined;
 
   const onStream: HttpStreamHandler = (stream, headers) => {
     const url = headers[":path"] ?? "/";
@@ -119,7 +136,10 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     const extraRoute = isRpc
       ? undefined
       : (extra.get(path) ??
-        prefixed.find((r) => path.startsWith(r.path) && (r.method === undefined || r.method === req.method)));
+        prefixed.find(
+          (r) => path.startsWith(r.path) && (r.method === undefined || r.method === req.method),
+        ) ??
+        fallbackFor(req, path));
     const record = pipeline.begin({
       httpMethod: req.method ?? "GET",
       path,

@@ -31,8 +31,13 @@ export interface RestTranscoderOptions {
   maxBodyBytes: number;
 }
 
-/** Serves one REST request already started on the pipeline (`record`); never rejects. */
-export type RestHandler = (req: AnyRequest, res: AnyResponse, record: CallRecord) => Promise<void>;
+/**
+ * Serves one REST request already started on the pipeline (`record`); never rejects. `knows(path)`
+ * tells whether any REST route (of any method) has that path.
+ */
+export type RestHandler = ((req: AnyRequest, res: AnyResponse, record: CallRecord) => Promise<void>) & {
+  knows(path: string): boolean;
+};
 
 /**
  * Creates the REST JSON transcoder over the `google.api.http` annotations of `methods`. Per
@@ -55,7 +60,7 @@ export function createRestTranscoder(options: RestTranscoderOptions): RestHandle
   }
   const jsonEncoderOf = createJsonEncoders(registry);
 
-  return async (req, res, record) => {
+  const serve = async (req: AnyRequest, res: AnyResponse, record: CallRecord): Promise<void> => {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const query = q < 0 ? "" : url.slice(q + 1);
@@ -83,6 +88,9 @@ export function createRestTranscoder(options: RestTranscoderOptions): RestHandle
       sendError(req, res, pipeline.fail(record, err), entry.domain);
     }
   };
+  // A path some method answers is "method-not-allowed" for the others: probing with one method tells both.
+  const knows = (path: string) => table.match("GET", path).kind !== "not-found";
+  return Object.assign(serve, { knows });
 
   async function decodeRequest(
     req: AnyRequest,

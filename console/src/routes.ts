@@ -1,0 +1,43 @@
+import { type ComponentType, type LazyExoticComponent, lazy } from "react";
+
+/** A page's path variables, given to it as props. */
+export type RouteParams = Record<string, string>;
+
+/** One page of the console: its path pattern (see `matchPath`) and its lazily loaded component. */
+export interface RouteDef {
+  pattern: string;
+  page: LazyExoticComponent<ComponentType<RouteParams>>;
+}
+
+/** One entry of the header's navigation. */
+export interface NavEntry {
+  label: string;
+  to: string;
+  /** Path prefixes that mark the entry as current. */
+  prefixes: string[];
+}
+
+/**
+ * Every page, most specific first (the first match wins). Each page is its own chunk, loaded when
+ * first shown, so the initial JavaScript holds only the shell.
+ */
+export const ROUTES: RouteDef[] = [
+  { pattern: "/", page: lazy(() => import("./pages/home-page")) },
+  { pattern: "/orgs", page: lazy(() => import("./pages/orgs-page")) },
+  { pattern: "/groups/*", page: lazy(() => import("./pages/group-page")) },
+  { pattern: "/repos/*", page: lazy(() => import("./pages/repo-page")) },
+  { pattern: "/images/:digest/*", page: lazy(() => import("./pages/image-page")) },
+  { pattern: "/advisories", page: lazy(() => import("./pages/advisories-page")) },
+  { pattern: "/libraries", page: lazy(() => import("./pages/libraries-page")) },
+];
+
+/** The header's navigation. */
+export const NAV: NavEntry[] = [
+  { label: "Home", to: "/", prefixes: [] },
+  { label: "Organizations", to: "/orgs", prefixes: ["/groups/", "/repos/", "/images/"] },
+  { label: "Advisories", to: "/advisories", prefixes: [] },
+  { label: "Libraries", to: "/libraries", prefixes: [] },
+];
+
+/** Shown when no route matches. */
+export const NOT_FOUND = lazy(() => import("./pages/not-found-page"));
