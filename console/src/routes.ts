@@ -21,10 +21,19 @@ export interface NavEntry {
  * Every page, most specific first (the first match wins). Each page is its own chunk, loaded when
  * first shown, so the initial JavaScript holds only the shell.
  */
-export const ROUTES: RouteDef[] = [{ pattern: "/", page: lazy(() => import("./pages/home-page")) }];
+export const ROUTES: RouteDef[] = [
+  { pattern: "/", page: lazy(() => import("./pages/home-page")) },
+  { pattern: "/access/*", page: lazy(() => import("./pages/access/access-page")) },
+  { pattern: "/webhooks/deliveries/*", page: lazy(() => import("./pages/webhooks/deliveries-page")) },
+  { pattern: "/webhooks/*", page: lazy(() => import("./pages/webhooks/webhooks-page")) },
+];
 
 /** The header's navigation. */
-export const NAV: NavEntry[] = [{ label: "Home", to: "/", prefixes: [] }];
+export const NAV: NavEntry[] = [
+  { label: "Home", to: "/", prefixes: [] },
+  { label: "Access", to: "/access", prefixes: ["/access/"] },
+  { label: "Webhooks", to: "/webhooks", prefixes: ["/webhooks/"] },
+];
 
 /** Shown when no route matches. */
 export const NOT_FOUND = lazy(() => import("./pages/not-found-page"));

@@ -1,0 +1,39 @@
+import { type ReactNode, type SelectHTMLAttributes, useId } from "react";
+import { violationsOf } from "./api-error";
+
+/** A labelled `<select>` that shows the server's violations of `field` (from `error`) under it, like TextField. */
+export function SelectField({
+  label,
+  field,
+  error,
+  children,
+  ...select
+}: {
+  label: string;
+  /** The request field this select fills, e.g. `role_uid`. */
+  field: string;
+  error: unknown;
+  children: ReactNode;
+} & SelectHTMLAttributes<HTMLSelectElement>) {
+  const id = useId();
+  const problems = violationsOf(error, field);
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select
+        id={id}
+        name={field}
+        aria-invalid={problems.length > 0 || undefined}
+        aria-describedby={problems.length > 0 ? `${id}-error` : undefined}
+        {...select}
+      >
+        {children}
+      </select>
+      {problems.length > 0 && (
+        <small id={`${id}-error`} className="field-error">
+          {problems.join("; ")}
+        </small>
+      )}
+    </div>
+  );
+}
