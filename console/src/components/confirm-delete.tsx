@@ -22,10 +22,12 @@ export function ConfirmDelete({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const cancelButton = useRef<HTMLButtonElement>(null);
-  // The user asked to delete: take focus to the question, on the harmless answer.
+  // The user asked to delete: take focus to the question, on the harmless answer (again after a
+  // refusal, since the disabled buttons lost it meanwhile).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `error` marks a refusal to refocus after.
   useEffect(() => {
     if (asking) cancelButton.current?.focus();
-  }, [asking]);
+  }, [asking, error]);
 
   if (!asking) {
     return (

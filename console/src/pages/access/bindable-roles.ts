@@ -22,6 +22,10 @@ export function useBindableRoles(group: string): Query<BindableRoles> {
       firstItems(listAll(client.iam.roles.listRoles, { uidp: { inRoot: true } }), MAX_ROLES),
       firstItems(listAll(client.iam.roles.listRoles, { uidp: { childrenOf: group } }), MAX_ROLES),
     ]);
-    return { builtIn: builtIn.items, custom: custom.items };
+    // Built-in roles (root uids) come with every list: keep each kind to its own list.
+    return {
+      builtIn: builtIn.items.filter((r) => !r.uid.includes("/")),
+      custom: custom.items.filter((r) => r.uid.startsWith(`${group}/`)),
+    };
   }, [client, group]);
 }
