@@ -5,7 +5,7 @@ import { ApiError, TextField, violationsOf } from "../../components/api-error";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { EmptyState } from "../../components/empty-state";
 import { firstItems } from "../../components/first-items";
-import { Loading } from "../../components/loading";
+import { ResourceList } from "../../components/resource-list";
 import { TimeText } from "../../components/time-text";
 import { useSubmit } from "../../components/use-submit";
 import { useQuery } from "../../lib/use-query";
@@ -37,39 +37,20 @@ export default function IdentitiesSection({ group }: { group: string }) {
         An identity lets tokens of another issuer (a CI system, a partner) act in this group, with the roles
         bound to it.
       </p>
-      {list.loading && !list.data && <Loading what="Loading identities" />}
-      <ApiError error={list.error} />
-      {list.data && list.data.items.length === 0 && (
-        <EmptyState title="No identities in this group">
-          <p>
-            Create one below for each system that pushes or pulls, then give it a role under{" "}
-            <em>Role bindings</em>.
-          </p>
-        </EmptyState>
-      )}
-      {list.data && list.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Identities of the group</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Trusts</th>
-                <th scope="col">Issuer</th>
-                <th scope="col">Subject</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((identity) => (
-                <IdentityRow key={identity.uid} identity={identity} onDeleted={list.reload} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {list.data?.more && <p className="muted">Showing the first {MAX_IDENTITIES} identities.</p>}
+      <ResourceList
+        query={list}
+        what="identities"
+        columns={["Name", "Trusts", "Issuer", "Subject", "Created", "Actions"]}
+        empty={
+          <EmptyState title="No identities in this group">
+            <p>
+              Create one below for each system that pushes or pulls, then give it a role under{" "}
+              <em>Role bindings</em>.
+            </p>
+          </EmptyState>
+        }
+        row={(identity) => <IdentityRow key={identity.uid} identity={identity} onDeleted={list.reload} />}
+      />
       <CreateIdentityForm group={group} onCreated={list.reload} />
     </section>
   );

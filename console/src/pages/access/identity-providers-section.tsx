@@ -4,7 +4,7 @@ import { ApiError, TextField } from "../../components/api-error";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { EmptyState } from "../../components/empty-state";
 import { firstItems } from "../../components/first-items";
-import { Loading } from "../../components/loading";
+import { ResourceList } from "../../components/resource-list";
 import { SelectField } from "../../components/select-field";
 import { useSubmit } from "../../components/use-submit";
 import { useQuery } from "../../lib/use-query";
@@ -37,54 +37,39 @@ export default function IdentityProvidersSection({ group }: { group: string }) {
     <section aria-labelledby="providers-heading">
       <h2 id="providers-heading">Identity providers</h2>
       <p className="muted">People of this organization sign in through its own OpenID Connect provider.</p>
-      {providers.loading && !providers.data && <Loading what="Loading identity providers" />}
-      <ApiError error={providers.error} />
-      {providers.data && providers.data.items.length === 0 && (
-        <EmptyState title="No identity providers">
-          <p>
-            Without one, people sign in through the server's default provider. Register your provider below
-            with the client the provider issued for Wharf.
-          </p>
-        </EmptyState>
-      )}
-      {providers.data && providers.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Identity providers of the group</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Issuer</th>
-                <th scope="col">Client</th>
-                <th scope="col">Default role</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {providers.data.items.map((p) => {
-                const oidc = p.configuration.case === "oidc" ? p.configuration.value : undefined;
-                return (
-                  <tr key={p.uid}>
-                    <td>{p.name}</td>
-                    <td className="mono">{oidc?.issuer}</td>
-                    <td className="mono">
-                      {oidc?.clientId} {oidc?.pkceEnabled && <span className="badge">PKCE</span>}
-                    </td>
-                    <td>{roleName(p.defaultRole)}</td>
-                    <td className="actions">
-                      <ConfirmDelete
-                        what={`identity provider ${p.name}`}
-                        onConfirm={() => client.iam.identityProviders.deleteIdentityProvider({ uid: p.uid })}
-                        onDeleted={providers.reload}
-                      />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResourceList
+        query={providers}
+        what="identity providers"
+        columns={["Name", "Issuer", "Client", "Default role", "Actions"]}
+        empty={
+          <EmptyState title="No identity providers">
+            <p>
+              Without one, people sign in through the server's default provider. Register your provider below
+              with the client the provider issued for Wharf.
+            </p>
+          </EmptyState>
+        }
+        row={(p) => {
+          const oidc = p.configuration.case === "oidc" ? p.configuration.value : undefined;
+          return (
+            <tr key={p.uid}>
+              <td>{p.name}</td>
+              <td className="mono">{oidc?.issuer}</td>
+              <td className="mono">
+                {oidc?.clientId} {oidc?.pkceEnabled && <span className="badge">PKCE</span>}
+              </td>
+              <td>{roleName(p.defaultRole)}</td>
+              <td className="actions">
+                <ConfirmDelete
+                  what={`identity provider ${p.name}`}
+                  onConfirm={() => client.iam.identityProviders.deleteIdentityProvider({ uid: p.uid })}
+                  onDeleted={providers.reload}
+                />
+              </td>
+            </tr>
+          );
+        }}
+      />
       <CreateProviderForm group={group} onCreated={providers.reload} />
     </section>
   );

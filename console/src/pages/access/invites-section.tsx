@@ -4,7 +4,7 @@ import { ApiError, TextField } from "../../components/api-error";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { EmptyState } from "../../components/empty-state";
 import { firstItems } from "../../components/first-items";
-import { Loading } from "../../components/loading";
+import { ResourceList } from "../../components/resource-list";
 import { SecretOnce } from "../../components/secret-once";
 import { SelectField } from "../../components/select-field";
 import { TimeText } from "../../components/time-text";
@@ -40,54 +40,39 @@ export default function InvitesSection({ group }: { group: string }) {
           </p>
         </SecretOnce>
       )}
-      {invites.loading && !invites.data && <Loading what="Loading invites" />}
-      <ApiError error={invites.error} />
-      {invites.data && invites.data.items.length === 0 && (
-        <EmptyState title="No open invites">
-          <p>
-            Create an invite below to let someone join this group with a role, without knowing their identity
-            first.
-          </p>
-        </EmptyState>
-      )}
-      {invites.data && invites.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Open invites of the group</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Role</th>
-                <th scope="col">For</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {invites.data.items.map((invite) => (
-                <tr key={invite.uid}>
-                  <td className="mono">{invite.keyId}</td>
-                  <td>{invite.role?.name ?? <span className="badge danger">role deleted</span>}</td>
-                  <td>
-                    {invite.email || "anyone with the code"}
-                    {invite.singleUse && <span className="badge">single use</span>}
-                  </td>
-                  <td>
-                    <TimeText value={invite.expirationTime} />
-                  </td>
-                  <td className="actions">
-                    <ConfirmDelete
-                      what={`invite ${invite.keyId}`}
-                      onConfirm={() => client.iam.groupInvites.deleteGroupInvite({ uid: invite.uid })}
-                      onDeleted={invites.reload}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResourceList
+        query={invites}
+        what="invites"
+        columns={["Key", "Role", "For", "Expires", "Actions"]}
+        empty={
+          <EmptyState title="No open invites">
+            <p>
+              Create an invite below to let someone join this group with a role, without knowing their
+              identity first.
+            </p>
+          </EmptyState>
+        }
+        row={(invite) => (
+          <tr key={invite.uid}>
+            <td className="mono">{invite.keyId}</td>
+            <td>{invite.role?.name ?? <span className="badge danger">role deleted</span>}</td>
+            <td>
+              {invite.email || "anyone with the code"}
+              {invite.singleUse && <span className="badge">single use</span>}
+            </td>
+            <td>
+              <TimeText value={invite.expirationTime} />
+            </td>
+            <td className="actions">
+              <ConfirmDelete
+                what={`invite ${invite.keyId}`}
+                onConfirm={() => client.iam.groupInvites.deleteGroupInvite({ uid: invite.uid })}
+                onDeleted={invites.reload}
+              />
+            </td>
+          </tr>
+        )}
+      />
       <CreateInviteForm
         group={group}
         onCreated={(created) => {

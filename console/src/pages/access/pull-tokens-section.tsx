@@ -4,7 +4,7 @@ import { ApiError, TextField } from "../../components/api-error";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { EmptyState } from "../../components/empty-state";
 import { firstItems } from "../../components/first-items";
-import { Loading } from "../../components/loading";
+import { ResourceList } from "../../components/resource-list";
 import { SecretOnce } from "../../components/secret-once";
 import { SelectField } from "../../components/select-field";
 import { TimeText } from "../../components/time-text";
@@ -24,7 +24,7 @@ export default function PullTokensSection({ group }: { group: string }) {
       listAll(client.iam.identities.listIdentities, { uidp: { childrenOf: group } }),
       MAX_IDENTITIES,
     );
-    return all.items.filter(isPullToken);
+    return { items: all.items.filter(isPullToken), more: all.more };
   }, [client, group]);
   const [created, setCreated] = useState<CreatedPullToken>();
   return (
@@ -54,53 +54,39 @@ export default function PullTokensSection({ group }: { group: string }) {
           </pre>
         </SecretOnce>
       )}
-      {tokens.loading && !tokens.data && <Loading what="Loading pull tokens" />}
-      <ApiError error={tokens.error} />
-      {tokens.data && tokens.data.length === 0 && (
-        <EmptyState title="No pull tokens">
-          <p>Create one below for a machine that only needs to pull images (a deployment, a mirror).</p>
-        </EmptyState>
-      )}
-      {tokens.data && tokens.data.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Pull tokens of the group</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Username</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.data.map((identity) => (
-                <tr key={identity.uid}>
-                  <td>{identity.name}</td>
-                  <td className="mono">{identity.uid}</td>
-                  <td>
-                    <TimeText
-                      value={
-                        identity.relationship.case === "staticKeys"
-                          ? identity.relationship.value.expirationTime
-                          : undefined
-                      }
-                    />
-                  </td>
-                  <td className="actions">
-                    <ConfirmDelete
-                      label="Revoke"
-                      what={`pull token ${identity.name}`}
-                      onConfirm={() => revokePullToken(client, identity.uid)}
-                      onDeleted={tokens.reload}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResourceList
+        query={tokens}
+        what="pull tokens"
+        columns={["Name", "Username", "Expires", "Actions"]}
+        empty={
+          <EmptyState title="No pull tokens">
+            <p>Create one below for a machine that only needs to pull images (a deployment, a mirror).</p>
+          </EmptyState>
+        }
+        row={(identity) => (
+          <tr key={identity.uid}>
+            <td>{identity.name}</td>
+            <td className="mono">{identity.uid}</td>
+            <td>
+              <TimeText
+                value={
+                  identity.relationship.case === "staticKeys"
+                    ? identity.relationship.value.expirationTime
+                    : undefined
+                }
+              />
+            </td>
+            <td className="actions">
+              <ConfirmDelete
+                label="Revoke"
+                what={`pull token ${identity.name}`}
+                onConfirm={() => revokePullToken(client, identity.uid)}
+                onDeleted={tokens.reload}
+              />
+            </td>
+          </tr>
+        )}
+      />
       <CreatePullTokenForm
         group={group}
         onCreated={(token) => {

@@ -5,7 +5,7 @@ import { ApiError } from "../../components/api-error";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { EmptyState } from "../../components/empty-state";
 import { firstItems } from "../../components/first-items";
-import { Loading } from "../../components/loading";
+import { ResourceList } from "../../components/resource-list";
 import { SelectField } from "../../components/select-field";
 import { TimeText } from "../../components/time-text";
 import { useSubmit } from "../../components/use-submit";
@@ -27,52 +27,40 @@ export default function RoleBindingsSection({ group }: { group: string }) {
     <section aria-labelledby="bindings-heading">
       <h2 id="bindings-heading">Role bindings</h2>
       <p className="muted">A binding grants a role's capabilities on this group and everything under it.</p>
-      {bindings.loading && !bindings.data && <Loading what="Loading role bindings" />}
-      <ApiError error={bindings.error} />
-      {bindings.data && bindings.data.items.length === 0 && (
-        <EmptyState title="No role bindings at this group">
-          <p>Bind an identity to a role below, or send an invite so a person binds themselves on sign-up.</p>
-        </EmptyState>
-      )}
-      {bindings.data && bindings.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Role bindings of the group</caption>
-            <thead>
-              <tr>
-                <th scope="col">Identity</th>
-                <th scope="col">Role</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {bindings.data.items.map((b) => {
-                const who = b.identity?.name || b.identity?.email || b.identityUid;
-                const role = b.role?.name || b.roleUid;
-                return (
-                  <tr key={b.uid}>
-                    <td>
-                      {who} <code className="caps">{b.identityUid}</code>
-                    </td>
-                    <td>{role}</td>
-                    <td>
-                      <TimeText value={b.createTime} />
-                    </td>
-                    <td className="actions">
-                      <ConfirmDelete
-                        what={`role binding of ${who} to ${role}`}
-                        onConfirm={() => client.iam.roleBindings.deleteRoleBinding({ uid: b.uid })}
-                        onDeleted={bindings.reload}
-                      />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResourceList
+        query={bindings}
+        what="role bindings"
+        columns={["Identity", "Role", "Created", "Actions"]}
+        empty={
+          <EmptyState title="No role bindings at this group">
+            <p>
+              Bind an identity to a role below, or send an invite so a person binds themselves on sign-up.
+            </p>
+          </EmptyState>
+        }
+        row={(b) => {
+          const who = b.identity?.name || b.identity?.email || b.identityUid;
+          const role = b.role?.name || b.roleUid;
+          return (
+            <tr key={b.uid}>
+              <td>
+                {who} <code className="caps">{b.identityUid}</code>
+              </td>
+              <td>{role}</td>
+              <td>
+                <TimeText value={b.createTime} />
+              </td>
+              <td className="actions">
+                <ConfirmDelete
+                  what={`role binding of ${who} to ${role}`}
+                  onConfirm={() => client.iam.roleBindings.deleteRoleBinding({ uid: b.uid })}
+                  onDeleted={bindings.reload}
+                />
+              </td>
+            </tr>
+          );
+        }}
+      />
       <CreateBindingForm group={group} onCreated={bindings.reload} />
     </section>
   );

@@ -5,8 +5,8 @@ import { ConfirmDelete } from "../../components/confirm-delete";
 import { EmptyState } from "../../components/empty-state";
 import { firstItems } from "../../components/first-items";
 import { GroupChoice } from "../../components/group-choice";
-import { Loading } from "../../components/loading";
 import "../../components/panels.css";
+import { ResourceList } from "../../components/resource-list";
 import { TimeText } from "../../components/time-text";
 import { useSubmit } from "../../components/use-submit";
 import { Link } from "../../lib/router";
@@ -65,63 +65,48 @@ function Subscriptions({ group }: { group: string }) {
           {subs.loading ? "Refreshing…" : "Refresh"}
         </button>
       </p>
-      {subs.loading && !subs.data && <Loading what="Loading subscriptions" />}
-      <ApiError error={subs.error} />
-      {subs.data && subs.data.items.length === 0 && (
-        <EmptyState title="No subscriptions">
-          <p>
-            Add your endpoint's URL below; it receives a first event (the subscription's creation) right away.
-          </p>
-        </EmptyState>
-      )}
-      {subs.data && subs.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Webhook subscriptions of the group</caption>
-            <thead>
-              <tr>
-                <th scope="col">Sink</th>
-                <th scope="col">Created</th>
-                <th scope="col">Pending</th>
-                <th scope="col">Failed</th>
-                <th scope="col">Next retry</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {subs.data.items.map((s) => (
-                <tr key={s.uid}>
-                  <td className="mono">{s.sink}</td>
-                  <td>
-                    <TimeText value={s.createTime} />
-                  </td>
-                  <td data-testid="pending">{String(s.status?.pending ?? 0n)}</td>
-                  <td data-testid="failed">
-                    {s.status && s.status.failed > 0n ? (
-                      <span className="badge danger">{String(s.status.failed)}</span>
-                    ) : (
-                      "0"
-                    )}
-                  </td>
-                  <td>
-                    <TimeText value={s.status?.retryTime} />
-                  </td>
-                  <td className="actions">
-                    <Link to={`/webhooks/deliveries/${s.uid}`} aria-label={`Deliveries of ${s.sink}`}>
-                      Deliveries
-                    </Link>{" "}
-                    <ConfirmDelete
-                      what={`subscription to ${s.sink}`}
-                      onConfirm={() => client.events.subscriptions.deleteSubscription({ uid: s.uid })}
-                      onDeleted={subs.reload}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResourceList
+        query={subs}
+        what="subscriptions"
+        columns={["Sink", "Created", "Pending", "Failed", "Next retry", "Actions"]}
+        empty={
+          <EmptyState title="No subscriptions">
+            <p>
+              Add your endpoint's URL below; it receives a first event (the subscription's creation) right
+              away.
+            </p>
+          </EmptyState>
+        }
+        row={(s) => (
+          <tr key={s.uid}>
+            <td className="mono">{s.sink}</td>
+            <td>
+              <TimeText value={s.createTime} />
+            </td>
+            <td data-testid="pending">{String(s.status?.pending ?? 0n)}</td>
+            <td data-testid="failed">
+              {s.status && s.status.failed > 0n ? (
+                <span className="badge danger">{String(s.status.failed)}</span>
+              ) : (
+                "0"
+              )}
+            </td>
+            <td>
+              <TimeText value={s.status?.retryTime} />
+            </td>
+            <td className="actions">
+              <Link to={`/webhooks/deliveries/${s.uid}`} aria-label={`Deliveries of ${s.sink}`}>
+                Deliveries
+              </Link>{" "}
+              <ConfirmDelete
+                what={`subscription to ${s.sink}`}
+                onConfirm={() => client.events.subscriptions.deleteSubscription({ uid: s.uid })}
+                onDeleted={subs.reload}
+              />
+            </td>
+          </tr>
+        )}
+      />
       <CreateSubscriptionForm group={group} onCreated={subs.reload} />
     </main>
   );
