@@ -29,6 +29,9 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/images/:digest/*", page: lazy(() => import("./pages/image-page")) },
   { pattern: "/advisories", page: lazy(() => import("./pages/advisories-page")) },
   { pattern: "/libraries", page: lazy(() => import("./pages/libraries-page")) },
+  { pattern: "/access/*", page: lazy(() => import("./pages/access/access-page")) },
+  { pattern: "/webhooks/deliveries/*", page: lazy(() => import("./pages/webhooks/deliveries-page")) },
+  { pattern: "/webhooks/*", page: lazy(() => import("./pages/webhooks/webhooks-page")) },
 ];
 
 /** The header's navigation. */
@@ -37,6 +40,8 @@ export const NAV: NavEntry[] = [
   { label: "Organizations", to: "/orgs", prefixes: ["/groups/", "/repos/", "/images/"] },
   { label: "Advisories", to: "/advisories", prefixes: [] },
   { label: "Libraries", to: "/libraries", prefixes: [] },
+  { label: "Access", to: "/access", prefixes: ["/access/"] },
+  { label: "Webhooks", to: "/webhooks", prefixes: ["/webhooks/"] },
 ];
 
 /** Shown when no route matches. */

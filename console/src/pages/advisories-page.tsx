@@ -3,7 +3,7 @@ import { ApiError } from "../components/api-error";
 import { CheckboxField } from "../components/checkbox-field";
 import { EmptyState } from "../components/empty-state";
 import { Loading } from "../components/loading";
-import { SelectField } from "../components/select-field";
+import { ChoiceField } from "../components/select-field";
 import { TokenPager } from "../components/token-pager";
 import { formatTime } from "../lib/format";
 import { useQuery } from "../lib/use-query";
@@ -93,13 +93,13 @@ export default function AdvisoriesPage() {
           {text("query", "Search (artifact, component or alias)")}
           {text("artifact", "Artifact name")}
           {text("alias", "Alias (CVE-…, GHSA-…)")}
-          <SelectField
+          <ChoiceField
             label="Artifact type"
             value={draft.artifactType}
             choices={ARTIFACT_TYPES.map((t) => ({ value: t, label: t || "Any" }))}
             onChange={(artifactType) => setDraft({ ...draft, artifactType })}
           />
-          <SelectField
+          <ChoiceField
             label="Latest event"
             value={String(draft.latestEvent)}
             choices={EVENT_TYPES.map((t) => ({ value: String(t.value), label: t.label }))}

@@ -6,7 +6,7 @@ import { ConfirmButton } from "../components/confirm-button";
 import { CreateForm } from "../components/create-form";
 import { EmptyState } from "../components/empty-state";
 import { Loading } from "../components/loading";
-import { SelectField } from "../components/select-field";
+import { ChoiceField } from "../components/select-field";
 import { collect } from "../lib/collect";
 import { formatAgo, formatTime, pathWithUid } from "../lib/format";
 import { useGroupPath, useRegistryHost } from "../lib/paths";
@@ -93,7 +93,7 @@ export default function GroupPage(params: Record<string, string>) {
             />
           </div>
           <button type="submit">Search</button>
-          <SelectField
+          <ChoiceField
             label="Sort"
             value={query.sort}
             choices={REPO_SORTS}

@@ -7,7 +7,7 @@ import { CopyButton } from "../components/copy-button";
 import { EmptyState } from "../components/empty-state";
 import { Loading } from "../components/loading";
 import { PullInstructions } from "../components/pull-instructions";
-import { SelectField } from "../components/select-field";
+import { ChoiceField } from "../components/select-field";
 import { formatBytes, formatTime, pathWithUid, shortDigest } from "../lib/format";
 import { digestDetails } from "../lib/image-details";
 import { safeHref } from "../lib/markdown";
@@ -140,7 +140,7 @@ function VulnerabilityReport({
         </tbody>
       </table>
       <div className="toolbar">
-        <SelectField
+        <ChoiceField
           label="Minimum severity"
           value={filter.minimum}
           choices={[{ value: "", label: "Any" }, ...SEVERITY_NAMES.map((s) => ({ value: s, label: s }))]}
