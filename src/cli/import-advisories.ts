@@ -150,6 +150,7 @@ export async function runAdvisoryImport(kind: ParseKind, argv: string[], io: Imp
     io.stderr.write(`${command}: ${describeImportFailure(outcome.failure)}\n`);
     return 1;
   } catch (err) {
+    progress.close();
     io.stderr.write(`${command}: ${(err as Error).message ?? err}\n`);
     return 1;
   }

@@ -160,6 +160,7 @@ export async function runLocalImport<Batch>(
     io.stderr.write(`${command}: ${describeImportFailure(outcome.failure)}\n`);
     return 1;
   } catch (err) {
+    progress.close();
     io.stderr.write(`${command}: ${(err as Error).message ?? err}\n`);
     return 1;
   }
