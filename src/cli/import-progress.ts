@@ -65,10 +65,18 @@ export class StrictImportError extends Error {
   }
 }
 
+/** A kind's command line as the `wharf` parser read it: its operands (files) and options. */
+export interface ParsedImport {
+  operands: string[];
+  options: Readonly<Record<string, unknown>>;
+}
+
 /** Where an import command writes: results on `stdout`, progress, rejections and errors on `stderr`. */
 export interface ImportIo {
   stdout: ProgressStream;
   stderr: ProgressStream;
+  /** The environment (WHARF_TOKEN, WHARF_API_URL…; default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**

@@ -7,8 +7,9 @@ import {
 import { GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
 import { listAll } from "../../../sdk/pages.js";
 import { timeCell } from "../output.js";
-import { type BindFor, print } from "../program.js";
+import { type BindFor, print, subcommand } from "../program.js";
 import { groupUid } from "../resolve.js";
+import { CLIENT_GROUPS } from "../routing.js";
 import { field, protoView } from "../views.js";
 
 const subscriptionView = protoView(SubscriptionSchema, [
@@ -39,7 +40,7 @@ const SERVICES = { iam: { groups: GroupsService }, events: { subscriptions: Subs
 /** `wharf events …`: webhook subscriptions and their deliveries. */
 export function registerEvents(program: Command, bindFor: BindFor): void {
   const bind = bindFor(SERVICES);
-  const events = program.command("events").description("CloudEvents webhooks");
+  const events = subcommand(program, "events", CLIENT_GROUPS.events);
   const subs = events.command("subscriptions").description("webhook subscriptions");
   subs
     .command("list")
