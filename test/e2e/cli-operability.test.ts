@@ -152,6 +152,7 @@ describe("wharf -h / --help", () => {
     assert.match(bash.stdout, /\['wharf import libraries'\]='[^']*--strict/);
     const zsh = await wharf(["completion", "zsh"]);
     assert.match(zsh.stdout, /'wharf admin tokens' 'revoke'/);
+    assert.match(zsh.stdout, /'wharf events deliveries' '[^']*\bwait\b/);
   });
 });
 

@@ -11,6 +11,7 @@ import { type BindFor, print, subcommand } from "../program.js";
 import { groupUid } from "../resolve.js";
 import { CLIENT_GROUPS } from "../routing.js";
 import { field, protoView } from "../views.js";
+import { registerDeliveriesWait } from "./deliveries-wait.js";
 
 const subscriptionView = protoView(SubscriptionSchema, [
   field("UID", "uid"),
@@ -89,9 +90,8 @@ export function registerEvents(program: Command, bindFor: BindFor): void {
         ctx.stderr.write(`deleted subscription ${uid}\n`);
       }),
     );
-  events
-    .command("deliveries")
-    .description("deliveries of a subscription")
+  const deliveries = events.command("deliveries").description("deliveries of a subscription");
+  deliveries
     .command("list")
     .description("the deliveries still pending or given up on")
     .requiredOption("--subscription <uid>", "the subscription")
@@ -104,4 +104,5 @@ export function registerEvents(program: Command, bindFor: BindFor): void {
         print(ctx, rows, deliveryView);
       }),
     );
+  registerDeliveriesWait(deliveries, bind);
 }

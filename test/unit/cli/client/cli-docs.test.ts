@@ -27,6 +27,7 @@ describe("docs/cli.md", () => {
       "## wharf images history",
       "## wharf iam roles capabilities",
       "## wharf auth configure-docker",
+      "## wharf events deliveries wait",
     ]) {
       assert.ok(text.includes(heading), heading);
     }
