@@ -1,5 +1,7 @@
+import { Code } from "@connectrpc/connect";
 import type { Command } from "commander";
 import type { Subscription } from "../../../gen/platform/events/v2/subscriptions_pb.js";
+import { isWharfApiError } from "../../../sdk/errors.js";
 import { listAll } from "../../../sdk/pages.js";
 import type { CommandContext } from "../context.js";
 import { CommandExit, EXIT } from "../exit-codes.js";
@@ -31,7 +33,17 @@ async function watched(ctx: CommandContext, o: Record<string, unknown>): Promise
     typeof o.parent === "string" ? { uidp: { descendantsOf: await groupUid(ctx.client, o.parent) } } : {};
   const uids: string[] = [];
   for await (const s of listAll(subscriptions.listSubscriptions, request)) uids.push(s.uid);
-  return Promise.all(uids.map((uid) => subscriptions.getSubscription({ uid })));
+  // One deleted meanwhile owes nothing any more (its deliveries went with it).
+  const found = await Promise.all(
+    uids.map((uid) =>
+      subscriptions
+        .getSubscription({ uid })
+        .catch((err: unknown) =>
+          isWharfApiError(err) && err.code === Code.NotFound ? undefined : Promise.reject(err),
+        ),
+    ),
+  );
+  return found.filter((s): s is Subscription => s !== undefined);
 }
 
 /** One line per subscription still owing deliveries: pending, given up, next retry. */
