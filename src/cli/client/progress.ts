@@ -70,13 +70,13 @@ export function terminalBar(
         ? `, ETA ${cliProgress.Format.TimeFormat(params.eta, opts, 1)}`
         : "";
     const line = `${label}: ${head}${bar} ${tail}${eta}`;
-    const width = stream.columns ?? 80;
+    const width = stream.columns || 80;
     return line.length >= width ? line.slice(0, width - 1) : line;
   };
   const multi: MultiBar = new cliProgress.MultiBar({
     stream,
     format,
-    barsize: Math.max(10, Math.min(30, (stream.columns ?? 80) - 60)),
+    barsize: Math.max(10, Math.min(30, (stream.columns || 80) - 70)),
     barCompleteChar: "#",
     barIncompleteChar: "-",
     fps: 1000 / TTY_REDRAW_INTERVAL_MS,
