@@ -6,10 +6,12 @@ import { parseDurationSeconds } from "../core/duration.js";
 import { collectGarbage } from "../oci/garbage-collector.js";
 import { bindBlobStore } from "../storage/blob-store-identity.js";
 import { openBlobDriver } from "../storage/blobs/open-blob-driver.js";
+import { createGcProgress } from "./gc-progress.js";
 
 /**
  * `wharf gc`: one garbage collection run against the configured store and blob storage (safe while
- * servers are pushing; see `collectGarbage`). Prints what it removed as one JSON line. Refuses,
+ * servers are pushing; see `collectGarbage`). Shows its progress on stderr (createGcProgress) and
+ * prints what it removed as one JSON line on stdout. Refuses,
  * deleting nothing, when the blob storage belongs to another database (`BlobStoreMismatchError`).
  */
 export async function runGc(input: ConfigInput, opts: { window: string; grace: string }): Promise<number> {
@@ -29,9 +31,20 @@ export async function runGc(input: ConfigInput, opts: { window: string; grace: s
   try {
     // A blob store of another database would lose every blob that database does not know of.
     await bindBlobStore(store, blobs, storageLocationsOf(config));
-    const report = await collectGarbage({ store, blobs, clock: systemClock }, options);
-    process.stdout.write(`${JSON.stringify(report)}\n`);
-    return 0;
+    const progress = createGcProgress(process.stderr);
+    try {
+      const report = await collectGarbage(
+        { store, blobs, clock: systemClock },
+        { ...options, onProgress: (p) => progress.update(p) },
+      );
+      const removed = report.manifests + report.links + report.blobs + report.uploads + report.strayObjects;
+      progress.finish({ removed, bytesFreed: report.bytes });
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+      return 0;
+    } catch (err) {
+      progress.close();
+      throw err;
+    }
   } finally {
     await Promise.allSettled([store.close(), blobs.close()]);
   }

@@ -1,19 +1,20 @@
-import { parseArgs } from "node:util";
 import { fromPath, type SourceFile } from "../advisories/import-sources.js";
 import { type ImportKind as ParseKind, parseSourceFile } from "../advisories/parse-source-file.js";
-import { ConfigError, type ConfigInput, loadConfig } from "../config/config.js";
+import { loadConfig } from "../config/config.js";
 import type { Store } from "../storage/store.js";
 import {
   createImportProgress,
   type ImportIo,
   type ImportProgress,
   type ImportSummary,
+  type ParsedImport,
 } from "./import-progress.js";
 import {
   describeImportFailure,
   type FileImporter,
   type ImportOutcome,
   importFiles,
+  localImportInput,
   withImportStore,
 } from "./import-store.js";
 
@@ -108,33 +109,23 @@ export async function importAdvisoryPaths(
  * `--author`, imports into the configured store and prints the summary. Exit 0 when every file
  * committed (rejected records skipped), 1 when a file failed (named), 2 for a usage error.
  */
-export async function runAdvisoryImport(kind: ParseKind, argv: string[], io: ImportIo): Promise<number> {
+export async function runAdvisoryImport(
+  kind: ParseKind,
+  parsed: ParsedImport,
+  io: ImportIo,
+): Promise<number> {
   const command = `wharf import ${kind}`;
-  let paths: string[];
-  let input: ConfigInput;
-  let options: AdvisoryImportOptions;
+  const paths = parsed.operands;
+  const input = localImportInput(parsed);
+  const { author, namespace } = parsed.options;
+  const options: AdvisoryImportOptions = {
+    kind,
+    strict: parsed.options.strict === true,
+    ...(typeof author === "string" && author ? { author } : {}),
+    ...(typeof namespace === "string" && namespace ? { namespace } : {}),
+  };
   try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        strict: { type: "boolean" },
-        "data-dir": { type: "string" },
-        "database-url": { type: "string" },
-        namespace: { type: "string" },
-        author: { type: "string" },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-    if (positionals.length === 0) throw new ConfigError("name at least one PATH to import");
-    paths = positionals;
-    input = { dataDir: values["data-dir"], databaseUrl: values["database-url"] };
-    options = {
-      kind,
-      strict: values.strict === true,
-      ...(values.author ? { author: values.author } : {}),
-      ...(values.namespace ? { namespace: values.namespace } : {}),
-    };
+    if (paths.length === 0) throw new Error("name at least one PATH to import");
     loadConfig(input);
   } catch (err) {
     io.stderr.write(`${command}: ${(err as Error).message}\n`);
@@ -150,6 +141,7 @@ export async function runAdvisoryImport(kind: ParseKind, argv: string[], io: Imp
     io.stderr.write(`${command}: ${describeImportFailure(outcome.failure)}\n`);
     return 1;
   } catch (err) {
+    progress.close();
     io.stderr.write(`${command}: ${(err as Error).message ?? err}\n`);
     return 1;
   }

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { storeLibraryVersions } from "../libraries/library-import.js";
 import { type LibraryVersionRecord, parseLibraryVersionLine } from "../libraries/library-record.js";
-import type { ImportIo } from "./import-progress.js";
+import type { ImportIo, ParsedImport } from "./import-progress.js";
 import { type FileImporter, runLocalImport } from "./import-store.js";
 
 /**
@@ -30,6 +30,6 @@ export const librariesImporter: FileImporter<LibraryVersionRecord[]> = {
 };
 
 /** `wharf import libraries FILE.jsonl…` (see `runLocalImport` for the options and exit codes). */
-export function runLibrariesImport(argv: string[], io: ImportIo): Promise<number> {
-  return runLocalImport("wharf import libraries", argv, io, librariesImporter);
+export function runLibrariesImport(parsed: ParsedImport, io: ImportIo): Promise<number> {
+  return runLocalImport("wharf import libraries", parsed, io, librariesImporter);
 }

@@ -1,3 +1,14 @@
+import {
+  formatSeconds,
+  isTerminal,
+  lineTicker,
+  PLAIN_LINE_INTERVAL_MS,
+  type ProgressStream,
+  terminalBar,
+} from "./client/progress.js";
+
+export { PLAIN_LINE_INTERVAL_MS, type ProgressStream, TTY_REDRAW_INTERVAL_MS } from "./client/progress.js";
+
 /** What one import run did to the stored records, counted once per record. */
 export interface ImportSummary {
   /** Records stored that did not exist before. */
@@ -35,6 +46,8 @@ export interface ImportProgress {
   reject(record: RejectedRecord): void;
   /** Clears the bar and prints `created N, updated N, unchanged N, rejected N`. */
   finish(summary: ImportSummary): void;
+  /** Clears the bar without a summary (before a failure's message); nothing after `finish`. */
+  close(): void;
 }
 
 /**
@@ -52,29 +65,27 @@ export class StrictImportError extends Error {
   }
 }
 
-/** The stream a progress display writes to: a TTY (redrawn bar) or not (plain lines). */
-export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+/** A kind's command line as the `wharf` parser read it: its operands (files) and options. */
+export interface ParsedImport {
+  operands: string[];
+  options: Readonly<Record<string, unknown>>;
+}
 
 /** Where an import command writes: results on `stdout`, progress, rejections and errors on `stderr`. */
 export interface ImportIo {
   stdout: ProgressStream;
   stderr: ProgressStream;
+  /** The environment (WHARF_TOKEN, WHARF_API_URL…; default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
-
-/** Least time between two redraws of the bar on a TTY (at most 10 per second). */
-export const TTY_REDRAW_INTERVAL_MS = 100;
-/** Least time between two plain progress lines when the stream is not a TTY. */
-export const PLAIN_LINE_INTERVAL_MS = 5000;
-
-const CLEAR_LINE = "\r\x1b[2K";
 
 /**
  * A progress display writing to `stream`, every line prefixed by `label` (e.g. `wharf import
- * libraries`). On a TTY: one line redrawn in place (file, bar when the total is known, records,
- * rate per second, ETA), at most every TTY_REDRAW_INTERVAL_MS; a rejection clears it, prints its
- * line and lets the next advance redraw it. Elsewhere (a log, a pipe): a line when each file starts,
- * a progress line at most every PLAIN_LINE_INTERVAL_MS, and no control characters. `now` (ms, for
- * tests) defaults to `Date.now`.
+ * libraries`). On a TTY: cli-progress's bar redrawn in place (file, bar when the total is known,
+ * records, rate per second, ETA), at most every TTY_REDRAW_INTERVAL_MS; a rejection prints its line
+ * above the bar. Elsewhere (a log, a pipe): a line when each file starts, a progress line at most
+ * every PLAIN_LINE_INTERVAL_MS, and no control characters. `now` (ms, for tests of the plain lines)
+ * defaults to `Date.now`.
  */
 export function createImportProgress(options: {
   stream: ProgressStream;
@@ -83,43 +94,33 @@ export function createImportProgress(options: {
 }): ImportProgress {
   const { stream, label } = options;
   const now = options.now ?? Date.now;
-  const tty = stream.isTTY === true;
+  const bar = isTerminal(stream) ? terminalBar(stream, label, { eta: true }) : undefined;
+  const ticker = lineTicker(PLAIN_LINE_INTERVAL_MS, now);
   let file = "";
   let total: number | undefined;
   let done = 0;
   let startedAt = 0;
-  let lastDrawAt = Number.NEGATIVE_INFINITY;
-  let barShown = false;
 
   const rate = (at: number) => {
     const seconds = (at - startedAt) / 1000;
     return seconds > 0 ? done / seconds : 0;
   };
-  const counts = (at: number) => {
+  const records = () => (total === undefined ? `${done} records` : `${done}/${total} records`);
+  const plainCounts = (at: number) => {
     const perSecond = rate(at);
-    const records = total === undefined ? `${done} records` : `${done}/${total} records`;
     const eta =
       total !== undefined && perSecond > 0 && done < total
         ? `, ETA ${formatSeconds((total - done) / perSecond)}`
         : "";
-    return `${records}, ${Math.round(perSecond)}/s${eta}`;
+    return `${records()}, ${Math.round(perSecond)}/s${eta}`;
   };
-  const clearBar = () => {
-    if (barShown) stream.write(CLEAR_LINE);
-    barShown = false;
-  };
-  const drawBar = (at: number) => {
-    const width = Math.max(10, Math.min(30, (stream.columns ?? 80) - 60));
-    const bar =
-      total === undefined || total === 0
-        ? ""
-        : ` [${"#".repeat(Math.floor((width * Math.min(done, total)) / total)).padEnd(width, "-")}]`;
-    let line = `${label}: ${file}${bar} ${counts(at)}`;
-    if (stream.columns && line.length >= stream.columns) line = line.slice(0, stream.columns - 1);
-    stream.write(`${CLEAR_LINE}${line}`);
-    barShown = true;
-    lastDrawAt = at;
-  };
+  const draw = () =>
+    bar?.show({
+      head: file,
+      tail: `${records()}, ${Math.round(rate(now()))}/s`,
+      done,
+      ...(total === undefined ? {} : { total }),
+    });
 
   return {
     startFile(name, totalRecords) {
@@ -127,31 +128,25 @@ export function createImportProgress(options: {
       total = totalRecords;
       done = 0;
       startedAt = now();
-      if (tty) {
-        drawBar(startedAt);
-      } else {
-        stream.write(`${label}: ${file}${total === undefined ? "" : ` (${total} records)`}\n`);
-        lastDrawAt = startedAt;
-      }
+      if (bar) return draw();
+      stream.write(`${label}: ${file}${total === undefined ? "" : ` (${total} records)`}\n`);
+      ticker.reset();
     },
     advance(n = 1) {
       done += n;
-      const at = now();
-      if (tty) {
-        if (at - lastDrawAt >= TTY_REDRAW_INTERVAL_MS || (total !== undefined && done >= total)) drawBar(at);
-      } else if (at - lastDrawAt >= PLAIN_LINE_INTERVAL_MS) {
-        stream.write(`${label}: ${file}: ${counts(at)}\n`);
-        lastDrawAt = at;
-      }
+      if (bar) return draw();
+      if (ticker.due()) stream.write(`${label}: ${file}: ${plainCounts(now())}\n`);
     },
     reject(record) {
-      clearBar();
-      stream.write(`${label}: ${describeRejection(record)}\n`);
-      // Redraw at the next advance, whatever the interval: the bar should not stay away.
-      lastDrawAt = Number.NEGATIVE_INFINITY;
+      const line = `${label}: ${describeRejection(record)}`;
+      if (bar) bar.log(line);
+      else stream.write(`${line}\n`);
+    },
+    close() {
+      bar?.stop();
     },
     finish(summary) {
-      clearBar();
+      bar?.stop();
       stream.write(
         `${label}: created ${summary.created}, updated ${summary.updated}, unchanged ${summary.unchanged}, rejected ${summary.rejected}\n`,
       );
@@ -163,11 +158,4 @@ export function createImportProgress(options: {
 export function describeRejection(record: RejectedRecord): string {
   const field = record.field ? `${record.field}: ` : "";
   return `${record.file} ${record.location}: ${field}${record.message}`;
-}
-
-function formatSeconds(seconds: number): string {
-  const s = Math.ceil(seconds);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }

@@ -1,13 +1,14 @@
-import { parseArgs } from "node:util";
-import { ConfigError, type ConfigInput, loadConfig } from "../config/config.js";
+import { type ConfigInput, loadConfig } from "../config/config.js";
 import { openConfiguredStore } from "../config/open-configured-store.js";
 import type { Store } from "../storage/store.js";
+import { configInputOf, STORE_FIELDS } from "./config-options.js";
 import {
   createImportProgress,
   describeRejection,
   type ImportIo,
   type ImportProgress,
   type ImportSummary,
+  type ParsedImport,
   type RejectedRecord,
   StrictImportError,
 } from "./import-progress.js";
@@ -115,36 +116,22 @@ export async function withImportStore<T>(input: ConfigInput, fn: (store: Store) 
 }
 
 /**
- * The whole of a local importer's command: parses `argv` (FILE… and the shared `--strict`,
- * `--data-dir`, `--database-url`), opens the store, imports the files (`importFiles`), prints the
- * summary and resolves to the exit code: 0 when every file committed (rejected records skipped),
- * 1 when a file failed (it is named; files before it stay imported), 2 for a usage or
+ * The whole of a local importer's command once `wharf` parsed it (`declareLocalImport`: FILE… and
+ * `--strict`, `--data-dir`, `--database-url`): opens the store, imports the files (`importFiles`),
+ * prints the summary and resolves to the exit code: 0 when every file committed (rejected records
+ * skipped), 1 when a file failed (it is named; files before it stay imported), 2 for a usage or
  * configuration error. `command` prefixes every line (`wharf import libraries`).
  */
 export async function runLocalImport<Batch>(
   command: string,
-  argv: string[],
+  parsed: ParsedImport,
   io: ImportIo,
   importer: FileImporter<Batch>,
 ): Promise<number> {
-  let files: string[];
-  let input: ConfigInput;
-  let strict: boolean;
+  const files = parsed.operands;
+  const input = localImportInput(parsed);
   try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        strict: { type: "boolean" },
-        "data-dir": { type: "string" },
-        "database-url": { type: "string" },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-    if (positionals.length === 0) throw new ConfigError("name at least one FILE to import");
-    files = positionals;
-    input = { dataDir: values["data-dir"], databaseUrl: values["database-url"] };
-    strict = values.strict === true;
+    if (files.length === 0) throw new Error("name at least one FILE to import");
     loadConfig(input);
   } catch (err) {
     io.stderr.write(`${command}: ${(err as Error).message}\n`);
@@ -153,16 +140,22 @@ export async function runLocalImport<Batch>(
   const progress = createImportProgress({ stream: io.stderr, label: command });
   try {
     const outcome = await withImportStore(input, (store) =>
-      importFiles(store, files, importer, { progress, strict }),
+      importFiles(store, files, importer, { progress, strict: parsed.options.strict === true }),
     );
     progress.finish(outcome.summary);
     if (!outcome.failure) return 0;
     io.stderr.write(`${command}: ${describeImportFailure(outcome.failure)}\n`);
     return 1;
   } catch (err) {
+    progress.close();
     io.stderr.write(`${command}: ${(err as Error).message ?? err}\n`);
     return 1;
   }
+}
+
+/** The store a local import opens: `--data-dir`, `--database-url` (else their variables). */
+export function localImportInput(parsed: ParsedImport): ConfigInput {
+  return configInputOf(parsed.options, STORE_FIELDS);
 }
 
 function emptySummary(): ImportSummary {

@@ -1,16 +1,17 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { parseArgs } from "node:util";
 import { ConfigError } from "../config/config.js";
 import { apiUrlOf } from "./auth.js";
 import { currentToken } from "./auth-login.js";
-import { IMPORT_VULNREPORT_USAGE } from "./usage.js";
+import type { ParsedImport } from "./import-progress.js";
 
 /** Where `wharf import vulnreport` writes. */
 export interface VulnReportImportIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
+  /** Default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 type Json = Record<string, unknown>;
@@ -53,40 +54,22 @@ export async function resolveRepoUid(apiUrl: string, token: string, path: string
  * `POST /registry/v1/vuln_reports/{repo uid}?digest=D` and prints what was stored. Resolves to the
  * exit code: 0, 1 when the upload failed, 2 for a usage error.
  */
-export async function runVulnReportImport(
-  argv: string[],
-  io: VulnReportImportIo,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<number> {
-  let values: { repo?: string; digest?: string; "api-url"?: string; token?: string };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        repo: { type: "string" },
-        digest: { type: "string" },
-        "api-url": { type: "string" },
-        token: { type: "string" },
-      },
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (err) {
-    io.stderr.write(
-      `wharf import vulnreport: ${(err as Error).message}\n\nUsage:\n${IMPORT_VULNREPORT_USAGE}`,
-    );
-    return 2;
-  }
-  const [file, ...extra] = positionals;
+export async function runVulnReportImport(parsed: ParsedImport, io: VulnReportImportIo): Promise<number> {
+  const env = io.env ?? process.env;
+  const text = (name: string) => {
+    const value = parsed.options[name];
+    return typeof value === "string" && value !== "" ? value : undefined;
+  };
+  const values = { repo: text("repo"), digest: text("digest"), apiUrl: text("apiUrl"), token: text("token") };
+  const [file, ...extra] = parsed.operands;
   if (!values.repo || !values.digest || !file || extra.length > 0) {
     io.stderr.write(
-      `wharf import vulnreport: --repo, --digest and one FILE are required\n\nUsage:\n${IMPORT_VULNREPORT_USAGE}`,
+      "wharf import vulnreport: --repo, --digest and one FILE are required (wharf import vulnreport --help)\n",
     );
     return 2;
   }
   try {
-    const apiUrl = apiUrlOf(values["api-url"], env);
+    const apiUrl = apiUrlOf(values.apiUrl, env);
     const token = values.token || env.WHARF_TOKEN || (await currentToken(apiUrl));
     const size = (await stat(file)).size;
     const repoUid = await resolveRepoUid(apiUrl, token, values.repo);

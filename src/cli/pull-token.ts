@@ -1,42 +1,34 @@
-import { parseArgs } from "node:util";
 import { ConfigError } from "../config/config.js";
 import { parseDurationSeconds } from "../core/duration.js";
 import { createPullToken, MAX_PULL_TOKEN_TTL_SECONDS, revokePullToken } from "../federation/pull-token.js";
-import { PULL_TOKEN_USAGE } from "./usage.js";
 
-/**
- * `wharf auth pull-token create|revoke`: creates a pull token through the API (see createPullToken)
- * and prints `username` and `password` and how to use them, or revokes one (revokePullToken).
- * Resolves to the exit code.
- */
-export async function runPullToken(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const [sub, ...rest] = args;
-  if (sub === "create") return create(rest, env);
-  if (sub === "revoke") return revoke(rest, env);
-  process.stderr.write(`wharf auth pull-token: unknown subcommand "${sub ?? ""}"\n\n${PULL_TOKEN_USAGE}`);
-  return 2;
+/** The options of `wharf auth pull-token create` and `revoke` (`--api-url`, `--token` are global). */
+export interface PullTokenOptions {
+  parent?: string;
+  ttl?: string;
+  name?: string;
+  identity?: string;
+  apiUrl?: string;
+  token?: string;
 }
 
 /** The API URL and token of a pull-token command: flags, then WHARF_API_URL / WHARF_TOKEN. */
-function apiAccess(values: { "api-url"?: string; token?: string }, env: NodeJS.ProcessEnv) {
+function apiAccess(values: PullTokenOptions, env: NodeJS.ProcessEnv) {
   const token = values.token || env.WHARF_TOKEN || "";
   if (!token)
     throw new ConfigError("a token is needed: --token or WHARF_TOKEN (e.g. from `wharf auth token`)");
-  return { apiUrl: values["api-url"] || env.WHARF_API_URL || "http://127.0.0.1:8080", token };
+  return { apiUrl: values.apiUrl || env.WHARF_API_URL || "http://127.0.0.1:8080", token };
 }
 
-async function create(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      parent: { type: "string" },
-      ttl: { type: "string" },
-      name: { type: "string" },
-      "api-url": { type: "string" },
-      token: { type: "string" },
-    },
-    strict: true,
-  });
+/**
+ * `wharf auth pull-token create`: creates a pull token through the API (see createPullToken) and
+ * prints `username` and `password` and how to use them. Resolves to the exit code; bad flags are a
+ * ConfigError (exit 2).
+ */
+export async function runPullTokenCreate(
+  values: PullTokenOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   if (!values.parent) throw new ConfigError("--parent (the organization uid) is required");
   const ttlSeconds = parseDurationSeconds(values.ttl ?? "720h");
   if (ttlSeconds === undefined || ttlSeconds > MAX_PULL_TOKEN_TTL_SECONDS) {
@@ -71,16 +63,14 @@ async function create(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   }
 }
 
-async function revoke(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      identity: { type: "string" },
-      "api-url": { type: "string" },
-      token: { type: "string" },
-    },
-    strict: true,
-  });
+/**
+ * `wharf auth pull-token revoke`: deletes the identity's role bindings, then the identity
+ * (revokePullToken). Resolves to the exit code; bad flags are a ConfigError (exit 2).
+ */
+export async function runPullTokenRevoke(
+  values: PullTokenOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   if (!values.identity) throw new ConfigError("--identity (the pull token's username) is required");
   const { apiUrl, token } = apiAccess(values, env);
   try {

@@ -20,6 +20,31 @@ export interface GarbageCollectionOptions {
   graceMs?: number;
   /** Upload sessions idle this long are abandoned (default 24 hours). */
   uploadTtlMs?: number;
+  /** Told as the run goes: each phase's start and each object it examines (for a progress display). */
+  onProgress?: (progress: GarbageProgress) => void;
+}
+
+/** The phases of a run, in order. */
+export const GARBAGE_PHASES = [
+  "uploads",
+  "stray uploads",
+  "manifests",
+  "links",
+  "blobs",
+  "stray blobs",
+] as const;
+
+/** Where a run stands: the phase, what it examined and removed so far, and the bytes freed in all. */
+export interface GarbageProgress {
+  phase: (typeof GARBAGE_PHASES)[number];
+  /** 0-based index of `phase` in GARBAGE_PHASES. */
+  phaseIndex: number;
+  /** Objects (sessions, keys, manifests, blobs) the phase looked at so far. */
+  examined: number;
+  /** Of those, removed. */
+  removed: number;
+  /** Bytes of blobs removed since the run began. */
+  bytesFreed: number;
 }
 
 /** What one run removed. */
@@ -54,39 +79,69 @@ export async function collectGarbage(
   const bounds: GarbageBounds = { graceStart, windowStart: now - (options.historyWindowMs ?? 30 * DAY) };
   const uploadCutoff = now - (options.uploadTtlMs ?? DAY);
   const report: GarbageReport = { manifests: 0, links: 0, blobs: 0, bytes: 0, uploads: 0, strayObjects: 0 };
+  let current: GarbageProgress | undefined;
+  const phase = (name: GarbageProgress["phase"]) => {
+    current = {
+      phase: name,
+      phaseIndex: GARBAGE_PHASES.indexOf(name),
+      examined: 0,
+      removed: 0,
+      bytesFreed: report.bytes,
+    };
+    options.onProgress?.({ ...current });
+  };
+  const examined = (count: number, removed: number) => {
+    if (!current) return;
+    current.examined += count;
+    current.removed += removed;
+    current.bytesFreed = report.bytes;
+    options.onProgress?.({ ...current });
+  };
   const exclusively = <T>(fn: (tx: Store) => Promise<T>) =>
     store.transaction(async (tx) => {
       await tx.garbage.lockRegistry("exclusive");
       return fn(tx);
     });
 
+  phase("uploads");
   for (const upload of await store.uploads.staleBefore(uploadCutoff)) {
     await store.uploads.delete(upload.id);
     await blobs.delete(uploadKey(upload.id));
     report.uploads++;
+    examined(1, 1);
   }
   // The stray sweeps list only the two prefixes and skip keys the layout does not parse there: other
   // objects, such as the blob store's identity, are never candidates.
+  phase("stray uploads");
   for await (const object of blobs.list(UPLOADS_PREFIX)) {
     const id = parseUploadKey(object.key);
     if (id === undefined) continue;
-    if (object.modifiedTime < uploadCutoff && !(await store.uploads.get(id))) {
+    const stray = object.modifiedTime < uploadCutoff && !(await store.uploads.get(id));
+    if (stray) {
       await blobs.delete(object.key);
       report.strayObjects++;
     }
+    examined(1, stray ? 1 : 0);
   }
 
+  phase("manifests");
   for (;;) {
     const dead = await store.garbage.deadManifests(bounds, BATCH);
     let deleted = 0;
     for (const { repoUid, digest } of dead) {
-      if (await exclusively((tx) => tx.garbage.deleteIfDead(repoUid, digest, bounds))) deleted++;
+      const removed = await exclusively((tx) => tx.garbage.deleteIfDead(repoUid, digest, bounds));
+      if (removed) deleted++;
+      examined(1, removed ? 1 : 0);
     }
     report.manifests += deleted;
     if (deleted === 0) break;
   }
 
+  phase("links");
   report.links = await exclusively((tx) => tx.garbage.deleteUnreferencedLinks(graceStart));
+  examined(report.links, report.links);
+
+  phase("blobs");
 
   const failed = new Set<string>();
   for (;;) {
@@ -104,12 +159,15 @@ export async function collectGarbage(
           report.blobs++;
           report.bytes += blob.size;
         }
+        examined(1, removed ? 1 : 0);
       } catch {
         failed.add(blob.digest);
+        examined(1, 0);
       }
     }
   }
 
+  phase("stray blobs");
   for await (const object of blobs.list(BLOBS_PREFIX)) {
     const digest = digestStoredAt(object.key);
     if (digest === undefined || object.modifiedTime >= graceStart) continue;
@@ -119,6 +177,7 @@ export async function collectGarbage(
       return true;
     });
     if (stray) report.strayObjects++;
+    examined(1, stray ? 1 : 0);
   }
   return report;
 }

@@ -38,6 +38,7 @@ const DOCS_PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Wharf platform API reference</title>
+<link rel="icon" href="data:,">
 </head>
 <body>
 <redoc spec-url="${OPENAPI_PATH.slice(1)}" expand-responses="200" required-props-first="true"></redoc>
@@ -45,6 +46,23 @@ const DOCS_PAGE = `<!doctype html>
 </body>
 </html>
 `;
+
+/**
+ * Redoc's sidebar footer loads its logo from Redocly's CDN, which the page's CSP refuses (and a
+ * reference served "with no network at run time" should not ask for): the bundle is served with
+ * that one URL replaced by an empty local image.
+ */
+const REDOC_CDN_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
+const EMPTY_SVG = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E";
+
+/** Redoc's standalone bundle as served: the installed file with no URL of a CDN left in it. */
+async function readRedocBundle(): Promise<Buffer> {
+  const file = await readFile(
+    createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js"),
+    "utf8",
+  );
+  return Buffer.from(file.replaceAll(REDOC_CDN_LOGO, EMPTY_SVG), "utf8");
+}
 
 /**
  * The API reference routes, anonymous, GET or HEAD (other methods: 405 as google.rpc.Status):
@@ -55,8 +73,6 @@ const DOCS_PAGE = `<!doctype html>
  * `If-None-Match` with 304.
  */
 export function createApiReferenceRoutes(): ExtraRoute[] {
-  const redocBundle = () =>
-    readFile(createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js"));
   return [
     {
       path: OPENAPI_PATH,
@@ -87,7 +103,7 @@ export function createApiReferenceRoutes(): ExtraRoute[] {
     {
       path: REDOC_BUNDLE_PATH,
       handler: serveStatic(
-        once(async () => staticBody(await redocBundle())),
+        once(async () => staticBody(await readRedocBundle())),
         {
           "content-type": "text/javascript; charset=utf-8",
           "cache-control": "public, max-age=86400",

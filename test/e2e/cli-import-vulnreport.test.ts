@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { runVulnReportImport } from "../../src/cli/import-vulnreport.js";
+import { runCli } from "../../src/cli/main.js";
 import { saveCredentials } from "../../src/sdk/node/stored-credentials.js";
 import { expectJson } from "../support/api-assertions.js";
 import { pushImage } from "../support/registry-push.js";
@@ -16,13 +16,19 @@ const TRUNCATED = fileURLToPath(new URL("../fixtures/vulnreports/truncated.json"
 /** Captures what a command writes. */
 function capture() {
   const out = { stdout: "", stderr: "" };
-  return {
-    out,
-    io: {
-      stdout: { write: (t: string) => (out.stdout += t) },
-      stderr: { write: (t: string) => (out.stderr += t) },
-    },
-  };
+  const stream = (key: "stdout" | "stderr") =>
+    ({
+      write: (t: string) => {
+        out[key] += t;
+        return true;
+      },
+    }) as unknown as NodeJS.WritableStream;
+  return { out, io: { stdout: stream("stdout"), stderr: stream("stderr") } };
+}
+
+/** `wharf import vulnreport <args…>` in this process, through the one `wharf` parser. */
+function runVulnReportImport(args: string[], io: ReturnType<typeof capture>["io"], env: NodeJS.ProcessEnv) {
+  return runCli(["import", "vulnreport", ...args], { ...io, env });
 }
 
 describe("wharf import vulnreport", () => {

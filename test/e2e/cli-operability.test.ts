@@ -44,35 +44,40 @@ async function closedPort(): Promise<number> {
 const LOCAL = ["--api-addr", "127.0.0.1:0", "--registry-addr", "127.0.0.1:0"];
 
 describe("wharf -h / --help", () => {
-  it("every command of the top-level usage prints its usage with -h and --help and exits 0", async () => {
+  it("every command of the top-level help prints its own help with -h and --help and exits 0", async () => {
     const top = await wharf(["help"]);
     assert.equal(top.code, 0);
-    // Each command line of the usage: `  wharf <words> …` (the words: leading lower-case tokens).
-    const commands = top.stdout
-      .split("\n")
-      .filter((line) => line.startsWith("  wharf "))
-      .map((line) => {
-        const words: string[] = [];
-        for (const token of line.trim().split(/\s+/).slice(1)) {
-          if (!/^[a-z][a-z-]*$/.test(token)) break;
-          words.push(token);
-        }
-        return { words, line: line.trimEnd() };
-      });
-    assert.ok(
-      commands.length >= 8,
-      `the usage lists the commands: ${commands.map((c) => c.words.join(" "))}`,
-    );
-    for (const required of ["serve", "gc", "admin token", "auth login", "auth pull-token create"]) {
+    // The index at the end of `wharf --help`: `  wharf <words> <usage>`, then its description.
+    const lines = top.stdout.split("\n");
+    const commands = lines.flatMap((line, i) => {
+      if (!line.startsWith("  wharf ")) return [];
+      const words: string[] = [];
+      for (const token of line.trim().split(/\s+/).slice(1)) {
+        if (!/^[a-z][a-z-]*$/.test(token)) break;
+        words.push(token);
+      }
+      return [{ words, description: (lines[i + 1] ?? "").trim() }];
+    });
+    for (const required of [
+      "serve",
+      "gc",
+      "admin token",
+      "admin keys rotate",
+      "import libraries",
+      "import vulnreport",
+      "auth login",
+      "auth pull-token create",
+      "iam",
+      "images",
+      "completion",
+    ]) {
       assert.ok(
         commands.some((c) => c.words.join(" ") === required),
-        `${required} is listed`,
+        `${required} is listed: ${commands.map((c) => c.words.join(" "))}`,
       );
     }
-    const cases = commands.flatMap(({ words, line }) =>
-      ["-h", "--help"].map((flag) => ({ words, line, flag })),
-    );
-    // Four at a time: each is a Node process loading TypeScript.
+    const cases = commands.flatMap((command) => ["-h", "--help"].map((flag) => ({ ...command, flag })));
+    // Four at a time: each is a Node process.
     const results: ((typeof cases)[number] & { run: CliRun })[] = [];
     for (let i = 0; i < cases.length; i += 4) {
       const batch = cases.slice(i, i + 4);
@@ -80,11 +85,15 @@ describe("wharf -h / --help", () => {
         ...(await Promise.all(batch.map(async (c) => ({ ...c, run: await wharf([...c.words, c.flag]) })))),
       );
     }
-    for (const { words, line, flag, run } of results) {
+    for (const { words, description, flag, run } of results) {
       const what = `wharf ${words.join(" ")} ${flag}`;
       assert.equal(run.code, 0, `${what} exits 0 (stderr: ${run.stderr})`);
-      assert.match(run.stdout, /^Usage:\n/, `${what} prints a usage`);
-      assert.ok(run.stdout.includes(line), `${what} shows its own usage line`);
+      assert.ok(
+        run.stdout.startsWith(`Usage: wharf ${words.join(" ")} `),
+        `${what} prints its usage:\n${run.stdout}`,
+      );
+      const flat = run.stdout.replace(/\s+/g, " ");
+      assert.ok(flat.includes(description.split(" ").slice(0, 4).join(" ")), `${what} describes it`);
       assert.equal(run.stderr, "", `${what} writes nothing else`);
     }
   });
@@ -92,18 +101,58 @@ describe("wharf -h / --help", () => {
   it("help for a group, through `wharf help`, and after other flags; serve -h starts nothing", async () => {
     const group = await wharf(["auth", "--help"]);
     assert.equal(group.code, 0);
-    for (const sub of ["login", "token", "logout", "pull-token create"]) {
-      assert.ok(group.stdout.includes(`wharf auth ${sub}`), `auth --help lists ${sub}`);
+    for (const sub of ["login", "token", "logout", "pull-token", "status", "configure-docker"]) {
+      assert.match(group.stdout, new RegExp(`\\n  ${sub}\\b`), `auth --help lists ${sub}`);
     }
     const viaHelp = await wharf(["help", "gc"]);
     assert.equal(viaHelp.code, 0);
-    assert.match(viaHelp.stdout, /wharf gc \[--window/);
-    assert.match(viaHelp.stdout, /--data-dir DIR/, "a command taking [options] lists them");
+    assert.match(viaHelp.stdout, /^Usage: wharf gc \[options\]/);
+    assert.match(viaHelp.stdout, /--window <duration>/);
+    assert.match(
+      viaHelp.stdout,
+      /--data-dir <dir> .*\[WHARF_DATA_DIR\]/s,
+      "configuration flags name their variable",
+    );
+    const nested = await wharf(["help", "admin", "keys", "rotate"]);
+    assert.match(nested.stdout, /^Usage: wharf admin keys rotate \[options\]/);
     const late = await wharf(["serve", "--api-addr", "127.0.0.1:1", "-h"]);
     assert.equal(late.code, 0, "help wins over the other flags: nothing is started");
-    assert.match(late.stdout, /wharf serve/);
+    assert.match(late.stdout, /^Usage: wharf serve/);
     const unknown = await wharf(["frobnicate", "-h"]);
     assert.equal(unknown.code, 2, "an unknown command is still an error");
+  });
+
+  it("usage errors of the server-side commands exit 2 with one line naming the command", async () => {
+    for (const [args, pattern] of [
+      [["serve", "--bogus"], /^wharf serve: unknown option '--bogus'/],
+      [["gc", "--window"], /^wharf gc: option '--window <duration>' argument missing/],
+      [["admin", "token", "extra"], /^wharf admin token: too many arguments/],
+      [["admin", "keys", "spin"], /^wharf admin keys: unknown command 'spin'/],
+      [["import", "widgets", "a.jsonl"], /^wharf import: unknown kind "widgets" \(known: /],
+      [["auth", "pull-token", "create", "--nope"], /^wharf auth pull-token create: unknown option '--nope'/],
+      [["frobnicate"], /^wharf: unknown command 'frobnicate'/],
+    ] as const) {
+      const run = await wharf([...args]);
+      assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+      assert.match(run.stderr, pattern);
+      assert.equal(run.stdout, "");
+      assert.doesNotMatch(run.stderr, /\n\s+at /, "no stack frames");
+    }
+    const bare = await wharf([]);
+    assert.equal(bare.code, 2, "wharf alone prints its help and exits 2");
+    assert.match(bare.stderr, /^Usage: wharf /);
+  });
+
+  it("completions cover the server-side commands from the same tree", async () => {
+    const bash = await wharf(["completion", "bash"]);
+    assert.equal(bash.code, 0, bash.stderr);
+    assert.match(bash.stdout, /\['wharf'\]='[^']*\bserve\b[^']*\bgc\b/);
+    assert.match(bash.stdout, /\['wharf gc'\]='[^']*--window/);
+    assert.match(bash.stdout, /\['wharf admin keys'\]='rotate list/);
+    assert.match(bash.stdout, /\['wharf import libraries'\]='[^']*--strict/);
+    const zsh = await wharf(["completion", "zsh"]);
+    assert.match(zsh.stdout, /'wharf admin tokens' 'revoke'/);
+    assert.match(zsh.stdout, /'wharf events deliveries' '[^']*\bwait\b/);
   });
 });
 

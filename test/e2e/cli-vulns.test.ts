@@ -392,6 +392,7 @@ describe("the wharf security commands", () => {
     const bash = await ok(["completion", "bash"]);
     assert.match(bash, /vulns/);
     assert.match(bash, /advisories/);
-    assert.match(await ok(["--help"]), /wharf vulns report IMAGE/);
+    assert.match(await ok(["--help"]), /wharf vulns <command>/);
+    assert.match(await ok(["vulns", "--help"]), /\n {2}report \[options\] <image>/);
   });
 });

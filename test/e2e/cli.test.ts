@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { serveProcess, WHARF, type WharfProcess } from "../support/wharf-process.js";
+import { startTestServer } from "../support/wharf-server.js";
 
 const run = promisify(execFile);
 
@@ -60,7 +62,24 @@ describe("the wharf command", () => {
   });
 
   it("gc runs against the data folder and reports what it removed as JSON", async () => {
-    const { stdout } = await run(process.execPath, [WHARF, "gc", "--data-dir", dataDir, "--grace", "1m"]);
+    const { stdout, stderr } = await run(process.execPath, [
+      WHARF,
+      "gc",
+      "--data-dir",
+      dataDir,
+      "--grace",
+      "1m",
+    ]);
+    // Piped stderr: a plain line per phase, then the totals; no control characters.
+    assert.deepEqual(stderr.trim().split("\n"), [
+      "wharf gc: uploads (1/6): examined 0, removed 0, freed 0 B",
+      "wharf gc: stray uploads (2/6): examined 0, removed 0, freed 0 B",
+      "wharf gc: manifests (3/6): examined 0, removed 0, freed 0 B",
+      "wharf gc: links (4/6): examined 0, removed 0, freed 0 B",
+      "wharf gc: blobs (5/6): examined 0, removed 0, freed 0 B",
+      "wharf gc: stray blobs (6/6): examined 0, removed 0, freed 0 B",
+      "wharf gc: done: removed 0 objects, freed 0 B",
+    ]);
     assert.deepEqual(JSON.parse(stdout), {
       manifests: 0,
       links: 0,
@@ -77,6 +96,44 @@ describe("the wharf command", () => {
         return true;
       },
     );
+  });
+
+  it("gc's progress counts what it examines and removes, and the bytes it frees", async () => {
+    const wharf = await startTestServer();
+    try {
+      const token = await wharf.registryToken();
+      await wharf.create("/iam/v2/groups", { name: "gcprog" });
+      // Two blobs no manifest references: their links and then the blobs are garbage.
+      const sizes = [1500, 2600];
+      for (const size of sizes) {
+        const bytes = Buffer.alloc(size, size % 251);
+        const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+        const push = await wharf.registry(`/v2/gcprog/app/blobs/uploads/?digest=${digest}`, {
+          method: "POST",
+          token,
+          body: bytes,
+        });
+        assert.equal(push.status, 201);
+      }
+      await new Promise((r) => setTimeout(r, 1100)); // past a 1s grace
+      const { stdout, stderr } = await run(process.execPath, [
+        WHARF,
+        "gc",
+        "--data-dir",
+        wharf.dataDir,
+        "--grace",
+        "1s",
+        "--window",
+        "1s",
+      ]);
+      const report = JSON.parse(stdout) as { links: number; blobs: number; bytes: number };
+      assert.deepEqual([report.links, report.blobs, report.bytes], [2, 2, 4100]);
+      assert.match(stderr, /^wharf gc: links \(4\/6\): examined 2, removed 2, freed 0 B$/m);
+      assert.match(stderr, /^wharf gc: blobs \(5\/6\): examined 2, removed 2, freed 4\.0 KiB$/m);
+      assert.match(stderr, /^wharf gc: done: removed 4 objects, freed 4\.0 KiB$/m);
+    } finally {
+      await wharf.close();
+    }
   });
 
   it("refuses bad options with exit code 2 and a clear message", async () => {

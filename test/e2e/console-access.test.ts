@@ -59,7 +59,7 @@ describe("the console's access and webhooks pages in headless Chromium", { skip:
     page.on("pageerror", (e) => problems.push(`${path}: ${e.message}`));
     await page.goto(`${wharf.apiUrl}${path}`);
     await page.getByLabel("Token", { exact: true }).fill(token);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     return page;
   }
 

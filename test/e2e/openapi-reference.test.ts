@@ -89,23 +89,32 @@ describe("the API reference: /openapi.json and /docs", () => {
     assert.match(csp, /script-src 'self'(;|$)/);
     assert.doesNotMatch(csp, /https?:|\*/, "no other origin is allowed");
     const html = await res.text();
-    // Every URL the page references (src, href, spec-url) is on this server.
+    // Every URL the page references (src, href, spec-url) is on this server; the icon is empty
+    // (data:), so the browser asks for no /favicon.ico.
     const urls = [...html.matchAll(/\b(?:src|href|spec-url)="([^"]*)"/g)].map((m) => m[1]!);
-    assert.deepEqual(urls.sort(), ["docs/redoc.standalone.js", "openapi.json"]);
+    assert.deepEqual(urls.sort(), ["data:,", "docs/redoc.standalone.js", "openapi.json"]);
+    urls.splice(urls.indexOf("data:,"), 1);
     assert.doesNotMatch(html, /https?:\/\/|\/\//, "no external URL anywhere in the page");
     assert.doesNotMatch(html, /<script>/, "no inline script");
     const resolved = urls.map((u) => new URL(u, `${wharf.apiUrl}/docs`).pathname).sort();
     assert.deepEqual(resolved, ["/docs/redoc.standalone.js", "/openapi.json"]);
   });
 
-  it("serves the installed Redoc bundle the page loads", async () => {
+  it("serves the installed Redoc bundle the page loads, without its CDN logo URL", async () => {
     const res = await fetch(`${wharf.apiUrl}/docs/redoc.standalone.js`);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-type"), "text/javascript; charset=utf-8");
     const installed = readFileSync(
       createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js"),
+      "utf8",
     );
-    assert.ok(Buffer.from(await res.arrayBuffer()).equals(installed));
+    const served = await res.text();
+    assert.ok(installed.includes("https://cdn.redoc.ly/"), "the installed bundle names the CDN");
+    assert.ok(!served.includes("https://cdn.redoc.ly/"), "the served one does not");
+    // Byte for byte the installed bundle otherwise: only the logo's src is a local (empty) image.
+    const logo = /src:"(data:image\/svg\+xml,[^"]*)"/.exec(served)?.[1];
+    assert.ok(logo, "the logo is a data: image");
+    assert.equal(served, installed.replaceAll("https://cdn.redoc.ly/redoc/logo-mini.svg", logo));
   });
 
   it("describes real answers of the running server, successes and errors", async () => {

@@ -34,6 +34,8 @@ export interface CommandContext {
   env: NodeJS.ProcessEnv;
   /** The fetch of every request (timeout and tracing applied), for registry calls the SDK has no helper for. */
   fetch: FetchFunction;
+  /** `--timeout` in milliseconds, when given (a time limit of each request, and of a wait). */
+  timeoutMs: number | undefined;
 }
 
 /** Where the CLI writes and what it reads. */
@@ -114,8 +116,9 @@ export function commandContext(flags: GlobalFlags, io: Io, services: ServiceTabl
   const apiUrl = resolveApiUrl(flags.apiUrl, io.env);
   const givenToken = flags.token || io.env.WHARF_TOKEN || undefined;
   const color = flags.color !== false && !io.env.NO_COLOR && io.stdout.isTTY === true;
+  const timeoutMs = parseTimeout(flags.timeout);
   const fetchFn = instrumentedFetch({
-    timeoutMs: parseTimeout(flags.timeout),
+    timeoutMs,
     trace: flags.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
   });
   const tokenSource = givenToken
@@ -132,5 +135,6 @@ export function commandContext(flags: GlobalFlags, io: Io, services: ServiceTabl
     stderr: io.stderr,
     env: io.env,
     fetch: fetchFn,
+    timeoutMs,
   };
 }

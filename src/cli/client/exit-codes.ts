@@ -1,40 +1,19 @@
-import { Code } from "@connectrpc/connect";
-import { isWharfApiError } from "../../sdk/errors.js";
-import { UsageError } from "./output.js";
+// Kept free of imports: the exit codes are needed on every run, the failure decoding
+// (failure.ts, which loads Connect and the SDK's errors) only when a command fails.
 
 /** Exit codes of the client commands. */
 export const EXIT = { ok: 0, error: 1, usage: 2, notFound: 4, permissionDenied: 5 } as const;
 
 /**
- * The exit code and the one or two lines a failure prints: the server's message, then its field or
- * precondition violations on one line; never a stack trace. NOT_FOUND exits 4, PERMISSION_DENIED
- * and UNAUTHENTICATED 5, a usage error 2, anything else 1.
+ * Ends a command line with `code` after the command printed its own failure (the server-side
+ * commands and the importers say what went wrong themselves): nothing more is printed.
  */
-export function describeFailure(err: unknown): { code: number; lines: string[] } {
-  if (err instanceof UsageError) return { code: EXIT.usage, lines: [err.message] };
-  if (isWharfApiError(err)) {
-    const lines = [`${err.codeName}: ${err.message}`];
-    // The server's message often already says what a violation says: print only what it adds.
-    const details = [
-      ...err.fieldViolations.map((v) => ({
-        text: `${v.field}: ${v.description}`,
-        description: v.description,
-      })),
-      ...err.preconditionViolations.map((v) => ({
-        text: `${v.type}${v.subject ? ` ${v.subject}` : ""}: ${v.description}`,
-        description: v.description,
-      })),
-    ]
-      .filter((d) => !err.message.includes(d.description))
-      .map((d) => d.text);
-    if (details.length > 0) lines.push(`  ${details.join("; ")}`);
-    const code =
-      err.code === Code.NotFound
-        ? EXIT.notFound
-        : err.code === Code.PermissionDenied || err.code === Code.Unauthenticated
-          ? EXIT.permissionDenied
-          : EXIT.error;
-    return { code, lines };
+export class CommandExit extends Error {
+  readonly code: number;
+
+  constructor(code: number) {
+    super(`exit ${code}`);
+    this.name = "CommandExit";
+    this.code = code;
   }
-  return { code: EXIT.error, lines: [(err as Error)?.message ?? String(err)] };
 }

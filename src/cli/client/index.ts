@@ -1,27 +1,15 @@
 import type { Command } from "commander";
-import { bashCompletion, completionTable, zshCompletion } from "./completion.js";
-import type { Io } from "./context.js";
-import { UsageError } from "./output.js";
-import { type BindFor, rootCommand, runProgram } from "./program.js";
-
-/**
- * Words of the server-side commands (parsed in src/cli/main.ts, outside this tree), for
- * completions: they are part of the same `wharf`.
- */
-const SERVER_SIDE_WORDS: Record<string, string[]> = {
-  wharf: ["serve", "gc", "admin", "import", "help", "version"],
-  "wharf admin": ["token", "keys", "tokens"],
-  "wharf auth": ["login", "logout"],
-  "wharf auth pull-token": ["create", "revoke"],
-};
+import type { BindFor } from "./program.js";
+import { subcommand } from "./program.js";
+import { CLIENT_GROUPS, type ClientGroup, commandWords, isClientGroup } from "./routing.js";
 
 type Register = (program: Command, bindFor: BindFor) => void;
 
 /**
- * The command groups, each loaded only when used: a group's module imports its generated
- * services and views, and a cold process pays for every module it loads (bench:cli).
+ * The command groups' registrations, each loaded only when used: a group's module imports its
+ * generated services and views, and a cold process pays for every module it loads (bench:cli).
  */
-const GROUPS: Record<string, () => Promise<Register>> = {
+const GROUPS: Record<ClientGroup, () => Promise<Register>> = {
   iam: async () => (await import("./commands/iam.js")).registerIam,
   images: async () => (await import("./commands/images.js")).registerImages,
   libraries: async () => (await import("./commands/libraries.js")).registerLibraries,
@@ -31,36 +19,23 @@ const GROUPS: Record<string, () => Promise<Register>> = {
   advisories: async () => (await import("./commands/advisories.js")).registerAdvisories,
 };
 
+/** The client group a command line runs, if any (`wharf --api-url U iam …` runs `iam`). */
+export function clientGroupOf(argv: readonly string[]): ClientGroup | undefined {
+  const [first] = commandWords(argv);
+  return isClientGroup(first) ? first : undefined;
+}
+
 /**
- * The client command tree: every group, or with `only` just that group (what running one command
- * needs). The whole tree is what help, completions and docs/cli.md are made from.
+ * Adds the client groups to `program`: every group's command with its description (so help lists
+ * them all), and the subcommands of `load` ("all", or the one group a command line runs).
  */
-export async function clientProgram(io: Io, only?: string): Promise<Command> {
-  const { program, bindFor } = rootCommand(io);
-  const names = only !== undefined && only in GROUPS ? [only] : Object.keys(GROUPS);
-  for (const name of names) (await (GROUPS[name] as () => Promise<Register>)())(program, bindFor);
-  program
-    .command("completion <shell>")
-    .description("print a completion script: bash or zsh (e.g. source <(wharf completion bash))")
-    .action(async (shell: string) => {
-      if (shell !== "bash" && shell !== "zsh") {
-        throw new UsageError(`completion: the shell must be bash or zsh (got "${shell}")`);
-      }
-      const table = completionTable(
-        only === undefined ? program : await clientProgram(io),
-        SERVER_SIDE_WORDS,
-      );
-      io.stdout.write(shell === "bash" ? bashCompletion(table) : zshCompletion(table));
-    });
-  return program;
-}
-
-/** The first command word of `argv` (global flags before it skipped). */
-function groupOf(argv: readonly string[]): string | undefined {
-  return argv.find((a) => !a.startsWith("-"));
-}
-
-/** Runs a client command line (see isClientCommand); resolves to the exit code. */
-export async function runClient(argv: string[], io: Io): Promise<number> {
-  return runProgram(await clientProgram(io, groupOf(argv)), argv, io);
+export async function registerClientGroups(
+  program: Command,
+  bindFor: BindFor,
+  load: "all" | ClientGroup | undefined,
+): Promise<void> {
+  for (const name of Object.keys(CLIENT_GROUPS) as ClientGroup[]) {
+    if (load === "all" || load === name) (await GROUPS[name]())(program, bindFor);
+    else subcommand(program, name, CLIENT_GROUPS[name]);
+  }
 }

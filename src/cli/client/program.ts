@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import type { ServiceTable } from "../../sdk/services.js";
-import { type CommandContext, commandContext, type GlobalFlags, type Io } from "./context.js";
-import { describeFailure, EXIT } from "./exit-codes.js";
+import type { CommandContext, GlobalFlags, Io } from "./context.js";
+import { EXIT } from "./exit-codes.js";
 import { OUTPUT_FORMATS, render, UsageError, type View } from "./output.js";
 
 /** What a command's action gets: its context, positional arguments and its own options. */
@@ -54,6 +54,9 @@ export function rootCommand(io: Io): { program: Command; bindFor: BindFor } {
       const positional = args
         .slice(0, -2)
         .flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [String(a)]));
+      // Loaded when a client command runs: it brings the SDK and Connect, which help, usage errors
+      // and the server-side commands never need.
+      const { commandContext } = await import("./context.js");
       const ctx = commandContext(command.optsWithGlobals() as GlobalFlags, io, services);
       await action(ctx, positional, command.opts());
     };
@@ -69,7 +72,12 @@ export async function runProgram(program: Command, argv: string[], io: Io): Prom
   // Subcommands inherit the root's settings (exit override, output) when added; these cover the rest.
   for (const command of allCommands(program)) {
     command.exitOverride();
-    command.configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    command.configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      // `wharf import libraries: unknown option '--bogus'`: the command it is about, like every failure line.
+      outputError: (s, write) => write(`${commandPath(command)}: ${s.replace(/^error: /, "")}`),
+    });
   }
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -80,12 +88,32 @@ export async function runProgram(program: Command, argv: string[], io: Io): Prom
       // commander.help: a group run with no subcommand printed its help on stderr.
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    const { describeFailure } = await import("./failure.js");
     const failure = describeFailure(err);
     const [first, ...more] = failure.lines;
+    if (first === undefined) return failure.code;
     io.stderr.write(`wharf: ${first}\n${more.map((line) => `${line}\n`).join("")}`);
     if (io.env.WHARF_DEBUG && !(err instanceof UsageError)) io.stderr.write(`${(err as Error)?.stack}\n`);
     return failure.code;
   }
+}
+
+/**
+ * The subcommand `name` of `parent`, created with `description` when it is not there yet: groups
+ * that server-side and client verbs share (`wharf auth`, `wharf auth pull-token`) are one command.
+ */
+export function subcommand(parent: Command, name: string, description: string): Command {
+  return (
+    (parent.commands.find((c) => c.name() === name) as Command | undefined) ??
+    parent.command(name).description(description)
+  );
+}
+
+/** `wharf iam roles list`: the words naming `command`. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
 }
 
 /** `command` and every command below it. */

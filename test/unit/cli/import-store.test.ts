@@ -4,7 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { type ImportKind, runImport } from "../../../src/cli/import.js";
+import { Command } from "commander";
+import { CommandExit } from "../../../src/cli/client/exit-codes.js";
+import { runProgram } from "../../../src/cli/client/program.js";
+import {
+  declareLocalImport,
+  type ImportKind,
+  type ParsedImport,
+  registerImport,
+} from "../../../src/cli/import.js";
 import { type FileImporter, runLocalImport } from "../../../src/cli/import-store.js";
 import { openStore } from "../../../src/storage/sql/open-store.js";
 
@@ -22,6 +30,14 @@ function captureStream(): Writable & { text(): string } {
 
 function io() {
   return { stdout: captureStream(), stderr: captureStream() };
+}
+
+/** `argv` read by the `wharf` parser with the local importers' declarations. */
+function parsed(argv: string[]): ParsedImport {
+  const command = new Command("t").exitOverride();
+  declareLocalImport(command);
+  command.parse(argv, { from: "user" });
+  return { operands: command.args, options: command.opts() };
 }
 
 /**
@@ -82,7 +98,12 @@ describe("runLocalImport on a real SQLite store", () => {
     await writeFile(a, "imp.one=1\nimp.two=2\n");
     await writeFile(b, "imp.one=1\nbroken\nimp.two=22\nimp.three=3\n");
     const out = io();
-    const code = await runLocalImport("test import", [a, b, "--data-dir", dataDir], out, settingsImporter);
+    const code = await runLocalImport(
+      "test import",
+      parsed([a, b, "--data-dir", dataDir]),
+      out,
+      settingsImporter,
+    );
     assert.equal(code, 0, out.stderr.text());
     const lines = out.stderr.text().trim().split("\n");
     assert.ok(lines.includes(`test import: ${b} line 2: expected key=value`), out.stderr.text());
@@ -105,7 +126,7 @@ describe("runLocalImport on a real SQLite store", () => {
     const out = io();
     const code = await runLocalImport(
       "test import",
-      ["--strict", a, b, c, "--data-dir", dataDir],
+      parsed(["--strict", a, b, c, "--data-dir", dataDir]),
       out,
       settingsImporter,
     );
@@ -133,7 +154,7 @@ describe("runLocalImport on a real SQLite store", () => {
       },
     };
     const out = io();
-    assert.equal(await runLocalImport("t", [file, "--data-dir", dataDir], out, failing), 1);
+    assert.equal(await runLocalImport("t", parsed([file, "--data-dir", dataDir]), out, failing), 1);
     assert.match(out.stderr.text(), new RegExp(`t: ${file}: disk on fire; nothing of it was imported\\n$`));
     assert.deepEqual(await settingsOf(dataDir, ["f.one"]), { "f.one": undefined });
   });
@@ -142,59 +163,98 @@ describe("runLocalImport on a real SQLite store", () => {
     const out = io();
     const missing = join(dir, "nope.txt");
     assert.equal(
-      await runLocalImport("t", [missing, "--data-dir", join(dir, "m")], out, settingsImporter),
+      await runLocalImport("t", parsed([missing, "--data-dir", join(dir, "m")]), out, settingsImporter),
       1,
     );
     assert.match(out.stderr.text(), new RegExp(`t: ${missing}: ENOENT`));
   });
 
   it("usage errors exit 2 without opening a store", async () => {
-    for (const argv of [[], ["--bogus", "a.txt"], ["a.txt", "--database-url", "mysql://x"]]) {
+    for (const argv of [[], ["a.txt", "--database-url", "mysql://x"]]) {
       const out = io();
-      assert.equal(await runLocalImport("t", argv, out, settingsImporter), 2, argv.join(" "));
+      assert.equal(await runLocalImport("t", parsed(argv), out, settingsImporter), 2, argv.join(" "));
       assert.match(out.stderr.text(), /^t: /);
     }
+    assert.throws(() => parsed(["--bogus", "a.txt"]), /unknown option '--bogus'/);
   });
 });
 
-describe("wharf import dispatcher", () => {
-  const ran: string[][] = [];
+describe("wharf import on the wharf parser", () => {
+  const ran: { argv: string[]; parsed: ParsedImport }[] = [];
   const kinds: ImportKind[] = [
     {
       kind: "things",
       summary: "import things from JSON lines",
-      run: async (argv) => {
-        ran.push(argv);
+      declare: declareLocalImport,
+      run: async (argv, _io, parsed) => {
+        ran.push({ argv, parsed });
+        return parsed.operands.includes("fail") ? 1 : 0;
+      },
+    },
+    {
+      // A kind that parses its own words (no `declare`): it gets them all, in order.
+      kind: "raw",
+      summary: "a kind with its own parser",
+      usage: "  wharf import raw --product NAME FILE\n",
+      run: async (argv, _io, parsed) => {
+        ran.push({ argv, parsed });
         return 0;
       },
     },
   ];
-
-  it("runs the named kind with the rest of the arguments", async () => {
-    assert.equal(await runImport(["things", "a.jsonl", "--strict"], io(), kinds), 0);
-    assert.deepEqual(ran.at(-1), ["a.jsonl", "--strict"]);
-  });
-
-  it("--help lists the kinds and the shared options; <kind> --help that kind alone, without running it", async () => {
+  const run = (argv: string[]) => {
     const out = io();
-    assert.equal(await runImport(["--help"], out, kinds), 0);
-    assert.match(
-      out.stdout.text(),
-      /wharf import things FILE… \[--strict\] \[options\]\n\s+import things from JSON lines/,
+    const program = new Command("wharf");
+    registerImport(
+      program,
+      out,
+      (code) => {
+        throw new CommandExit(code);
+      },
+      kinds,
     );
-    assert.match(out.stdout.text(), /--strict/);
-    assert.match(out.stdout.text(), /--database-url/);
-    const count = ran.length;
-    const kindOut = io();
-    assert.equal(await runImport(["things", "x", "-h"], kindOut, kinds), 0);
-    assert.match(kindOut.stdout.text(), /wharf import things FILE…/);
-    assert.equal(ran.length, count);
+    return runProgram(program, argv, { ...out, env: {} }).then((code) => ({ code, out }));
+  };
+
+  it("runs the named kind with its files and options read; its exit code is the command's", async () => {
+    const { code } = await run(["import", "things", "a.jsonl", "--strict", "--data-dir", "/d"]);
+    assert.equal(code, 0);
+    assert.deepEqual(ran.at(-1)?.parsed.operands, ["a.jsonl"]);
+    assert.equal(ran.at(-1)?.parsed.options.strict, true);
+    assert.equal(ran.at(-1)?.parsed.options.dataDir, "/d");
+    assert.equal((await run(["import", "things", "fail"])).code, 1);
   });
 
-  it("an unknown or missing kind is a usage error", async () => {
-    const out = io();
-    assert.equal(await runImport(["widgets"], out, kinds), 2);
-    assert.equal(out.stderr.text(), 'wharf import: unknown kind "widgets" (known: things)\n');
-    assert.equal(await runImport([], io(), kinds), 2);
+  it("a kind without declarations gets its words as they came", async () => {
+    const { code } = await run(["import", "raw", "--product", "x", "f.json", "--match", "a/b:*"]);
+    assert.equal(code, 0);
+    assert.deepEqual(ran.at(-1)?.argv, ["--product", "x", "f.json", "--match", "a/b:*"]);
+    const help = await run(["import", "raw", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.out.stdout.text(), /wharf import raw --product NAME FILE/);
+  });
+
+  it("help lists the kinds; <kind> --help shows that kind's usage and options, without running it", async () => {
+    const all = await run(["import", "--help"]);
+    assert.equal(all.code, 0);
+    assert.match(all.out.stdout.text(), /things \[options\] \[files\.\.\.\] +import things from JSON lines/);
+    const count = ran.length;
+    const kind = await run(["import", "things", "x", "-h"]);
+    assert.equal(kind.code, 0);
+    assert.match(kind.out.stdout.text(), /Usage: wharf import things FILE… \[--strict\] \[options\]/);
+    assert.match(kind.out.stdout.text(), /--strict/);
+    assert.match(kind.out.stdout.text(), /--database-url <url>/);
+    assert.doesNotMatch(kind.out.stdout.text(), /--api-addr/, "the server's options are not the importer's");
+    assert.equal(ran.length, count, "help ran nothing");
+  });
+
+  it("an unknown kind or option is a usage error (2) naming the command", async () => {
+    const unknown = await run(["import", "widgets"]);
+    assert.equal((await run(["import"])).code, 2, "no kind: the help on stderr, exit 2");
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.out.stderr.text(), /^wharf import: unknown kind "widgets" \(known: /);
+    const flag = await run(["import", "things", "--bogus", "a"]);
+    assert.equal(flag.code, 2);
+    assert.match(flag.out.stderr.text(), /^wharf import things: unknown option '--bogus'/);
   });
 });

@@ -12,7 +12,8 @@ import { WharfApiError } from "../../../sdk/errors.js";
 import { listAll } from "../../../sdk/pages.js";
 import type { CommandContext } from "../context.js";
 import { timeCell, UsageError } from "../output.js";
-import { type BindFor, collect, print } from "../program.js";
+import { type BindFor, collect, print, subcommand } from "../program.js";
+import { CLIENT_GROUPS } from "../routing.js";
 import { field, protoView } from "../views.js";
 
 /** The event types of `--latest-event`, as the CLI writes them. */
@@ -79,9 +80,7 @@ const SERVICES = { vulnerabilities: { advisories: AdvisoriesService } };
 /** `wharf advisories …`: the security advisories the operator imported. */
 export function registerAdvisories(program: Command, bindFor: BindFor): void {
   const bind = bindFor(SERVICES);
-  const advisories = program
-    .command("advisories")
-    .description("security advisories: what a distributor says about a vulnerability in an artifact");
+  const advisories = subcommand(program, "advisories", CLIENT_GROUPS.advisories);
   advisories
     .command("list")
     .description("list advisories (every filter given must hold)")

@@ -13,8 +13,9 @@ import {
 } from "../docker-config.js";
 import { timeCell, UsageError, type View } from "../output.js";
 import { callPlainRoute } from "../plain-http.js";
-import { type BindFor, print } from "../program.js";
+import { type BindFor, print, subcommand } from "../program.js";
 import { groupUid } from "../resolve.js";
+import { CLIENT_GROUPS } from "../routing.js";
 import { field, protoView } from "../views.js";
 
 /** The `iss` of pull-token identities (see `wharf auth pull-token create`). */
@@ -64,22 +65,32 @@ const SERVICES = {
 };
 
 /**
- * The client verbs of `wharf auth`: status, token --audience, configure-docker, pull-token list
- * and delete (login, token, logout, pull-token create and revoke are the older commands).
+ * The client verbs of `wharf auth`: status, token, configure-docker, pull-token list and delete
+ * (joining login, logout, pull-token create and revoke, declared in src/cli/server-commands.ts).
  */
 export function registerAuth(program: Command, bindFor: BindFor): void {
   const bind = bindFor(SERVICES);
-  const auth = program.command("auth").description("who you are, tokens, docker and pull credentials");
+  const auth = subcommand(program, "auth", CLIENT_GROUPS.auth);
   auth
     .command("status")
     .description("who you are, when your token expires, and your capabilities in each group")
     .action(bind(status));
   auth
     .command("token")
-    .description("print a token for an audience (registry: the registry's; api: the API's)")
-    .requiredOption("--audience <aud>", "registry, api or a URL")
+    .description(
+      "print a valid token: of your login (refreshed when needed), or exchanged for an audience (registry: the registry's; api: the API's)",
+    )
+    .option("--audience <aud>", "registry, api or a URL (default: the login's own token)")
     .action(
       bind(async (ctx, _args, o) => {
+        if (o.audience === undefined) {
+          // No login is a plain failure (exit 1), as `wharf auth token` always answered scripts.
+          const token = await ctx.tokenSource.token().catch((err: Error) => {
+            throw new Error(err.message);
+          });
+          ctx.stdout.write(`${token}\n`);
+          return;
+        }
         const token = await ctx.tokenSource.token();
         const audience =
           o.audience === "registry"
@@ -108,9 +119,7 @@ export function registerAuth(program: Command, bindFor: BindFor): void {
         );
       }),
     );
-  const pull = auth
-    .command("pull-token")
-    .description("registry pull credentials (create and revoke: see wharf help auth)");
+  const pull = subcommand(auth, "pull-token", "registry pull credentials");
   pull
     .command("list")
     .description("list the pull tokens of an organization")

@@ -7,9 +7,11 @@ import {
 import { GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
 import { listAll } from "../../../sdk/pages.js";
 import { timeCell } from "../output.js";
-import { type BindFor, print } from "../program.js";
+import { type BindFor, print, subcommand } from "../program.js";
 import { groupUid } from "../resolve.js";
+import { CLIENT_GROUPS } from "../routing.js";
 import { field, protoView } from "../views.js";
+import { registerDeliveriesWait } from "./deliveries-wait.js";
 
 const subscriptionView = protoView(SubscriptionSchema, [
   field("UID", "uid"),
@@ -39,7 +41,7 @@ const SERVICES = { iam: { groups: GroupsService }, events: { subscriptions: Subs
 /** `wharf events …`: webhook subscriptions and their deliveries. */
 export function registerEvents(program: Command, bindFor: BindFor): void {
   const bind = bindFor(SERVICES);
-  const events = program.command("events").description("CloudEvents webhooks");
+  const events = subcommand(program, "events", CLIENT_GROUPS.events);
   const subs = events.command("subscriptions").description("webhook subscriptions");
   subs
     .command("list")
@@ -88,9 +90,8 @@ export function registerEvents(program: Command, bindFor: BindFor): void {
         ctx.stderr.write(`deleted subscription ${uid}\n`);
       }),
     );
-  events
-    .command("deliveries")
-    .description("deliveries of a subscription")
+  const deliveries = events.command("deliveries").description("deliveries of a subscription");
+  deliveries
     .command("list")
     .description("the deliveries still pending or given up on")
     .requiredOption("--subscription <uid>", "the subscription")
@@ -103,4 +104,5 @@ export function registerEvents(program: Command, bindFor: BindFor): void {
         print(ctx, rows, deliveryView);
       }),
     );
+  registerDeliveriesWait(deliveries, bind);
 }

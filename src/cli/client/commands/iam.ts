@@ -24,8 +24,9 @@ import { CAPABILITIES, capabilityName, parseCapability } from "../capabilities.j
 import type { CommandContext } from "../context.js";
 import { timeCell, UsageError } from "../output.js";
 import { callPlainRoute } from "../plain-http.js";
-import { type Bind, type BindFor, collect, print } from "../program.js";
+import { type Bind, type BindFor, collect, print, subcommand } from "../program.js";
 import { groupUid, resolveGroup } from "../resolve.js";
+import { CLIENT_GROUPS } from "../routing.js";
 import { field, protoView } from "../views.js";
 
 const groupView = protoView(GroupSchema, [
@@ -174,7 +175,7 @@ const SERVICES = {
 /** `wharf iam …`: organizations, folders, identities, roles, bindings, providers, invites, terms. */
 export function registerIam(program: Command, bindFor: BindFor): void {
   const bind = bindFor(SERVICES);
-  const iam = program.command("iam").description("identity and access: organizations, identities, roles…");
+  const iam = subcommand(program, "iam", CLIENT_GROUPS.iam);
   registerGroups(iam, bind);
   registerIdentities(iam, bind);
   registerRoles(iam, bind);

@@ -10,9 +10,10 @@ import { listAll } from "../../../sdk/pages.js";
 import type { TagHistoryRecord } from "../../../sdk/registry.js";
 import type { CommandContext } from "../context.js";
 import { sizeCell, timeCell, UsageError, type View } from "../output.js";
-import { type Bind, type BindFor, print } from "../program.js";
+import { type Bind, type BindFor, print, subcommand } from "../program.js";
 import { fetchManifest, fetchReferrers, type Manifest } from "../registry-calls.js";
 import { groupUid, type ImageReference, parseImage, resolveRepo, resolveTag } from "../resolve.js";
+import { CLIENT_GROUPS } from "../routing.js";
 import { field, protoView } from "../views.js";
 import { optionalReport } from "../vuln-reports.js";
 import {
@@ -129,7 +130,7 @@ const SERVICES = {
 /** `wharf images …`: repositories, tags, tag history, image descriptions and diffs. */
 export function registerImages(program: Command, bindFor: BindFor): void {
   const bind = bindFor(SERVICES);
-  const images = program.command("images").description("repositories, tags and images");
+  const images = subcommand(program, "images", CLIENT_GROUPS.images);
   registerRepos(images, bind);
   registerTags(images, bind);
   images

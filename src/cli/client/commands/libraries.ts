@@ -8,7 +8,8 @@ import {
 } from "../../../gen/platform/libraries/v2/artifacts_pb.js";
 import { listAll } from "../../../sdk/pages.js";
 import { sizeCell, timeCell, UsageError } from "../output.js";
-import { type BindFor, collect, print } from "../program.js";
+import { type BindFor, collect, print, subcommand } from "../program.js";
+import { CLIENT_GROUPS } from "../routing.js";
 import { field, protoView } from "../views.js";
 
 const ECOSYSTEMS: Record<string, Ecosystem> = {
@@ -57,7 +58,7 @@ const SERVICES = { libraries: { artifacts: ArtifactsService } };
 /** `wharf libraries …`: the language libraries (Java, Python, JavaScript artifacts) of the server. */
 export function registerLibraries(program: Command, bindFor: BindFor): void {
   const bind = bindFor(SERVICES);
-  const libraries = program.command("libraries").description("language libraries (Java, Python, JavaScript)");
+  const libraries = subcommand(program, "libraries", CLIENT_GROUPS.libraries);
   libraries
     .command("list")
     .description("list libraries")

@@ -13,8 +13,9 @@ import { ReposService } from "../../../gen/platform/registry/v2/repos_pb.js";
 import { WharfApiError } from "../../../sdk/errors.js";
 import type { CommandContext } from "../context.js";
 import { render, timeCell, type View } from "../output.js";
-import { type BindFor, print } from "../program.js";
+import { type BindFor, print, subcommand } from "../program.js";
 import { parseImage, resolveRepo } from "../resolve.js";
+import { CLIENT_GROUPS } from "../routing.js";
 import {
   filterMatches,
   type MatchFilter,
@@ -61,7 +62,7 @@ const SERVICES = {
 /** `wharf vulns …`: the vulnerability report of an image. */
 export function registerVulns(program: Command, bindFor: BindFor): void {
   const bind = bindFor(SERVICES);
-  const vulns = program.command("vulns").description("vulnerability reports of images");
+  const vulns = subcommand(program, "vulns", CLIENT_GROUPS.vulns);
   vulns
     .command("report <image>")
     .description(

@@ -5,11 +5,12 @@ import { pinnedRecord } from "../../../../src/cli/client/commands/images.js";
 import { bashCompletion, completionTable, zshCompletion } from "../../../../src/cli/client/completion.js";
 import { parseTimeout, resolveApiUrl } from "../../../../src/cli/client/context.js";
 import { hostOf } from "../../../../src/cli/client/credential-helper.js";
-import { describeFailure, EXIT } from "../../../../src/cli/client/exit-codes.js";
-import { clientProgram } from "../../../../src/cli/client/index.js";
+import { EXIT } from "../../../../src/cli/client/exit-codes.js";
+import { describeFailure } from "../../../../src/cli/client/failure.js";
+import { clientGroupOf } from "../../../../src/cli/client/index.js";
 import { UsageError } from "../../../../src/cli/client/output.js";
 import { isUid, parseImage } from "../../../../src/cli/client/resolve.js";
-import { isClientCommand } from "../../../../src/cli/client/routing.js";
+import { wharfProgram } from "../../../../src/cli/program.js";
 import { Capability } from "../../../../src/gen/platform/capabilities/capabilities_pb.js";
 import { Code, WharfApiError } from "../../../../src/sdk/index.js";
 
@@ -115,33 +116,43 @@ describe("failures", () => {
 });
 
 describe("routing and completions", () => {
-  it("client nouns and the client verbs of auth go to the client tree, the rest stays", () => {
-    for (const argv of [
-      ["iam", "orgs", "list"],
-      ["--api-url", "http://x", "images", "tags", "list"],
-      ["auth", "status"],
-      ["auth", "token", "--audience", "registry"],
-      ["auth", "pull-token", "list"],
-      ["completion", "bash"],
-    ]) {
-      assert.equal(isClientCommand(argv), true, argv.join(" "));
-    }
+  it("a command line loads the client group it names (global flags before it skipped), or none", () => {
+    assert.equal(clientGroupOf(["iam", "orgs", "list"]), "iam");
+    assert.equal(clientGroupOf(["--api-url", "http://x", "-o", "json", "images", "tags", "list"]), "images");
+    assert.equal(clientGroupOf(["auth", "login"]), "auth");
     for (const argv of [
       ["serve"],
-      ["auth", "token"],
-      ["auth", "login"],
-      ["auth", "pull-token", "create"],
-      ["gc"],
+      ["gc", "--window", "1h"],
+      ["import", "libraries"],
+      ["completion", "bash"],
       [],
     ]) {
-      assert.equal(isClientCommand(argv), false, argv.join(" "));
+      assert.equal(clientGroupOf(argv), undefined, argv.join(" "));
     }
   });
 
-  it("the completion table follows the command tree, with the server-side words added", async () => {
+  it("the completion table follows the one command tree: server-side and client commands alike", async () => {
     const io = { stdout: process.stdout, stderr: process.stderr, env: {} };
-    const table = completionTable(await clientProgram(io), { wharf: ["serve"] });
+    const table = completionTable(await wharfProgram(io, "all"));
     assert.ok(table.get("wharf")?.includes("serve"));
+    assert.ok(table.get("wharf gc")?.includes("--window"));
+    assert.ok(table.get("wharf admin keys")?.includes("rotate"));
+    assert.ok(table.get("wharf import")?.includes("libraries"));
+    assert.ok(table.get("wharf import advisories")?.includes("--namespace"));
+    assert.deepEqual(
+      table
+        .get("wharf auth")
+        ?.filter((w) => !w.startsWith("-"))
+        .sort(),
+      ["configure-docker", "login", "logout", "pull-token", "status", "token"],
+    );
+    assert.deepEqual(
+      table
+        .get("wharf auth pull-token")
+        ?.filter((w) => !w.startsWith("-"))
+        .sort(),
+      ["create", "delete", "list", "revoke"],
+    );
     assert.ok(table.get("wharf")?.includes("images"));
     assert.deepEqual(
       table.get("wharf images tags")?.filter((w) => !w.startsWith("-")),
