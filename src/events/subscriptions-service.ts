@@ -108,7 +108,13 @@ export function createSubscriptionsService(
       const page = await paginate(pageRequestOf(req), filter, SUBSCRIPTION_LIST, deps.pageTokens, (window) =>
         store.subscriptions.list({ ...filter, within }, window),
       );
-      return { subscriptions: page.items.map((row) => subscriptionMessage(row)), ...pageEnvelope(page) };
+      // Each listed subscription carries its delivery status, as Get does: one status read per row,
+      // bounded by the page size (at most 200).
+      const statuses = await Promise.all(page.items.map((row) => store.subscriptions.status(row.uid)));
+      return {
+        subscriptions: page.items.map((row, i) => subscriptionMessage(row, statuses[i])),
+        ...pageEnvelope(page),
+      };
     },
 
     async getSubscription(req) {

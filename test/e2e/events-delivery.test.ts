@@ -257,6 +257,11 @@ describe("event delivery: dead letters", () => {
     }
     assert.equal(got.status?.failed, "1", "the subscription shows the dead letter");
     assert.equal(got.status?.pending, undefined, "nothing pending");
+    const listed = await expectJson<{ subscriptions: { uid: string; status?: { failed?: string } }[] }>(
+      await server.api(`/events/v2/subscriptions?uidp.ids=${sub}`, { token: server.adminToken }),
+    );
+    assert.equal(listed.subscriptions[0]?.uid, sub, "listed");
+    assert.equal(listed.subscriptions[0]?.status?.failed, "1", "the list shows the same status as Get");
   });
 });
 

@@ -47,7 +47,7 @@ export type Subscription = Message<"platform.events.v2.Subscription"> & {
   createTime?: Timestamp | undefined;
 
   /**
-   * Output only: how delivery to the sink stands.
+   * Output only: how delivery to the sink stands (in Get and in List).
    *
    * @generated from field: platform.events.v2.DeliveryStatus status = 4;
    */
