@@ -4,6 +4,7 @@ import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js
 import { type UIDPFilter, UIDPFilterSchema } from "../gen/platform/common/v2/uidp_pb.js";
 import type { RequestContext } from "./context.js";
 import { DomainError, isDomainError } from "./errors.js";
+import { MAX_PAGE_SIZE } from "./list.js";
 import { requireUidp } from "./uidp.js";
 
 /**
@@ -20,7 +21,7 @@ import { requireUidp } from "./uidp.js";
 export const MAX_V1_LIST_ITEMS = 10_000;
 
 /** The v2 page size a v1 list gathers with: the largest a v2 List serves, for the fewest reads. */
-export const V2_GATHER_PAGE_SIZE = 200;
+export const V2_GATHER_PAGE_SIZE = MAX_PAGE_SIZE;
 
 /** What one v2 list page is, reduced to what gathering needs. */
 export interface V2Page<T> {
@@ -99,12 +100,14 @@ export function itemsOf<T>(found: T | undefined): T[] {
 /**
  * The v2 UIDPFilter of a v1 list that has an `id` filter beside `uidp`: `id` joins `uidp.ids`, so
  * the v2 List, which shows only what the caller may list, answers the one resource or nothing (a
- * v1 id filter never bypasses the List's capability filter the way a Get would). Undefined when
- * nothing can match (`id` is not among the `uidp.ids` given): the v1 answer is then no items.
+ * v1 id filter never bypasses the List's capability filter the way a Get would). `id` must be a
+ * UIDP (INVALID_ARGUMENT on `field`, the v1 request's name for it). Undefined when nothing can
+ * match (`id` is not among the `uidp.ids` given): the v1 answer is then no items.
  */
-export function withIdFilter(uidp: UIDPFilter | undefined, id: string): UIDPFilter | undefined {
+export function withIdFilter(uidp: UIDPFilter | undefined, id: string, field = "id"): UIDPFilter | undefined {
   const filter = uidp ? clone(UIDPFilterSchema, uidp) : create(UIDPFilterSchema);
   if (id === "") return filter;
+  requireUidp(field, id);
   if (filter.ids.length > 0 && !filter.ids.includes(id)) return undefined;
   filter.ids = [id];
   return filter;

@@ -1,8 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
-import { MAX_PAGE_SIZE } from "../../core/list.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, foundOrNothing } from "../../core/v1-face.js";
+import { allV2Pages, foundOrNothing, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
 import type { GroupAccountAssociations } from "../../gen/platform/iam/v1/account_associations_pb.js";
 import {
   type AccountAssociationsService,
@@ -17,7 +16,6 @@ import {
   accountAssociationsV1Message,
   accountAssociationV2Input,
 } from "./account-associations-v1-mapping.js";
-import { v1UidpFilter } from "./uidp-filter-v1.js";
 
 /** Every field a v1 PUT replaces: a provider block the body omits is removed. */
 const REPLACED_FIELDS = ["name", "description", "amazon", "google", "azure", "github"];
@@ -54,14 +52,14 @@ export function createGroupAccountAssociationsV1Service(
     },
 
     async list(req, ctx) {
-      const uidp = v1UidpFilter(undefined, { field: "group", value: req.group });
+      const uidp = withIdFilter(undefined, req.group, "group");
       const associations = await allV2Pages("/iam/v2/accountAssociations", async (pageToken) => {
         const page = await v2.listAccountAssociations(
           create(ListAccountAssociationsRequestSchema, {
             uidp,
             name: req.name,
             pageToken,
-            pageSize: MAX_PAGE_SIZE,
+            pageSize: V2_GATHER_PAGE_SIZE,
           }),
           ctx,
         );

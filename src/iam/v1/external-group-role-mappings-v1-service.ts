@@ -1,7 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { MAX_PAGE_SIZE } from "../../core/list.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages } from "../../core/v1-face.js";
+import { allV2Pages, V2_GATHER_PAGE_SIZE } from "../../core/v1-face.js";
 import type { ExternalGroupRoleMappings } from "../../gen/platform/iam/v1/external_group_role_mappings_pb.js";
 import {
   BatchDeleteExternalGroupRoleMappingsRequestSchema,
@@ -32,7 +31,7 @@ export function createExternalGroupRoleMappingsV1Service(
             uidp: req.uidp,
             identityProviderUid: req.identityProviderUidp,
             pageToken,
-            pageSize: MAX_PAGE_SIZE,
+            pageSize: V2_GATHER_PAGE_SIZE,
           }),
           ctx,
         );

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
-import { MAX_PAGE_SIZE } from "../../core/list.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages } from "../../core/v1-face.js";
+import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
+import { UIDPFilterSchema } from "../../gen/platform/common/v2/uidp_pb.js";
 import type { GroupInvites } from "../../gen/platform/iam/v1/group_invites_pb.js";
 import {
   CreateGroupInviteRequestSchema,
@@ -10,7 +10,6 @@ import {
   ListGroupInvitesRequestSchema,
 } from "../../gen/platform/iam/v2/group_invites_pb.js";
 import { groupInviteV1Message } from "./group-invites-v1-mapping.js";
-import { v1UidpFilter } from "./uidp-filter-v1.js";
 
 /**
  * GroupInvites (v1): a face over the v2 GroupInvitesService handlers (docs/adr/0030). Create
@@ -30,14 +29,14 @@ export function createGroupInvitesV1Service(
     },
 
     async list(req, ctx) {
-      const uidp = v1UidpFilter(undefined, { field: "id", value: req.id }, req.group);
+      const uidp = withIdFilter(create(UIDPFilterSchema, { childrenOf: req.group }), req.id);
       const invites = await allV2Pages("/iam/v2/groupInvites", async (pageToken) => {
         const page = await v2.listGroupInvites(
           create(ListGroupInvitesRequestSchema, {
             uidp,
             keyId: req.keyId,
             pageToken,
-            pageSize: MAX_PAGE_SIZE,
+            pageSize: V2_GATHER_PAGE_SIZE,
           }),
           ctx,
         );

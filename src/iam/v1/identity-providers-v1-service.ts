@@ -1,8 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
-import { MAX_PAGE_SIZE } from "../../core/list.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages } from "../../core/v1-face.js";
+import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
 import type { IdentityProviders } from "../../gen/platform/iam/v1/identity_providers_pb.js";
 import {
   CreateIdentityProviderRequestSchema,
@@ -12,7 +11,6 @@ import {
   UpdateIdentityProviderRequestSchema,
 } from "../../gen/platform/iam/v2/identity_providers_pb.js";
 import { identityProviderV1Message, identityProviderV2Input } from "./identity-providers-v1-mapping.js";
-import { v1UidpFilter } from "./uidp-filter-v1.js";
 
 /**
  * Every field a v1 PUT replaces. `oidc` as a whole keeps the stored client secret when the body
@@ -40,14 +38,15 @@ export function createIdentityProvidersV1Service(
     },
 
     async list(req, ctx) {
-      const uidp = v1UidpFilter(req.uidp, { field: "id", value: req.id });
+      const uidp = withIdFilter(req.uidp, req.id);
+      if (!uidp) return { items: [] };
       const providers = await allV2Pages("/iam/v2/identityProviders", async (pageToken) => {
         const page = await v2.listIdentityProviders(
           create(ListIdentityProvidersRequestSchema, {
             uidp,
             name: req.name,
             pageToken,
-            pageSize: MAX_PAGE_SIZE,
+            pageSize: V2_GATHER_PAGE_SIZE,
           }),
           ctx,
         );

@@ -25,6 +25,11 @@ describe("a v1 id filter as a v2 UIDPFilter", () => {
     assert.equal(withIdFilter(create(UIDPFilterSchema, { ids: [A] }), B), undefined);
   });
 
+  it("refuses an id that is not a uid, naming the request's field", () => {
+    assert.throws(() => withIdFilter(undefined, "not a uid"), /Invalid argument: id:/);
+    assert.throws(() => withIdFilter(undefined, "x/y", "group"), /Invalid argument: group:/);
+  });
+
   it("never changes the request's filter", () => {
     const given = create(UIDPFilterSchema, { ids: [A, B] });
     withIdFilter(given, A);
