@@ -1,5 +1,5 @@
 import { GARBAGE_PHASES, type GarbageProgress } from "../oci/garbage-collector.js";
-import { sizeCell } from "./client/output.js";
+import { formatBytes } from "../sdk/byte-size.js";
 import { isTerminal, lineTicker, type ProgressStream, terminalBar } from "./client/progress.js";
 
 const LABEL = "wharf gc";
@@ -15,7 +15,7 @@ export interface GcProgress {
 }
 
 const counts = (p: GarbageProgress) =>
-  `examined ${p.examined}, removed ${p.removed}, freed ${sizeCell(p.bytesFreed)}`;
+  `examined ${p.examined}, removed ${p.removed}, freed ${formatBytes(p.bytesFreed)}`;
 const phaseName = (p: GarbageProgress) => `${p.phase} (${p.phaseIndex + 1}/${GARBAGE_PHASES.length})`;
 
 /**
@@ -53,7 +53,7 @@ export function createGcProgress(stream: ProgressStream, now: () => number = Dat
     finish(totals) {
       endPhase();
       bar?.stop();
-      line(`done: removed ${totals.removed} objects, freed ${sizeCell(totals.bytesFreed)}`);
+      line(`done: removed ${totals.removed} objects, freed ${formatBytes(totals.bytesFreed)}`);
     },
     close() {
       bar?.stop();

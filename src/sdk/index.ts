@@ -14,6 +14,7 @@ export {
   randomUrlSafe,
   redeemLoginCode,
 } from "./browser-login.js";
+export { formatBytes } from "./byte-size.js";
 export {
   type ClientsOf,
   clientsFor,

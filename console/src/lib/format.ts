@@ -1,22 +1,12 @@
 // Display helpers: digests, sizes and times as the console shows them.
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
+export { formatBytes } from "wharf/sdk";
+
 /** `sha256:0123456789ab…` → `sha256:0123456789ab` (12 hex digits, as docker shows image ids). */
 export function shortDigest(digest: string): string {
   const [algorithm, hex] = digest.split(":");
   return hex ? `${algorithm}:${hex.slice(0, 12)}` : digest;
-}
-
-/** Bytes in binary units with one decimal: `1.5 MiB`. */
-export function formatBytes(bytes: number | bigint): string {
-  let value = Number(bytes);
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
 /** A protobuf Timestamp (or RFC 3339 string) as a Date; undefined when absent. */

@@ -95,15 +95,3 @@ export function timeCell(value: { seconds: bigint; nanos: number } | string | un
   if (typeof value === "string") return value;
   return new Date(Number(value.seconds) * 1000 + Math.floor(value.nanos / 1e6)).toISOString();
 }
-
-/** A byte count the way people read it: 1.4 MiB. */
-export function sizeCell(bytes: bigint | number): string {
-  let value = Number(bytes);
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
-}

@@ -5,11 +5,12 @@ import { Registry } from "../../../gen/platform/registry/v1/registry_pb.js";
 import { ImagesService } from "../../../gen/platform/registry/v2/images_pb.js";
 import { RepoSchema, ReposService } from "../../../gen/platform/registry/v2/repos_pb.js";
 import { TagSchema, TagsService } from "../../../gen/platform/registry/v2/tags_pb.js";
+import { formatBytes } from "../../../sdk/byte-size.js";
 import { WharfApiError } from "../../../sdk/errors.js";
 import { listAll } from "../../../sdk/pages.js";
 import type { TagHistoryRecord } from "../../../sdk/registry.js";
 import type { CommandContext } from "../context.js";
-import { sizeCell, timeCell, UsageError, type View } from "../output.js";
+import { timeCell, UsageError, type View } from "../output.js";
 import { type Bind, type BindFor, print, subcommand } from "../program.js";
 import { fetchManifest, fetchReferrers, type Manifest } from "../registry-calls.js";
 import { groupUid, type ImageReference, parseImage, resolveRepo, resolveTag } from "../resolve.js";
@@ -57,7 +58,7 @@ const historyView: View<HistoryRow> = {
     { header: "TIME", cell: (r) => r.time },
     { header: "DIGEST", cell: (r) => (r.deleted ? "(deleted)" : r.digest) },
     { header: "ARCHITECTURES", cell: (r) => r.architectures.join(", ") },
-    { header: "SIZE", cell: (r) => (r.size === undefined ? "" : sizeCell(r.size)) },
+    { header: "SIZE", cell: (r) => (r.size === undefined ? "" : formatBytes(r.size)) },
     { header: "VULNERABILITIES", cell: (r) => countsCell(r.vulnerabilities) },
   ],
   id: (r) => r.digest,
@@ -77,7 +78,7 @@ const describeView: View<ImageDescription> = {
     { header: "DIGEST", cell: (d) => d.digest },
     {
       header: "ARCHITECTURES",
-      cell: (d) => d.architectures.map((a) => `${a.architecture} (${sizeCell(a.size)})`).join("\n"),
+      cell: (d) => d.architectures.map((a) => `${a.architecture} (${formatBytes(a.size)})`).join("\n"),
     },
     {
       header: "REFERRERS",
@@ -109,7 +110,7 @@ const diffView: View<DiffRow> = {
     { header: "KIND", cell: (c) => c.kind },
     { header: "PLATFORM", cell: (c) => (c.kind === "layer" ? c.platform : "") },
     { header: "LAYER / VULNERABILITY", cell: (c) => (c.kind === "layer" ? c.digest : c.id) },
-    { header: "SIZE / SEVERITY", cell: (c) => (c.kind === "layer" ? sizeCell(c.size) : c.severity) },
+    { header: "SIZE / SEVERITY", cell: (c) => (c.kind === "layer" ? formatBytes(c.size) : c.severity) },
   ],
   id: (c) => `${c.change}${c.kind === "layer" ? c.digest : c.id}`,
 };

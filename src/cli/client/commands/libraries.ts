@@ -6,8 +6,9 @@ import {
   Ecosystem,
   EcosystemCountSchema,
 } from "../../../gen/platform/libraries/v2/artifacts_pb.js";
+import { formatBytes } from "../../../sdk/byte-size.js";
 import { listAll } from "../../../sdk/pages.js";
-import { sizeCell, timeCell, UsageError } from "../output.js";
+import { timeCell, UsageError } from "../output.js";
 import { type BindFor, collect, print, subcommand } from "../program.js";
 import { CLIENT_GROUPS } from "../routing.js";
 import { field, protoView } from "../views.js";
@@ -41,7 +42,7 @@ const artifactView = protoView(ArtifactSchema, [
 
 const versionView = protoView(ArtifactVersionSchema, [
   field("VERSION", "version"),
-  { header: "SIZE", cell: (v) => sizeCell(v.sizeBytes) },
+  { header: "SIZE", cell: (v) => formatBytes(v.sizeBytes) },
   { header: "REMEDIATED", cell: (v) => (v.remediated ? "yes" : "") },
   { header: "UPDATED", cell: (v) => timeCell(v.updateTime) },
 ]);

@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
-import {
-  chooseFormat,
-  render,
-  sizeCell,
-  timeCell,
-  UsageError,
-  type View,
-} from "../../../../src/cli/client/output.js";
+import { chooseFormat, render, timeCell, UsageError, type View } from "../../../../src/cli/client/output.js";
+import { formatBytes } from "../../../../src/sdk/byte-size.js";
 
 interface Row {
   uid: string;
@@ -70,8 +64,8 @@ describe("output formats", () => {
   it("times as RFC 3339 UTC, sizes in binary units", () => {
     assert.equal(timeCell({ seconds: 1_700_000_000n, nanos: 123_000_000 }), "2023-11-14T22:13:20.123Z");
     assert.equal(timeCell(undefined), "");
-    assert.equal(sizeCell(512), "512 B");
-    assert.equal(sizeCell(1536), "1.5 KiB");
-    assert.equal(sizeCell(5n * 1024n * 1024n), "5.0 MiB");
+    assert.equal(formatBytes(512), "512 B");
+    assert.equal(formatBytes(1536), "1.5 KiB");
+    assert.equal(formatBytes(5n * 1024n * 1024n), "5.0 MiB");
   });
 });
