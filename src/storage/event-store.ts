@@ -77,6 +77,8 @@ export interface SubscriptionStore {
   /** Deletes the subscription, its dead letters and the events only it still owed. */
   delete(uid: string): Promise<boolean>;
   status(uid: string): Promise<SubscriptionStatus>;
+  /** The status of each of `uids` that exists, in three queries whatever their number (for a listed page). */
+  statuses(uids: readonly string[]): Promise<Map<string, SubscriptionStatus>>;
   /** Subscriptions directly under `groupUid` (a group with subscriptions cannot be deleted). */
   countByGroup(groupUid: string): Promise<number>;
   /** The distinct groups that have at least one subscription. */

@@ -1,6 +1,6 @@
 import { type Selectable, sql } from "kysely";
 import { rootOf } from "../../core/uidp.js";
-import type { SubscriptionRow, SubscriptionStore } from "../event-store.js";
+import type { SubscriptionRow, SubscriptionStatus, SubscriptionStore } from "../event-store.js";
 import { readInt } from "./dialect.js";
 import { lockAppends, OWED, pruneEvents } from "./event-outbox-store.js";
 import { listWindow, type SortColumns, STANDARD_SORT } from "./list-window.js";
@@ -26,6 +26,37 @@ function toSubscriptionRow(r: Selectable<SubscriptionsTable>): SubscriptionRow {
  */
 export function createSubscriptionStore(ctx: SqlContext): SubscriptionStore {
   const { db } = ctx;
+  const statuses: SubscriptionStore["statuses"] = async (uids) => {
+    const out = new Map<string, SubscriptionStatus>();
+    if (uids.length === 0) return out;
+    const [pending, failed, subs] = await Promise.all([
+      db
+        .selectFrom("subscriptions as s")
+        .innerJoin("events as e", (join) => join.on(OWED))
+        .select(["s.uid as uid", sql<bigint>`count(*)`.as("n")])
+        .where("s.uid", "in", uids)
+        .groupBy("s.uid")
+        .execute(),
+      db
+        .selectFrom("event_dead_letters")
+        .select(["subscription_uid as uid", sql<bigint>`count(*)`.as("n")])
+        .where("subscription_uid", "in", uids)
+        .groupBy("subscription_uid")
+        .execute(),
+      db.selectFrom("subscriptions").select(["uid", "retry_time"]).where("uid", "in", uids).execute(),
+    ]);
+    for (const sub of subs) out.set(sub.uid, { pending: 0, failed: 0, retryTime: readInt(sub.retry_time) });
+    for (const row of pending) {
+      const status = out.get(row.uid);
+      if (status) status.pending = readInt(row.n);
+    }
+    for (const row of failed) {
+      const status = out.get(row.uid);
+      if (status) status.failed = readInt(row.n);
+    }
+    return out;
+  };
+
   return {
     async get(uid) {
       const row = await db.selectFrom("subscriptions").selectAll().where("uid", "=", uid).executeTakeFirst();
@@ -77,26 +108,10 @@ export function createSubscriptionStore(ctx: SqlContext): SubscriptionStore {
     },
 
     async status(uid) {
-      const [pending, failed, sub] = await Promise.all([
-        db
-          .selectFrom("subscriptions as s")
-          .innerJoin("events as e", (join) => join.on(OWED))
-          .select(sql<bigint>`count(*)`.as("n"))
-          .where("s.uid", "=", uid)
-          .executeTakeFirst(),
-        db
-          .selectFrom("event_dead_letters")
-          .select(sql<bigint>`count(*)`.as("n"))
-          .where("subscription_uid", "=", uid)
-          .executeTakeFirst(),
-        db.selectFrom("subscriptions").select("retry_time").where("uid", "=", uid).executeTakeFirst(),
-      ]);
-      return {
-        pending: readInt(pending?.n ?? 0n),
-        failed: readInt(failed?.n ?? 0n),
-        retryTime: sub ? readInt(sub.retry_time) : 0,
-      };
+      return (await statuses([uid])).get(uid) ?? { pending: 0, failed: 0, retryTime: 0 };
     },
+
+    statuses,
 
     async backlog(pendingLimit) {
       const [pending, deadLetters, oldest] = await Promise.all([

@@ -750,6 +750,18 @@ export function eventCases(db: TestDatabase): void {
         { pending: 2, failed: 0, retryTime: T0 + 60 * SECOND },
         "status shows the back-off",
       );
+      const batch = await store.subscriptions.statuses([flaky.uid, healthy.uid, newChildUid(newRootUid())]);
+      assert.deepEqual(
+        [...batch.keys()].sort(),
+        [flaky.uid, healthy.uid].sort(),
+        "statuses answers the subscriptions that exist",
+      );
+      assert.deepEqual(
+        batch.get(flaky.uid),
+        { pending: 2, failed: 0, retryTime: T0 + 60 * SECOND },
+        "each with its own counts and back-off",
+      );
+      assert.equal(batch.get(healthy.uid)?.retryTime, 0, "the healthy lane has no back-off");
       assert.deepEqual(
         await store.events.deliveries({ subscriptionUid: flaky.uid, state: "failed", limit: 10 }),
         [],
