@@ -8,7 +8,7 @@ import { newChildUid } from "../../src/core/uidp.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
 import { SubscriptionsService } from "../../src/gen/platform/events/v2/subscriptions_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
-import { forEachEngine } from "../support/databases.js";
+import { onOneEngine } from "../support/databases.js";
 import { fakeSinkResolver, NO_DELIVERY } from "../support/sink-dns.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import { WHARF } from "../support/wharf-process.js";
@@ -158,7 +158,7 @@ describe("webhook sinks cannot reach internal addresses (REST and gRPC)", () => 
   });
 });
 
-forEachEngine("webhook sinks: the address connected to is checked again", (db) => {
+onOneEngine("webhook sinks: the address connected to is checked again", (db) => {
   let receiver: WebhookReceiver;
   const servers: TestServer[] = [];
 

@@ -8,7 +8,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { BadRequestSchema, ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
 import { GroupsService } from "../../src/gen/platform/iam/v2/groups_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
-import { forEachEngine } from "../support/databases.js";
+import { onOneEngine } from "../support/databases.js";
 import { writeImageLayout } from "../support/oci-layout.js";
 import { ociErrorOf, pushImage, uploadBlob } from "../support/registry-push.js";
 import { runSkopeo, skopeoSkip } from "../support/skopeo.js";
@@ -38,7 +38,7 @@ const GOOD_NAMES = ["a", "ab", "a.b", "a__b", "a---b", "a_b", "9", "x".repeat(63
  * create and rename, over REST and gRPC; the names a push would create follow the same rule, and
  * every accepted name can be pushed to.
  */
-forEachEngine("group names are registry path components", (db) => {
+onOneEngine("group names are registry path components", (db) => {
   let wharf: TestServer;
   let org: string;
   let registryToken: string;

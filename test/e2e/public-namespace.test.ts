@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from "../../src/config/config.js";
 import { ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
 import { GroupsService } from "../../src/gen/platform/iam/v2/groups_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
-import { forEachEngine } from "../support/databases.js";
+import { onOneEngine } from "../support/databases.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { pushImage } from "../support/registry-push.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
@@ -26,7 +26,7 @@ const RESERVED = { status: 403, code: 7, reason: "RESERVED_NAME" } as const;
  * create it or rename an organization to it (so nobody can squat on what everyone pulls anonymously),
  * over REST and gRPC; the administrator's public organization serves anonymous pulls.
  */
-forEachEngine("the public namespace is reserved", (db) => {
+onOneEngine("the public namespace is reserved", (db) => {
   let wharf: TestServer;
   let alice: { uid: string; token: string };
 

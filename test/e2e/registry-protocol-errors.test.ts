@@ -3,7 +3,7 @@ import { readdir, rm, symlink } from "node:fs/promises";
 import { request } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { forEachEngine } from "../support/databases.js";
+import { onOneEngine } from "../support/databases.js";
 import { type BuiltImage, ociErrorOf, pushImage, sha256 } from "../support/registry-push.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -22,7 +22,7 @@ async function blobFile(dataDir: string, digest: string): Promise<string> {
 const errorLines = (server: TestServer, from: number) =>
   server.logLines.slice(from).filter((l) => l.level === "error");
 
-forEachEngine("registry protocol errors", (db) => {
+onOneEngine("registry protocol errors", (db) => {
   let server: TestServer;
   let token: string;
   let image: BuiltImage;

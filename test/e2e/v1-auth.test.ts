@@ -19,7 +19,7 @@ import {
   PingService,
 } from "../../src/gen/platform/ping/v1/ping_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
-import { forEachEngine } from "../support/databases.js";
+import { onOneEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
@@ -28,7 +28,7 @@ import { startTestServer, type TestServer } from "../support/wharf-server.js";
 type Json = Record<string, unknown>;
 const VIEWER = BUILT_IN_ROLE_UIDS.viewer;
 
-forEachEngine("v1 Auth (ok, register, delete) and v1 Ping", (db) => {
+onOneEngine("v1 Auth (ok, register, delete) and v1 Ping", (db) => {
   let wharf: TestServer;
   let receiver: WebhookReceiver;
   let grpcClient: grpc.Client;

@@ -14,7 +14,7 @@ import {
   ListEolTagsResponseSchema,
 } from "../../src/gen/platform/registry/v1/eol_tags_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
-import { forEachEngine } from "../support/databases.js";
+import { onOneEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { nodeReleasesAsEndOfLife } from "../support/node-releases-eol.js";
 import { personWithRole } from "../support/registered-person.js";
@@ -60,7 +60,7 @@ interface TagJson {
   deprecated?: boolean;
 }
 
-forEachEngine("v1 ListEolTags, wharf import eol and v2 deprecation", (db) => {
+onOneEngine("v1 ListEolTags, wharf import eol and v2 deprecation", (db) => {
   let wharf: TestServer;
   let client: grpc.Client;
   let storeFlags: string[];

@@ -21,7 +21,7 @@ import { Ecosystem } from "../../src/gen/platform/libraries/v2/artifacts_pb.js";
 import { artifactUid } from "../../src/libraries/library-ids.js";
 import { storeLibraryVersions } from "../../src/libraries/library-import.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
-import { forEachEngine } from "../support/databases.js";
+import { onOneEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { startV1World, type V1World } from "../support/v1-world.js";
@@ -50,7 +50,7 @@ function wharfCli(args: string[], env: Record<string, string>): Promise<{ code: 
 const DAY = 86_400_000;
 const JAN_1 = Date.parse("2025-01-01T00:00:00Z");
 
-forEachEngine("v1 Subscriptions, Artifacts and SecurityAdvisory", (db) => {
+onOneEngine("v1 Subscriptions, Artifacts and SecurityAdvisory", (db) => {
   let world: V1World;
   let wharf: TestServer;
   let receiver: WebhookReceiver;

@@ -16,7 +16,7 @@ import {
   IdentityProviders,
 } from "../../src/gen/platform/iam/v1/identity_providers_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
-import { forEachEngine } from "../support/databases.js";
+import { onOneEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
@@ -29,7 +29,7 @@ const OIDC = { issuer: "https://login.example.com", clientId: "wharf", clientSec
 /** The friendly name of a capability enum name (`CAP_REPO_LIST` → `repo.list`). */
 const friendly = (enumName: string) => shortNameOf(capabilityFromEnumName(enumName)!);
 
-forEachEngine(
+onOneEngine(
   "v1 IAM access resources: identity providers, account associations, invites, group mappings",
   (db) => {
     let wharf: TestServer;

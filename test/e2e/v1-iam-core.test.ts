@@ -8,7 +8,7 @@ import * as groupsV1 from "../../src/gen/platform/iam/v1/groups_pb.js";
 import * as bindingsV1 from "../../src/gen/platform/iam/v1/role_bindings_pb.js";
 import * as rolesV1 from "../../src/gen/platform/iam/v1/roles_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
-import { forEachEngine } from "../support/databases.js";
+import { onOneEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
@@ -77,7 +77,7 @@ const JWKS = JSON.stringify({
  * unpaged items, id filter with an empty 200 for a missing resource, PUT full replacement, no
  * deprecation headers), the same CloudEvents as v2, cross-organization refusals and gRPC calls.
  */
-forEachEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)", (db) => {
+onOneEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)", (db) => {
   let wharf: TestServer;
   let receiver: WebhookReceiver;
   let client: grpc.Client;

@@ -11,7 +11,7 @@ import {
   TagSchema,
 } from "../../src/gen/platform/registry/v1/repos_tags_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
-import { forEachEngine } from "../support/databases.js";
+import { onOneEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { type BuiltImage, buildImage, pushImage } from "../support/registry-push.js";
@@ -52,7 +52,7 @@ const itemsOf = <T>(body: { items?: T[] }): T[] => body.items ?? [];
 const typesAbout = (deliveries: ReceivedDelivery[], subject: string) =>
   deliveries.filter((d) => d.headers["ce-subject"] === subject).map((d) => String(d.headers["ce-type"]));
 
-forEachEngine("v1 Registry: repos, tags, tag history, architectures and size", (db) => {
+onOneEngine("v1 Registry: repos, tags, tag history, architectures and size", (db) => {
   let world: V1World;
   let wharf: TestServer;
   let receiver: WebhookReceiver;

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import pg from "pg";
 import { type OpenStoreOptions, openStore } from "../../src/storage/sql/open-store.js";
 import type { Store } from "../../src/storage/store.js";
 import {
@@ -12,6 +11,7 @@ import {
   type PostgresServer,
   throwawayPostgres,
 } from "./postgres-cluster.js";
+import { admin } from "./shared-postgres.js";
 
 /** The engines every store suite runs against. */
 export type EngineName = "sqlite" | "postgres";
@@ -59,7 +59,7 @@ export function createTestDatabase(engine: EngineName): TestDatabase {
 }
 
 /**
- * Registers `body` once per engine, each inside `describe("<title> [<engine>]")` with its own
+ * Registers `body` once per engine of `engines` (default: all), each inside `describe("<title> [<engine>]")` with its own
  * TestDatabase, disposed after the suite (after the `after` hooks `body` registers). For an
  * unavailable engine the suite holds one SKIPPED test carrying the reason instead (never silently
  * passing). `body` runs at registration time: create stores inside hooks or tests, not in `body`
@@ -70,8 +70,12 @@ export function createTestDatabase(engine: EngineName): TestDatabase {
  *   it("inserts", async () => { const store = await db.open(); … });
  * });
  */
-export function forEachEngine(title: string, body: (db: TestDatabase) => void): void {
-  for (const engine of ENGINES) {
+export function forEachEngine(
+  title: string,
+  body: (db: TestDatabase) => void,
+  engines: readonly EngineName[] = ENGINES,
+): void {
+  for (const engine of engines) {
     const skip = engineSkipReason(engine);
     describe(`${title} [${engine}]`, () => {
       if (skip !== undefined) {
@@ -87,6 +91,15 @@ export function forEachEngine(title: string, body: (db: TestDatabase) => void): 
       after(() => db.dispose());
     });
   }
+}
+
+/**
+ * `forEachEngine` on SQLite alone, for a suite the storage engine cannot change: a protocol face,
+ * validation, authorization. What the engine can change runs on both engines: the store and blob
+ * conformance suites, the storage-level end-to-end files, and one PostgreSQL smoke file per domain.
+ */
+export function onOneEngine(title: string, body: (db: TestDatabase) => void): void {
+  forEachEngine(title, body, ["sqlite"]);
 }
 
 /** Builds a TestDatabase from how to make the suite's and fresh databases' options, and how to clean up. */
@@ -145,10 +158,13 @@ function postgresDatabase(): TestDatabase {
     })();
     return server;
   };
-  const createDatabase = async (): Promise<OpenStoreOptions> => {
+  /** A new database: a copy of the run's migrated template (when there is one) or an empty one. */
+  const createDatabase = async (fromTemplate: boolean): Promise<OpenStoreOptions> => {
     const s = await connectServer();
     const name = `wharf_test_${randomBytes(6).toString("hex")}`;
-    await admin(s, `create database ${name}`);
+    // scripts/run-tests.mjs makes a migrated template: copying it is faster than migrating anew.
+    const template = fromTemplate ? process.env.WHARF_TEST_TEMPLATE_DATABASE : undefined;
+    await admin(s, `create database ${name}${template ? ` template ${template}` : ""}`);
     created.push(name);
     return { databaseUrl: s.urlOf(name) };
   };
@@ -156,24 +172,15 @@ function postgresDatabase(): TestDatabase {
   return testDatabase(
     "postgres",
     () => {
-      suiteDatabase ??= createDatabase();
+      suiteDatabase ??= createDatabase(true);
       return suiteDatabase;
     },
-    createDatabase,
+    // Fresh databases stay empty: migration suites start from nothing.
+    () => createDatabase(false),
     async () => {
       if (server === undefined) return;
       const s = await server;
       for (const name of created.splice(0)) await admin(s, `drop database if exists ${name} with (force)`);
     },
   );
-}
-
-async function admin(server: PostgresServer, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: server.adminUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }

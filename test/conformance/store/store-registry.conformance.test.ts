@@ -1,0 +1,14 @@
+import { forEachEngine } from "../../support/databases.js";
+import { pagingCases } from "./paging.cases.js";
+import { registryDataCases } from "./registry-data.cases.js";
+import { repoTagCases } from "./repos-tags.cases.js";
+import { transactionCases } from "./transactions.cases.js";
+
+// One of four files of the Store seam's conformance suite (split so the runner runs them side by
+// side), run against every engine; PostgreSQL is skipped, with the reason, when no server is available.
+forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, transactions, paging", (db) => {
+  repoTagCases(db);
+  registryDataCases(db);
+  transactionCases(db);
+  pagingCases(db);
+});
