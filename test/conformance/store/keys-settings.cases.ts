@@ -71,6 +71,8 @@ export function keysAndSettingsCases(db: TestDatabase): void {
 
     it("putIfAbsent raced from several handles agrees on one value", async () => {
       // Separate handles (separate connections/pools) on one database, as separate processes would be.
+      // The database is made and migrated first, as a running server's is: the race is putIfAbsent's.
+      await db.open();
       const racers = await Promise.all([db.open(), db.open(), db.open(), db.open()]);
       for (let round = 0; round < 5; round++) {
         const key = `race-${round}`;
