@@ -7,7 +7,11 @@
 //
 // - Files run in parallel, one process each, `--concurrency` at a time (default: the machine's
 //   parallelism plus one, as most files spend their time waiting on servers and child processes;
-//   `WHARF_TEST_CONCURRENCY` sets it too).
+//   `WHARF_TEST_CONCURRENCY` sets it too). Unit test files (test/unit/) are the exception: they
+//   share processes, `--concurrency` batches of them, as starting a process that loads TypeScript
+//   through tsx costs more than most unit files take to run (test-runner/batches.mjs).
+// - The files that took longest last time start first (test-runner/durations-cache.mjs), so the
+//   run does not end waiting on one long file started late.
 // - One PostgreSQL server serves the whole run (test/support/shared-postgres.ts): each suite gets
 //   its own database, copied from a migrated template.
 // - The `--slowest` files (default 20) are listed at the end with their wall time, so the next slow
@@ -21,6 +25,8 @@ import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { register } from "tsx/esm/api";
 import { buildIfStale } from "./build-if-stale.mjs";
+import { unitBatches } from "./test-runner/batches.mjs";
+import { longestFirst, rememberDurations } from "./test-runner/durations-cache.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const tsxInWorkers = new URL("./tsx-in-workers.mjs", import.meta.url).pathname;
@@ -57,7 +63,9 @@ function expand(path) {
 
 const nodePaths = paths.filter((p) => !isConsolePath(p));
 const files = (
-  paths.length > 0 ? nodePaths.flatMap(expand) : [...collect(join(root, "src")), ...collect(join(root, "test"))]
+  paths.length > 0
+    ? nodePaths.flatMap(expand)
+    : [...collect(join(root, "src")), ...collect(join(root, "test"))]
 ).sort();
 // Console tests run when everything runs, or when console paths are named (then only those).
 const consolePaths = paths.filter(isConsolePath);
@@ -69,10 +77,25 @@ if (files.length === 0 && !runConsole) {
 
 buildIfStale();
 
-/** Runs node:test over `files` with `env` added; resolves with its exit code and each file's wall time. */
+/**
+ * Runs node:test over `files` with `env` added, unit files in batches; resolves with its exit code
+ * and each file's (or batch's) wall time, named by its repo-relative path (or the batch's label).
+ */
 function runNodeTests(env) {
   const scratch = mkdtempSync(join(tmpdir(), "wharf-run-tests-"));
   const durationsFile = join(scratch, "durations.jsonl");
+  const batches = unitBatches(
+    files.filter((f) => f.startsWith("test/unit/")),
+    concurrency,
+    scratch,
+    root,
+  );
+  const batched = new Set(batches.flatMap((b) => b.files));
+  const entries = longestFirst(
+    root,
+    [...files.filter((f) => !batched.has(f)), ...batches.map((b) => b.entry)],
+    (e) => nameOf(e, batches),
+  );
   return new Promise((resolveRun) => {
     let output = "";
     const child = spawn(
@@ -88,7 +111,7 @@ function runNodeTests(env) {
         "--test-reporter-destination=stdout",
         `--test-reporter=${durationsReporter}`,
         `--test-reporter-destination=${durationsFile}`,
-        ...files,
+        ...entries,
       ],
       { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } },
     );
@@ -98,7 +121,7 @@ function runNodeTests(env) {
       if (output.length > 1_000_000) output = output.slice(-100_000);
     });
     child.on("close", (code) => {
-      const durations = readDurations(durationsFile);
+      const durations = readDurations(durationsFile).map((d) => ({ ...d, file: nameOf(d.file, batches) }));
       rmSync(scratch, { recursive: true, force: true });
       const passed = Number(/ℹ pass (\d+)/.exec(output)?.[1] ?? 0);
       const failed = Number(/ℹ fail (\d+)/.exec(output)?.[1] ?? 0);
@@ -107,9 +130,19 @@ function runNodeTests(env) {
         console.error("run-tests: no test ran");
         code = 1;
       }
-      resolveRun({ code: code ?? 1, durations, summary: `${passed} passed, ${failed} failed, ${skipped} skipped` });
+      resolveRun({
+        code: code ?? 1,
+        durations,
+        summary: `${passed} passed, ${failed} failed, ${skipped} skipped`,
+      });
     });
   });
+}
+
+/** How the report names an entry: a batch by its label, a file by its repo-relative path. */
+function nameOf(entry, batches) {
+  const path = resolve(root, entry);
+  return batches.find((b) => b.entry === path)?.label ?? relative(root, path);
 }
 
 /** The reporter's lines: `{file, ms, ok}` for each file that finished. */
@@ -128,9 +161,11 @@ function readDurations(file) {
 function printSlowest(durations, count) {
   const top = [...durations].sort((a, b) => b.ms - a.ms).slice(0, count);
   if (top.length === 0) return;
-  console.log(`\nslowest ${top.length} of ${durations.length} test files (wall time, ${concurrency} at a time):`);
+  console.log(
+    `\nslowest ${top.length} of ${durations.length} test files (wall time, ${concurrency} at a time):`,
+  );
   for (const { file, ms, ok } of top) {
-    console.log(`${(ms / 1000).toFixed(1).padStart(7)} s  ${relative(root, file)}${ok ? "" : "  (failed)"}`);
+    console.log(`${(ms / 1000).toFixed(1).padStart(7)} s  ${file}${ok ? "" : "  (failed)"}`);
   }
 }
 
@@ -165,6 +200,7 @@ if (files.length > 0) {
   const postgres = await startSharedPostgres();
   const run = await runNodeTests(postgres?.env ?? {});
   await postgres?.dispose();
+  rememberDurations(root, run.durations);
   printSlowest(run.durations, slowest);
   console.log(`\n${run.summary} (${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s)`);
   nodeCode = run.code;
