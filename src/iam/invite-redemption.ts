@@ -6,7 +6,8 @@ import { isRoot, newChildUid } from "../core/uidp.js";
 import type { ApiChange, EventRecorder } from "../events/event-recorder.js";
 import { recordedMutation } from "../events/recorded-mutation.js";
 import { RegistrationSchema } from "../gen/platform/auth/v1/registration_pb.js";
-import type { RoleBindingRow, Store } from "../storage/store.js";
+import type { RoleBindingRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import { inviteCodeHash } from "./group-invites-service.js";
 
 /** What an invite redemption needs. */

@@ -1,7 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { toTimestamp } from "../core/api-convert.js";
 import { type RoleBinding, RoleBindingSchema } from "../gen/platform/iam/v2/role_bindings_pb.js";
-import type { GroupRow, IdentityRow, RoleBindingRow, RoleRow, Store } from "../storage/store.js";
+import type { GroupRow, IdentityRow, RoleBindingRow, RoleRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 
 /** The rows a role binding response is hydrated from. */
 export interface BindingParts {

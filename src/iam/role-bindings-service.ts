@@ -14,7 +14,8 @@ import {
   RoleBindingSchema,
   type RoleBindingsService,
 } from "../gen/platform/iam/v2/role_bindings_pb.js";
-import type { RoleBindingFilter, RoleBindingRow, Store } from "../storage/store.js";
+import type { RoleBindingFilter, RoleBindingRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import { loadBindingParts, roleBindingMessage } from "./role-binding-mapping.js";
 import type { IamServiceDeps } from "./service-deps.js";
 

@@ -3,7 +3,8 @@ import { restrictionsOf } from "../authz/token-restrictions.js";
 import type { Principal } from "../core/context.js";
 import { isAncestorOrSelf } from "../core/uidp.js";
 import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import type { GroupRow, RoleBindingRow, RoleRow, Store } from "../storage/store.js";
+import type { GroupRow, RoleBindingRow, RoleRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 
 /** One group where the caller holds a role, and what that role lets them do there. */
 export interface CallerGrant {

@@ -1,6 +1,7 @@
 import { newChildUid } from "../core/uidp.js";
 import { registeredIdentityUid } from "../iam/registered-identity.js";
-import type { IdentityRow, Store } from "../storage/store.js";
+import type { IdentityRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import type { LoginProvider } from "./login-provider.js";
 
 /** Who the identity provider says logged in (from its verified ID token). */

@@ -1,4 +1,5 @@
-import type { Store, TagHistoryRow } from "../storage/store.js";
+import type { TagHistoryRow } from "../storage/registry-store.js";
+import type { Store } from "../storage/store.js";
 
 /** Most records one tag history answer holds (the Tag History API's rule); page by moving `start`. */
 export const HISTORY_PAGE_SIZE = 1000;

@@ -1,4 +1,5 @@
-import type { Store, TagRow } from "../../storage/store.js";
+import type { TagRow } from "../../storage/registry-store.js";
+import type { Store } from "../../storage/store.js";
 import { eolStateAt } from "./eol-status.js";
 import { resolveTagEol } from "./tag-eol-resolver.js";
 

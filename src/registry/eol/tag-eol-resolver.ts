@@ -1,5 +1,6 @@
 import type { EolCycleRow, EolRepoRule } from "../../storage/eol-store.js";
-import type { Store, TagRow } from "../../storage/store.js";
+import type { TagRow } from "../../storage/registry-store.js";
+import type { Store } from "../../storage/store.js";
 import { cycleOfTag } from "./cycle-match.js";
 import { globSpecificity, tagGlobMatches } from "./tag-glob.js";
 
