@@ -12,7 +12,10 @@ export interface BindingParts {
 }
 
 /** Loads every identity, group and role the bindings refer to, one query per kind. */
-export async function loadBindingParts(store: Store, rows: readonly RoleBindingRow[]): Promise<BindingParts> {
+export async function loadBindingParts(
+  store: Pick<Store, "groups" | "identities" | "roles">,
+  rows: readonly RoleBindingRow[],
+): Promise<BindingParts> {
   const unique = (pick: (r: RoleBindingRow) => string) => [...new Set(rows.map(pick))];
   const [identities, groups, roles] = await Promise.all([
     store.identities.getMany(unique((r) => r.identityUid)),

@@ -43,7 +43,10 @@ export function createRoleBindingsService(deps: IamServiceDeps): ServiceHandlers
   const { store } = deps;
 
   /** Hydrated messages, read through `from` (the transaction when called inside one). */
-  async function hydrate(rows: RoleBindingRow[], from: Store = store) {
+  async function hydrate(
+    rows: RoleBindingRow[],
+    from: Pick<Store, "groups" | "identities" | "roles"> = store,
+  ) {
     const parts = await loadBindingParts(from, rows);
     return rows.map((row) => roleBindingMessage(row, parts));
   }

@@ -20,7 +20,10 @@ export interface CallerGrant {
  * under G otherwise; capabilities are limited to the token's `cap`. Bindings whose group or role
  * is gone are left out.
  */
-export async function callerGrants(store: Store, principal: Principal): Promise<CallerGrant[]> {
+export async function callerGrants(
+  store: Pick<Store, "groups" | "roleBindings" | "roles">,
+  principal: Principal,
+): Promise<CallerGrant[]> {
   const restrictions = restrictionsOf(principal.claims);
   const allowed = (caps: readonly number[]) =>
     caps.filter((c) => restrictions.caps === undefined || restrictions.caps.has(c as Capability));
