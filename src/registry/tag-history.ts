@@ -11,7 +11,7 @@ export const HISTORY_PAGE_SIZE = 1000;
  * empty digest is a delete.
  */
 export function tagHistoryPage(
-  store: Store,
+  store: Pick<Store, "tags">,
   args: { repoUid: string; tagName: string; start?: number | undefined; end?: number | undefined },
 ): Promise<TagHistoryRow[]> {
   return store.tags.history({

@@ -9,7 +9,7 @@ import { resolveTagEol } from "./tag-eol-resolver.js";
  * date passing needs no write. The grace period does not matter here: past EOL is deprecated.
  */
 export async function withEolDeprecation(
-  store: Store,
+  store: Pick<Store, "eol">,
   tags: readonly TagRow[],
   now: number,
 ): Promise<TagRow[]> {

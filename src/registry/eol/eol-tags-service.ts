@@ -13,7 +13,8 @@ import { resolveTagEol } from "./tag-eol-resolver.js";
 
 /** What ListEolTags is built from. */
 export interface EolTagsServiceDeps {
-  store: Store;
+  /** Its tags list and the rules and cycles they follow. */
+  store: Pick<Store, "eol">;
   pageTokens: PageTokenCodec;
   /** Grace period after a cycle's EOL date, in calendar months (default 6; `--eol-grace-months`). */
   eolGraceMonths?: number;
