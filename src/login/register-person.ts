@@ -33,7 +33,7 @@ export function identityNameFor(person: VerifiedPerson): string {
  * verified email. Returns the identity uid and whether it was created now.
  */
 export async function registerPerson(
-  store: Store,
+  store: Pick<Store, "transaction">,
   person: VerifiedPerson,
   provider: LoginProvider,
   now: number,
