@@ -154,8 +154,8 @@ module.exports = {
       name: "every-module-has-a-layer",
       severity: "error",
       comment:
-        "A new top-level folder or file in src/ joins a layer above (and a line of the README's " +
-        "architecture map) before it is used, so the rules cover it.",
+        "A new top-level folder or file in src/ joins a layer above (and a line of the architecture " +
+        "map in docs/guide/architecture.md) before it is used, so the rules cover it.",
       from: {
         path: "^src/",
         pathNot: `${COMPOSITION}|${EDGES}|${DOMAINS}|${KITS}|${SEAMS}|${GENERATED}|${SDK}`,

@@ -72,6 +72,7 @@ import { createReposService } from "./registry/repos-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createTagsService } from "./registry/tags-service.js";
 import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
+import type { Store } from "./storage/store.js";
 import { createRegistryV1VulnReportHandlers } from "./vulnreports/registry-v1-service.js";
 import { createResolvedVulnsSource } from "./vulnreports/resolved-vulns-source.js";
 import type { VulnReportServiceDeps } from "./vulnreports/service-deps.js";
@@ -86,7 +87,10 @@ export interface ServiceDeps
     AdvisoriesServiceDeps,
     Omit<SecurityAdvisoryServiceDeps, "resolvedVulns">,
     VulnReportServiceDeps,
-    EolTagsServiceDeps {}
+    EolTagsServiceDeps {
+  /** The whole Store: each domain's deps name the sub-stores it uses, and the Store has them all. */
+  store: Store;
+}
 
 /** Every service of the platform API, bound to its implementation; served by every transport. */
 export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {

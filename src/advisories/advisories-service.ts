@@ -21,7 +21,8 @@ import { advisoryMessage, eventTypeOf, reviewStateOf } from "./advisory-mapping.
 
 /** What AdvisoriesService and SecurityAdvisoryService are built from. */
 export interface AdvisoriesServiceDeps {
-  store: Store;
+  /** The imported advisories and vulnerability metadata, read only. */
+  store: Pick<Store, "advisories">;
   pageTokens: PageTokenCodec;
 }
 

@@ -1,4 +1,4 @@
-import type { SettingsStore } from "../storage/store.js";
+import type { SettingsStore } from "../storage/settings-store.js";
 
 /** Settings keys of the URLs the last started server announced. */
 const API_URL_KEY = "issuer.api_url";

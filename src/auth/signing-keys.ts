@@ -8,7 +8,7 @@ import {
 } from "jose";
 import type { Clock } from "../core/clock.js";
 import { internal } from "../core/errors.js";
-import type { SigningKeyRow, SigningKeyStore } from "../storage/store.js";
+import type { SigningKeyRow, SigningKeyStore } from "../storage/auth-store.js";
 import { TOKEN_ACCEPTANCE_HORIZON_MS } from "./token-limits.js";
 
 /** The only algorithm Wharf's issuer signs with and its verifier accepts. */

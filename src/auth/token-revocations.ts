@@ -1,6 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import { invalidArgument } from "../core/errors.js";
-import type { TokenRevocationRow, TokenRevocationStore } from "../storage/store.js";
+import type { TokenRevocationRow, TokenRevocationStore } from "../storage/auth-store.js";
 
 /** Answers whether a token (or refresh token) has been withdrawn; cheap enough for every request. */
 export interface RevocationChecker {

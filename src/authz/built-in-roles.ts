@@ -1,6 +1,7 @@
 import { deterministicRootUid } from "../core/uidp.js";
 import { Capability as C, type Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import type { RoleRow, Store } from "../storage/store.js";
+import type { RoleRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import { ALL_CAPABILITIES, isInternalOnly, shortNameOf } from "./capabilities.js";
 
 /** A role every install has: root-level, read-only through the API, the same uid everywhere. */

@@ -1,6 +1,6 @@
 import { setBounded } from "../core/bounded-map.js";
 import type { Clock } from "../core/clock.js";
-import type { Grant, RoleBindingStore } from "../storage/store.js";
+import type { Grant, RoleBindingStore } from "../storage/iam-store.js";
 
 /** Per-identity cache of `roleBindings.grantsOf`, valid for a short time. */
 export interface GrantsCache {

@@ -36,7 +36,7 @@ export interface PullEventBuffer {
 }
 
 export function startPullEventBuffer(deps: {
-  store: Store;
+  store: Pick<Store, "subscriptions" | "transaction">;
   recorder: EventRecorder;
   clock: Clock;
   logger: (line: object) => void;

@@ -4,7 +4,8 @@ import type { ApiChange, ChangeContext, EventRecorder } from "./event-recorder.j
 
 /** What a recorded mutation runs on (every service's deps hold both). */
 export interface MutationDeps {
-  store: Store;
+  /** Only its `transaction` is used: the write and the event run on the transaction's `tx`. */
+  store: Pick<Store, "transaction">;
   events: EventRecorder;
 }
 

@@ -34,7 +34,11 @@ import { validateSink, validateSinkAddresses } from "./sink-url.js";
 
 /** What SubscriptionsService is built from (the composition root provides it). */
 export interface SubscriptionsServiceDeps {
-  store: Store;
+  /**
+   * Subscriptions, their deliveries in the outbox (`events`), the parent groups of new ones, and
+   * `transaction`, where they are written (its `tx` is the whole Store).
+   */
+  store: Pick<Store, "subscriptions" | "events" | "groups" | "transaction">;
   pageTokens: PageTokenCodec;
   /** Writes events into the outbox, in the transaction of the change they report. */
   events: EventRecorder;

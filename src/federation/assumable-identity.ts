@@ -6,7 +6,7 @@ import {
   type ExternalTokenVerifier,
   type VerifiedExternalToken,
 } from "../oidc/external-token-verifier.js";
-import type { ClaimMatchData, IdentityRow, StaticKeysData } from "../storage/store.js";
+import type { ClaimMatchData, IdentityRow, StaticKeysData } from "../storage/iam-store.js";
 
 /**
  * Deciding whether a presented token may assume an identity. The identity (from Wharf's store)

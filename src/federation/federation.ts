@@ -39,7 +39,11 @@ export interface Federation {
 
 /** Builds federation over the store and Wharf's issuer; `apiUrl` is the issuer URL and API audience. */
 export function createFederation(deps: {
-  store: Store;
+  /** What the STS, the person exchange and pull-token authentication read and write. */
+  store: Pick<
+    Store,
+    "identities" | "refreshTokens" | "identityProviders" | "externalGroupRoleMappings" | "transaction"
+  >;
   issuer: Issuer;
   clock: Clock;
   apiUrl: string;

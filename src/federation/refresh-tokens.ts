@@ -78,7 +78,7 @@ export class RefreshRefused extends Error {
  * is written (e.g. that the identity still exists and has not expired); what it throws propagates.
  */
 export async function rotateRefreshToken(
-  store: Store,
+  store: Pick<Store, "refreshTokens" | "transaction">,
   token: string,
   opts: { now: number; check?: (row: RefreshTokenRow) => Promise<{ notAfter?: number } | undefined> },
 ): Promise<{ row: RefreshTokenRow; successor: IssuedRefreshToken }> {

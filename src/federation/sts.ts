@@ -80,7 +80,8 @@ export interface Sts {
 
 /** What the STS is built from. */
 export interface StsDeps {
-  store: Store;
+  /** Identities to assume and refresh tokens; `transaction` rotates a refresh token. */
+  store: Pick<Store, "identities" | "refreshTokens" | "transaction">;
   issuer: Issuer;
   clock: Clock;
   /** Verifies upstream tokens (discovery, JWKS) and static-key tokens. */

@@ -20,7 +20,7 @@ import {
   type AccountAssociationsService,
   DeleteAccountAssociationRequestSchema,
 } from "../gen/platform/iam/v2/account_associations_pb.js";
-import type { AccountAssociationFilter, AccountAssociationRow } from "../storage/store.js";
+import type { AccountAssociationFilter, AccountAssociationRow } from "../storage/iam-store.js";
 import type { IamServiceDeps } from "./service-deps.js";
 
 const ASSOCIATION_LIST = namedResourceList<AccountAssociationRow>();

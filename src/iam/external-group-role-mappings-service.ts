@@ -15,7 +15,8 @@ import {
   ExternalGroupRoleMappingSchema,
   type ExternalGroupRoleMappingsService,
 } from "../gen/platform/iam/v2/external_group_role_mappings_pb.js";
-import type { ExternalGroupRoleMappingFilter, ExternalGroupRoleMappingRow, Store } from "../storage/store.js";
+import type { ExternalGroupRoleMappingFilter, ExternalGroupRoleMappingRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import { visibleRole } from "./resource-rules.js";
 import type { IamServiceDeps } from "./service-deps.js";
 

@@ -16,7 +16,7 @@ import {
   GroupInviteSchema,
   type GroupInvitesService,
 } from "../gen/platform/iam/v2/group_invites_pb.js";
-import type { GroupInviteFilter, GroupInviteRow, RoleRow } from "../storage/store.js";
+import type { GroupInviteFilter, GroupInviteRow, RoleRow } from "../storage/iam-store.js";
 import { visibleRole } from "./resource-rules.js";
 import type { IamServiceDeps } from "./service-deps.js";
 

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { toTimestamp } from "../core/api-convert.js";
 import { type Group, GroupSchema } from "../gen/platform/iam/v2/groups_pb.js";
-import type { GroupRow } from "../storage/store.js";
+import type { GroupRow } from "../storage/iam-store.js";
 
 /** The API message of a stored group. */
 export function groupMessage(row: GroupRow): Group {

@@ -23,7 +23,8 @@ import {
   GroupSchema,
   type GroupsService,
 } from "../gen/platform/iam/v2/groups_pb.js";
-import type { GroupChildren, GroupRow, Store } from "../storage/store.js";
+import type { GroupChildren, GroupRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import { groupMessage } from "./group-mapping.js";
 import type { IamServiceDeps } from "./service-deps.js";
 

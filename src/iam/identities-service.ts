@@ -21,7 +21,8 @@ import {
   IdentitySchema,
   RelationshipType,
 } from "../gen/platform/iam/v2/identities_pb.js";
-import type { IdentityFilter, IdentityRow, RoleBindingRow, Store } from "../storage/store.js";
+import type { IdentityFilter, IdentityRow, RoleBindingRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import { claimMatchData, identityMessage, staticKeysData } from "./identity-mapping.js";
 import { registeredIdentityUid } from "./registered-identity.js";
 import type { IamServiceDeps } from "./service-deps.js";

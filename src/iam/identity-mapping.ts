@@ -10,7 +10,7 @@ import {
   type StaticKeys,
   StaticKeysSchema,
 } from "../gen/platform/iam/v2/identities_pb.js";
-import type { ClaimMatchData, IdentityRow, StaticKeysData } from "../storage/store.js";
+import type { ClaimMatchData, IdentityRow, StaticKeysData } from "../storage/iam-store.js";
 
 /** Static-key identities expire after this unless an expiration is given. */
 export const DEFAULT_STATIC_KEYS_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@ import {
   IdentityProvider_OIDCSchema,
   IdentityProviderSchema,
 } from "../gen/platform/iam/v2/identity_providers_pb.js";
-import type { IdentityProviderRow } from "../storage/store.js";
+import type { IdentityProviderRow } from "../storage/iam-store.js";
 
 /** The API message of a stored identity provider: never with its client secret. */
 export function identityProviderMessage(row: IdentityProviderRow): IdentityProvider {

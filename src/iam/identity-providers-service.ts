@@ -16,7 +16,7 @@ import {
   IdentityProviderSchema,
   type IdentityProvidersService,
 } from "../gen/platform/iam/v2/identity_providers_pb.js";
-import type { IdentityProviderFilter, IdentityProviderRow, OidcProviderData } from "../storage/store.js";
+import type { IdentityProviderFilter, IdentityProviderRow, OidcProviderData } from "../storage/iam-store.js";
 import { identityProviderMessage } from "./identity-provider-mapping.js";
 import { isLoopbackHost, validateLongName, visibleRole } from "./resource-rules.js";
 import type { IamServiceDeps } from "./service-deps.js";

@@ -6,12 +6,14 @@ import { isRoot, newChildUid } from "../core/uidp.js";
 import type { ApiChange, EventRecorder } from "../events/event-recorder.js";
 import { recordedMutation } from "../events/recorded-mutation.js";
 import { RegistrationSchema } from "../gen/platform/auth/v1/registration_pb.js";
-import type { RoleBindingRow, Store } from "../storage/store.js";
+import type { RoleBindingRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import { inviteCodeHash } from "./group-invites-service.js";
 
 /** What an invite redemption needs. */
 export interface InviteRedemptionDeps {
-  store: Store;
+  /** Read for the caller, the invite and its role; the binding is written in a transaction. */
+  store: Pick<Store, "identities" | "groupInvites" | "roles" | "roleBindings" | "transaction">;
   clock: Clock;
   /** Drops cached grants of `identityUid` (after a redemption binds a role). */
   bindingsChanged(identityUid: string): void;
@@ -53,7 +55,7 @@ export async function redeemInvite(
   if (!(await store.roles.get(invite.roleUid))) {
     throw failedPrecondition("ROLE_GONE", "the invite's role no longer exists");
   }
-  const existing = async (s: Store): Promise<RoleBindingRow | undefined> =>
+  const existing = async (s: Pick<Store, "roleBindings">): Promise<RoleBindingRow | undefined> =>
     (
       await s.roleBindings.list(
         { identityUid, groupUid: invite.groupUid, roleUid: invite.roleUid },

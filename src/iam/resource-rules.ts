@@ -1,7 +1,8 @@
 import { invalidArgument } from "../core/errors.js";
 import { isAncestorOrSelf, isUidp, parentOf, requireUidp } from "../core/uidp.js";
 import { validateName } from "../core/validation.js";
-import type { RoleRow, Store } from "../storage/store.js";
+import type { RoleRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 
 /** Shortest name of identity providers (and other resources whose proto says 3–63 characters). */
 export const MIN_NAME_LENGTH = 3;

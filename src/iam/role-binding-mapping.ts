@@ -1,7 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { toTimestamp } from "../core/api-convert.js";
 import { type RoleBinding, RoleBindingSchema } from "../gen/platform/iam/v2/role_bindings_pb.js";
-import type { GroupRow, IdentityRow, RoleBindingRow, RoleRow, Store } from "../storage/store.js";
+import type { GroupRow, IdentityRow, RoleBindingRow, RoleRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 
 /** The rows a role binding response is hydrated from. */
 export interface BindingParts {
@@ -11,7 +12,10 @@ export interface BindingParts {
 }
 
 /** Loads every identity, group and role the bindings refer to, one query per kind. */
-export async function loadBindingParts(store: Store, rows: readonly RoleBindingRow[]): Promise<BindingParts> {
+export async function loadBindingParts(
+  store: Pick<Store, "groups" | "identities" | "roles">,
+  rows: readonly RoleBindingRow[],
+): Promise<BindingParts> {
   const unique = (pick: (r: RoleBindingRow) => string) => [...new Set(rows.map(pick))];
   const [identities, groups, roles] = await Promise.all([
     store.identities.getMany(unique((r) => r.identityUid)),

@@ -14,7 +14,8 @@ import {
   RoleBindingSchema,
   type RoleBindingsService,
 } from "../gen/platform/iam/v2/role_bindings_pb.js";
-import type { RoleBindingFilter, RoleBindingRow, Store } from "../storage/store.js";
+import type { RoleBindingFilter, RoleBindingRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import { loadBindingParts, roleBindingMessage } from "./role-binding-mapping.js";
 import type { IamServiceDeps } from "./service-deps.js";
 
@@ -42,7 +43,10 @@ export function createRoleBindingsService(deps: IamServiceDeps): ServiceHandlers
   const { store } = deps;
 
   /** Hydrated messages, read through `from` (the transaction when called inside one). */
-  async function hydrate(rows: RoleBindingRow[], from: Store = store) {
+  async function hydrate(
+    rows: RoleBindingRow[],
+    from: Pick<Store, "groups" | "identities" | "roles"> = store,
+  ) {
     const parts = await loadBindingParts(from, rows);
     return rows.map((row) => roleBindingMessage(row, parts));
   }

@@ -17,7 +17,8 @@ import { validateDescription, validateName } from "../core/validation.js";
 import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { DeleteRoleRequestSchema, RoleSchema, type RolesService } from "../gen/platform/iam/v2/roles_pb.js";
-import type { RoleFilter, RoleRow, Store } from "../storage/store.js";
+import type { RoleFilter, RoleRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import { roleMessage } from "./role-mapping.js";
 import type { IamServiceDeps } from "./service-deps.js";
 

@@ -12,7 +12,8 @@ import {
   TermsAcceptanceSchema,
   type TermsService,
 } from "../gen/platform/iam/v2/terms_pb.js";
-import type { Store, TermsAcceptanceRow } from "../storage/store.js";
+import type { TermsAcceptanceRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import type { IamServiceDeps } from "./service-deps.js";
 
 /** The documents offered when the server is not configured otherwise. */

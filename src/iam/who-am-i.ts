@@ -3,7 +3,8 @@ import { restrictionsOf } from "../authz/token-restrictions.js";
 import type { Principal } from "../core/context.js";
 import { isAncestorOrSelf } from "../core/uidp.js";
 import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import type { GroupRow, RoleBindingRow, RoleRow, Store } from "../storage/store.js";
+import type { GroupRow, RoleBindingRow, RoleRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 
 /** One group where the caller holds a role, and what that role lets them do there. */
 export interface CallerGrant {
@@ -19,7 +20,10 @@ export interface CallerGrant {
  * under G otherwise; capabilities are limited to the token's `cap`. Bindings whose group or role
  * is gone are left out.
  */
-export async function callerGrants(store: Store, principal: Principal): Promise<CallerGrant[]> {
+export async function callerGrants(
+  store: Pick<Store, "groups" | "roleBindings" | "roles">,
+  principal: Principal,
+): Promise<CallerGrant[]> {
   const restrictions = restrictionsOf(principal.claims);
   const allowed = (caps: readonly number[]) =>
     caps.filter((c) => restrictions.caps === undefined || restrictions.caps.has(c as Capability));

@@ -26,7 +26,8 @@ import { normalizeCudaVersion } from "./version-order.js";
 
 /** What ArtifactsService is built from (the composition root provides it). */
 export interface ArtifactsServiceDeps {
-  store: Store;
+  /** The library catalogue, read only. */
+  store: Pick<Store, "libraries">;
   pageTokens: PageTokenCodec;
 }
 

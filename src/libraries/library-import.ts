@@ -16,7 +16,7 @@ export interface LibraryImportSink {
  * transaction: the artifacts are consistent with their versions only at its end.
  */
 export async function storeLibraryVersions(
-  store: Store,
+  store: Pick<Store, "libraries">,
   records: readonly LibraryVersionRecord[],
   sink: LibraryImportSink,
 ): Promise<void> {
@@ -63,7 +63,7 @@ export async function storeLibraryVersions(
  * remediatedCount, createTime = first publish, updateTime = latest publish.
  */
 export async function refreshArtifact(
-  store: Store,
+  store: Pick<Store, "libraries">,
   uid: string,
   ecosystem: LibraryEcosystemName,
 ): Promise<void> {

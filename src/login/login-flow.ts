@@ -59,7 +59,11 @@ export type RefreshTokenIssuer = (args: {
 
 /** What the flow is built from. */
 export interface LoginFlowDeps {
-  store: Store;
+  /**
+   * The providers people log in through and their group mappings, the flow's short-lived state
+   * (`loginSessions`), and `transaction`, where a person is registered.
+   */
+  store: Pick<Store, "identityProviders" | "externalGroupRoleMappings" | "loginSessions" | "transaction">;
   issuer: Issuer;
   upstream: UpstreamOidc;
   clock: Clock;
@@ -272,7 +276,7 @@ export function personOf(claims: Record<string, unknown>, provider: LoginProvide
  * for the default provider or a provider without a groups claim.
  */
 export async function sessionGrantsOf(
-  store: Store,
+  store: Pick<Store, "externalGroupRoleMappings">,
   provider: LoginProvider,
   claims: Record<string, unknown>,
 ): Promise<string[]> {

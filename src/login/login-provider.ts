@@ -1,6 +1,6 @@
 import { failedPrecondition, invalidArgument, notFound } from "../core/errors.js";
 import { isUidp } from "../core/uidp.js";
-import type { IdentityProviderStore } from "../storage/store.js";
+import type { IdentityProviderStore } from "../storage/iam-store.js";
 
 /** The server's own login provider (`wharf serve --login-issuer …`), used when no org provider is named. */
 export interface DefaultLoginProvider {

@@ -21,7 +21,7 @@ export interface ExchangedPerson {
  * NOT_FOUND for an unknown provider.
  */
 export function createPersonExchange(deps: {
-  store: Store;
+  store: Pick<Store, "identityProviders" | "externalGroupRoleMappings" | "transaction">;
   upstream: UpstreamOidc;
   clock: Clock;
   defaultProvider?: DefaultLoginProvider | undefined;

@@ -1,6 +1,7 @@
 import { newChildUid } from "../core/uidp.js";
 import { registeredIdentityUid } from "../iam/registered-identity.js";
-import type { IdentityRow, Store } from "../storage/store.js";
+import type { IdentityRow } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 import type { LoginProvider } from "./login-provider.js";
 
 /** Who the identity provider says logged in (from its verified ID token). */
@@ -32,7 +33,7 @@ export function identityNameFor(person: VerifiedPerson): string {
  * verified email. Returns the identity uid and whether it was created now.
  */
 export async function registerPerson(
-  store: Store,
+  store: Pick<Store, "transaction">,
   person: VerifiedPerson,
   provider: LoginProvider,
   now: number,

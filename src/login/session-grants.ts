@@ -1,5 +1,6 @@
 import { isUidp } from "../core/uidp.js";
-import type { Grant, Store } from "../storage/store.js";
+import type { Grant } from "../storage/iam-store.js";
+import type { Store } from "../storage/store.js";
 
 /**
  * Claim of a login token listing the external group role mappings that applied when the person

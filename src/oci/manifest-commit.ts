@@ -1,6 +1,7 @@
 import { newChildUid } from "../core/uidp.js";
 import { EMPTY_BLOB_DIGEST, type ParsedManifest } from "../registry/manifest-parser.js";
-import type { RepoRow, Store } from "../storage/store.js";
+import type { RepoRow } from "../storage/registry-store.js";
+import type { Store } from "../storage/store.js";
 import { OciError } from "./oci-errors.js";
 
 /**

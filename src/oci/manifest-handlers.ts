@@ -3,7 +3,7 @@ import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { DeleteTagRequestSchema } from "../gen/platform/registry/v2/tags_pb.js";
 import { digestOf, isDigest, parseDigest } from "../registry/digest.js";
 import { MAX_MANIFEST_BYTES, parseManifest } from "../registry/manifest-parser.js";
-import type { RepoRow } from "../storage/store.js";
+import type { RepoRow } from "../storage/registry-store.js";
 import { type CachedManifest, manifestCacheOf } from "./manifest-cache.js";
 import { commitManifest } from "./manifest-commit.js";
 import { OciError, ociError } from "./oci-errors.js";

@@ -9,7 +9,9 @@ import { GroupSchema } from "../gen/platform/iam/v2/groups_pb.js";
 import { RepoSchema } from "../gen/platform/registry/v2/repos_pb.js";
 import { groupMessage } from "../iam/group-mapping.js";
 import { repoMessage } from "../registry/mapping.js";
-import type { GroupRow, RepoRow, Store } from "../storage/store.js";
+import type { GroupRow } from "../storage/iam-store.js";
+import type { RepoRow } from "../storage/registry-store.js";
+import type { Store } from "../storage/store.js";
 
 /**
  * An image path `<org>/<subgroups…>/<repo>` resolved against the group tree: how far it exists.

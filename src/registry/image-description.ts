@@ -27,7 +27,7 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
  * destroyed.
  */
 export async function describeImage(
-  deps: { store: Store; blobs: BlobDriver },
+  deps: { store: Pick<Store, "repos" | "manifests">; blobs: BlobDriver },
   repoUid: string,
   digest: string,
   signal: AbortSignal,

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { toTimestamp } from "../core/api-convert.js";
 import type { Repo } from "../gen/platform/registry/v2/repos_pb.js";
 import { type Tag, TagSchema } from "../gen/platform/registry/v2/tags_pb.js";
-import type { RepoListRow, TagRow } from "../storage/store.js";
+import type { RepoListRow, TagRow } from "../storage/registry-store.js";
 
 /**
  * The API message of a stored repo (the readme is a separate sub-resource). A literal rather than

@@ -15,7 +15,7 @@ import {
   RepoSchema,
   type ReposService,
 } from "../gen/platform/registry/v2/repos_pb.js";
-import type { RepoFilter, RepoRow } from "../storage/store.js";
+import type { RepoFilter, RepoRow } from "../storage/registry-store.js";
 import { repoMessage } from "./mapping.js";
 import { validateRepoName } from "./names.js";
 import { validateReadme } from "./readme.js";

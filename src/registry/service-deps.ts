@@ -3,9 +3,16 @@ import type { EventRecorder } from "../events/event-recorder.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 
+/**
+ * The sub-stores the registry services read: repos and tags, the parent groups of new repos, the
+ * manifests ImagesService describes, the EOL data that marks tags deprecated; and `transaction`,
+ * where they write (its `tx` is the whole Store, the events are recorded in it).
+ */
+export type RegistryStores = Pick<Store, "groups" | "repos" | "tags" | "manifests" | "eol" | "transaction">;
+
 /** What the registry services are built from (the composition root provides it). */
 export interface RegistryServiceDeps {
-  store: Store;
+  store: RegistryStores;
   /** Blob bytes (image configs, for ImagesService). */
   blobs: BlobDriver;
   pageTokens: PageTokenCodec;

@@ -1,4 +1,5 @@
-import type { Store, TagHistoryRow } from "../storage/store.js";
+import type { TagHistoryRow } from "../storage/registry-store.js";
+import type { Store } from "../storage/store.js";
 
 /** Most records one tag history answer holds (the Tag History API's rule); page by moving `start`. */
 export const HISTORY_PAGE_SIZE = 1000;
@@ -10,7 +11,7 @@ export const HISTORY_PAGE_SIZE = 1000;
  * empty digest is a delete.
  */
 export function tagHistoryPage(
-  store: Store,
+  store: Pick<Store, "tags">,
   args: { repoUid: string; tagName: string; start?: number | undefined; end?: number | undefined },
 ): Promise<TagHistoryRow[]> {
   return store.tags.history({

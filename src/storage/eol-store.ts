@@ -1,6 +1,7 @@
 import type { AccessScopes } from "../core/context.js";
-import type { UidpFilter } from "../core/list.js";
+import type { ListSlice, ListWindow, UidpFilter } from "../core/list.js";
 import type { PutOutcome } from "./library-store.js";
+import type { TagRow } from "./registry-store.js";
 
 /**
  * End-of-life data (ADR 0031, `wharf import eol`): the release cycles of products as endoflife.date
@@ -81,4 +82,13 @@ export interface EolStore {
    * A repo may have several rules (different globs); which one a tag follows is the caller's choice.
    */
   rulesForRepos(repoUids: readonly string[]): Promise<EolRepoRule[]>;
+}
+
+/** The EOL store with its list of rule-matched tags (it answers the registry's TagRows). */
+export interface EolTagStore extends EolStore {
+  /**
+   * Tags some rule matches (its repo covered and the tag's name like its glob), filtered; ordered
+   * and windowed like every store list (sort fields of tags).
+   */
+  listTags(filter: EolTagFilter, window: ListWindow): Promise<ListSlice<TagRow>>;
 }

@@ -1,9 +1,106 @@
+import type { ListSlice, ListWindow } from "../core/list.js";
+import type { CommonFilter } from "./common-filter.js";
+
 /**
- * Metadata of the OCI data plane: which blobs exist and which repos link them, stored manifests
- * and what they reference, and upload sessions. The bytes of blobs live in a BlobDriver
- * (src/storage/blobs); manifests (≤ 4 MiB) are kept here, in the metadata database, so a manifest
- * GET is one indexed read. Conventions are those of store.ts (times in ms, undefined for missing).
+ * The registry's metadata: repos and their tags (with each tag's history), and the OCI data plane:
+ * which blobs exist and which repos link them, stored manifests and what they reference, and
+ * upload sessions. The bytes of blobs live in a BlobDriver (src/storage/blobs); manifests
+ * (≤ 4 MiB) are kept here, in the metadata database, so a manifest GET is one indexed read.
+ * Conventions are those of store.ts (times in ms, undefined for missing).
  */
+
+export interface RepoRow {
+  uid: string;
+  /** The group the repo is under (the parent of its uid). */
+  groupUid: string;
+  name: string;
+  description: string;
+  readme: string;
+  createTime: number;
+  updateTime: number;
+}
+
+/** A repo as a list returns it: everything but the readme (a sub-resource of its own). */
+export type RepoListRow = Omit<RepoRow, "readme">;
+
+export interface RepoFilter extends CommonFilter {
+  name?: string;
+}
+
+export interface RepoStore {
+  get(uid: string): Promise<RepoRow | undefined>;
+  getByName(groupUid: string, name: string): Promise<RepoRow | undefined>;
+  list(filter: RepoFilter, window: ListWindow): Promise<ListSlice<RepoListRow>>;
+  /** ALREADY_EXISTS when the group already has a repo of that name. */
+  insert(row: RepoRow): Promise<void>;
+  update(row: RepoRow): Promise<boolean>;
+  /** Deletes the repo, its tags and its tag history. */
+  delete(uid: string): Promise<boolean>;
+}
+
+export interface TagRow {
+  uid: string;
+  repoUid: string;
+  name: string;
+  digest: string;
+  deprecated: boolean;
+  createTime: number;
+  updateTime: number;
+}
+
+export interface TagFilter extends CommonFilter {
+  name?: string;
+  digest?: string;
+  /** Only tags with updateTime >= this. */
+  updatedSince?: number;
+}
+
+/**
+ * One entry of a tag's history: the tag pointed to `digest` from `updateTime` on; an empty digest
+ * records a delete (the tag resolved to nothing from then on).
+ */
+export interface TagHistoryRow {
+  repoUid: string;
+  tagName: string;
+  digest: string;
+  updateTime: number;
+}
+
+export interface TagStore {
+  get(uid: string): Promise<TagRow | undefined>;
+  getByName(repoUid: string, name: string): Promise<TagRow | undefined>;
+  list(filter: TagFilter, window: ListWindow): Promise<ListSlice<TagRow>>;
+  /**
+   * Points tag `name` of `repoUid` at `digest` (creating it with `newUid` when missing) and sets
+   * `deprecated`. When the digest changes (or the tag is new) a history row is appended in the
+   * same transaction; an unchanged digest appends nothing. Returns the tag as stored.
+   */
+  put(args: {
+    repoUid: string;
+    name: string;
+    digest: string;
+    deprecated: boolean;
+    newUid: string;
+    now: number;
+  }): Promise<TagRow>;
+  /**
+   * Deletes the tag and appends a history row with an empty digest (the tag stopped resolving at
+   * `now`), in one transaction; false (and no history) when the tag did not exist.
+   */
+  delete(uid: string, now: number): Promise<boolean>;
+  /** Tag names of `repoUid` in byte order, after `after` when given, at most `limit` (registry tags list). */
+  names(repoUid: string, args: { after?: string; limit: number }): Promise<string[]>;
+  /** True when a history row of one of `tagNames` in `repoUid` names `digest` (the tag points or pointed to it). */
+  pointedTo(repoUid: string, tagNames: readonly string[], digest: string): Promise<boolean>;
+  /** History of one tag, oldest first, within [start, end), at most `limit` rows. */
+  history(args: {
+    repoUid: string;
+    tagName: string;
+    start?: number;
+    end?: number;
+    limit: number;
+  }): Promise<TagHistoryRow[]>;
+}
 
 /** A blob whose bytes are committed to blob storage. */
 export interface BlobRow {

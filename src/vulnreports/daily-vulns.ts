@@ -62,7 +62,7 @@ export function reportForDay(reports: readonly VulnReportRow[], dayEnd: number):
  * and matches once.
  */
 export async function tagDays(
-  store: Store,
+  store: Pick<Store, "tags" | "vulnReports">,
   args: { repoUid: string; tagName: string; fromDay: number; toDay: number },
 ): Promise<TagDay[]> {
   const first = startOfDay(args.fromDay);
@@ -123,7 +123,7 @@ export interface ResolvedDay {
  * fix). Days with nothing resolved are left out.
  */
 export async function resolvedVulnerabilities(
-  store: Store,
+  store: Pick<Store, "tags" | "vulnReports">,
   args: { repoUid: string; tagNames: readonly string[]; fromDay: number; toDay: number },
 ): Promise<ResolvedDay[]> {
   const out: ResolvedDay[] = [];

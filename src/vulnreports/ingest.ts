@@ -9,6 +9,7 @@ import { ImageVulnReportSchema } from "../gen/platform/registry/v1/vulnerabiliti
 import { parseDigest } from "../registry/digest.js";
 import { validateDigest } from "../registry/names.js";
 import { blobKey, newUploadId, uploadKey } from "../storage/blobs/blob-layout.js";
+import type { Store } from "../storage/store.js";
 import type { VulnMatchRecord, VulnReportRow } from "../storage/vuln-report-store.js";
 import { VulnReportFormatError } from "./formats/format-error.js";
 import type { JsonSource } from "./formats/json-paths.js";
@@ -102,7 +103,7 @@ export async function ingestVulnReport(
     await deps.blobs.delete(tempKey);
   }
   const matches: VulnMatchRecord[] = parsed.matches;
-  const write = async (tx: typeof deps.store): Promise<IngestedReport> => {
+  const write = async (tx: Store): Promise<IngestedReport> => {
     await tx.garbage.lockRegistry("shared");
     // Under the registry lock garbage collection cannot run; if it removed these bytes before
     // (an earlier orphan of the same digest), the report must not point at nothing.

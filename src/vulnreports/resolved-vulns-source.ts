@@ -15,7 +15,9 @@ import { type DayVulnerability, resolvedVulnerabilities } from "./daily-vulns.js
  * aliases. Its severities are that advisory's, else those of the imported metadata of one of its
  * ids, else none (a report's severity level carries no vector to score).
  */
-export function createResolvedVulnsSource(store: Store): ResolvedVulnsSource {
+export function createResolvedVulnsSource(
+  store: Pick<Store, "tags" | "vulnReports" | "advisories">,
+): ResolvedVulnsSource {
   return {
     async resolvedVulns(query, signal): Promise<ResolvedDay[]> {
       signal.throwIfAborted();
@@ -47,7 +49,10 @@ export function createResolvedVulnsSource(store: Store): ResolvedVulnsSource {
   };
 }
 
-async function describe(store: Store, vulnerability: DayVulnerability): Promise<ResolvedVulnerability> {
+async function describe(
+  store: Pick<Store, "advisories">,
+  vulnerability: DayVulnerability,
+): Promise<ResolvedVulnerability> {
   const ids = [...new Set([vulnerability.id, ...vulnerability.aliases])];
   const advisory = (await store.advisories.byOrigin("", ids)).find((a) => a.deleteTime === undefined);
   const id = advisory?.advisoryId ?? vulnerability.id;
@@ -58,7 +63,10 @@ async function describe(store: Store, vulnerability: DayVulnerability): Promise<
   };
 }
 
-async function metadataSeverities(store: Store, ids: readonly string[]): Promise<SeverityRow[]> {
+async function metadataSeverities(
+  store: Pick<Store, "advisories">,
+  ids: readonly string[],
+): Promise<SeverityRow[]> {
   for (const id of ids) {
     const metadata = await store.advisories.getMetadata(id);
     if (metadata && metadata.severities.length > 0) return metadata.severities;

@@ -25,7 +25,7 @@ async function example(name: string, args: string[], env: Record<string, string>
   return stdout.trimEnd().split("\n");
 }
 
-describe("the README's SDK examples", () => {
+describe("the SDK guide's examples (docs/guide/sdk.md)", () => {
   let wharf: TestServer;
   let peer: OidcPeer;
   let acme: string;
@@ -50,14 +50,14 @@ describe("the README's SDK examples", () => {
     await rm(configDir, { recursive: true, force: true });
   });
 
-  it("are in the README verbatim, each file one ```ts block", async () => {
-    const readme = await readFile(join(repo, "README.md"), "utf8");
-    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+  it("are in docs/guide/sdk.md verbatim, each file one ```ts block", async () => {
+    const guide = await readFile(join(repo, "docs", "guide", "sdk.md"), "utf8");
+    const blocks = [...guide.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
     const files = (await readdir(EXAMPLES)).filter((f) => f.endsWith(".ts")).sort();
     assert.ok(files.length >= 4);
     for (const file of files) {
       const source = await readFile(join(EXAMPLES, file), "utf8");
-      assert.ok(blocks.includes(source), `README.md shows examples/sdk/${file} as it is`);
+      assert.ok(blocks.includes(source), `docs/guide/sdk.md shows examples/sdk/${file} as it is`);
     }
   });
 

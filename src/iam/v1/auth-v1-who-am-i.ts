@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { toTimestamp } from "../../core/api-convert.js";
 import type { Principal } from "../../core/context.js";
 import { type WhoAmI, WhoAmISchema } from "../../gen/platform/auth/v1/auth_pb.js";
-import type { IdentityRow } from "../../storage/store.js";
+import type { IdentityRow } from "../../storage/iam-store.js";
 import { groupMessage } from "../group-mapping.js";
 import { roleMessage } from "../role-mapping.js";
 import type { CallerGrant } from "../who-am-i.js";

@@ -27,7 +27,7 @@ const GROUP_REPLACED_FIELDS = ["name", "description"];
  */
 export function createGroupsV1Service(
   groups: ServiceHandlers<typeof GroupsService>,
-  store: Store,
+  store: Pick<Store, "groups" | "identities">,
 ): ServiceHandlers<typeof Groups> {
   return {
     async create(req, ctx) {

@@ -1,4 +1,5 @@
-import type { Store, TagRow } from "../../storage/store.js";
+import type { TagRow } from "../../storage/registry-store.js";
+import type { Store } from "../../storage/store.js";
 import { eolStateAt } from "./eol-status.js";
 import { resolveTagEol } from "./tag-eol-resolver.js";
 
@@ -8,7 +9,7 @@ import { resolveTagEol } from "./tag-eol-resolver.js";
  * date passing needs no write. The grace period does not matter here: past EOL is deprecated.
  */
 export async function withEolDeprecation(
-  store: Store,
+  store: Pick<Store, "eol">,
   tags: readonly TagRow[],
   now: number,
 ): Promise<TagRow[]> {

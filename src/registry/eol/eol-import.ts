@@ -48,7 +48,10 @@ export function parseMatchRule(text: string): MatchRule {
 }
 
 /** The uid of the group at `path` (names from an organization down), or undefined when there is none. */
-export async function groupUidByPath(store: Store, path: readonly string[]): Promise<string | undefined> {
+export async function groupUidByPath(
+  store: Pick<Store, "groups">,
+  path: readonly string[],
+): Promise<string | undefined> {
   let uid = "";
   for (const name of path) {
     const group = await store.groups.getByName(uid, name);
@@ -70,7 +73,7 @@ export interface EolImportSink {
  * file again counts only unchanged. A rule's group that does not exist fails the whole import.
  */
 export async function storeEolProduct(
-  tx: Store,
+  tx: Pick<Store, "groups" | "eol">,
   args: {
     product: string;
     cycles: readonly Omit<EolCycleRow, "product">[];

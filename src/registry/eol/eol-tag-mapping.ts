@@ -9,7 +9,7 @@ import {
   PackageVersionSchema,
 } from "../../gen/platform/registry/v1/eol_tags_pb.js";
 import type { EolCycleRow } from "../../storage/eol-store.js";
-import type { TagRow } from "../../storage/store.js";
+import type { TagRow } from "../../storage/registry-store.js";
 import type { EolState, GraceStatus, TagLifeStatus } from "./eol-status.js";
 import type { TagEol } from "./tag-eol-resolver.js";
 

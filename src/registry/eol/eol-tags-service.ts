@@ -5,14 +5,16 @@ import type { ServiceHandlers } from "../../core/service.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Registry } from "../../gen/platform/registry/v1/registry_pb.js";
 import type { EolTagFilter } from "../../storage/eol-store.js";
-import type { Store, TagRow } from "../../storage/store.js";
+import type { TagRow } from "../../storage/registry-store.js";
+import type { Store } from "../../storage/store.js";
 import { DEFAULT_EOL_GRACE_MONTHS, eolStateAt } from "./eol-status.js";
 import { eolTagMessage } from "./eol-tag-mapping.js";
 import { resolveTagEol } from "./tag-eol-resolver.js";
 
 /** What ListEolTags is built from. */
 export interface EolTagsServiceDeps {
-  store: Store;
+  /** Its tags list and the rules and cycles they follow. */
+  store: Pick<Store, "eol">;
   pageTokens: PageTokenCodec;
   /** Grace period after a cycle's EOL date, in calendar months (default 6; `--eol-grace-months`). */
   eolGraceMonths?: number;

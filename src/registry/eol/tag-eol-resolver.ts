@@ -1,5 +1,6 @@
 import type { EolCycleRow, EolRepoRule } from "../../storage/eol-store.js";
-import type { Store, TagRow } from "../../storage/store.js";
+import type { TagRow } from "../../storage/registry-store.js";
+import type { Store } from "../../storage/store.js";
 import { cycleOfTag } from "./cycle-match.js";
 import { globSpecificity, tagGlobMatches } from "./tag-glob.js";
 
@@ -18,7 +19,10 @@ export interface TagEol {
  * absent). Of several matching rules the most specific glob wins (`globSpecificity`), then the
  * product name in byte order. Two store reads for the whole batch (rules, then cycles).
  */
-export async function resolveTagEol(store: Store, tags: readonly TagRow[]): Promise<Map<string, TagEol>> {
+export async function resolveTagEol(
+  store: Pick<Store, "eol">,
+  tags: readonly TagRow[],
+): Promise<Map<string, TagEol>> {
   const resolved = new Map<string, TagEol>();
   if (tags.length === 0) return resolved;
   const rules = await store.eol.rulesForRepos([...new Set(tags.map((t) => t.repoUid))]);

@@ -37,7 +37,10 @@ export type RegistryV1RepoTagHandlers = Pick<
  * checks, rules, errors and events are the v2 ones. `store` serves the v1-only reads (tag history,
  * the repo a create collides with).
  */
-export function createRegistryV1Handlers(v2: RegistryV2Handlers, store: Store): RegistryV1RepoTagHandlers {
+export function createRegistryV1Handlers(
+  v2: RegistryV2Handlers,
+  store: Pick<Store, "repos" | "tags">,
+): RegistryV1RepoTagHandlers {
   return {
     ...createReposV1Handlers(v2.repos, store),
     ...createTagsV1Handlers(v2.tags, store),

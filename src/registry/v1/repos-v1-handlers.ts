@@ -32,7 +32,7 @@ const REPO_REPLACE_MASK = ["name", "description"];
  */
 export function createReposV1Handlers(
   repos: ServiceHandlers<typeof ReposService>,
-  store: Store,
+  store: Pick<Store, "repos">,
 ): Pick<ServiceHandlers<typeof Registry>, "listRepos" | "createRepo" | "updateRepo" | "deleteRepo"> {
   const readmeOf = async (uid: string, ctx: RequestContext): Promise<string> =>
     (await repos.getRepoReadme(create(GetRepoReadmeRequestSchema, { uid }), ctx)).content ?? "";

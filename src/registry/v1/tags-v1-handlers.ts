@@ -27,7 +27,7 @@ import { tagV1 } from "./tag-v1-mapping.js";
  */
 export function createTagsV1Handlers(
   tags: ServiceHandlers<typeof TagsService>,
-  store: Store,
+  store: Pick<Store, "tags">,
 ): Pick<
   ServiceHandlers<typeof Registry>,
   "listTags" | "createTag" | "updateTag" | "deleteTag" | "listTagHistory"

@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import { alreadyExists } from "../../core/errors.js";
-import type { AccountAssociationRow, AccountAssociationStore } from "../store.js";
+import type { AccountAssociationRow, AccountAssociationStore } from "../iam-store.js";
 import { readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet } from "./predicates.js";

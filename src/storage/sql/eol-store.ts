@@ -1,6 +1,5 @@
 import { type Selectable, type SqlBool, sql } from "kysely";
-import type { EolCycleRow, EolRuleRow } from "../eol-store.js";
-import type { EolTagStore } from "../store.js";
+import type { EolCycleRow, EolRuleRow, EolTagStore } from "../eol-store.js";
 import { readBool, readInt, readOptionalInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet, type Predicate } from "./predicates.js";

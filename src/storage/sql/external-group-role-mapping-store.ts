@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import { alreadyExists, notFound } from "../../core/errors.js";
-import type { ExternalGroupRoleMappingRow, ExternalGroupRoleMappingStore } from "../store.js";
+import type { ExternalGroupRoleMappingRow, ExternalGroupRoleMappingStore } from "../iam-store.js";
 import { readInt } from "./dialect.js";
 import { listWindow, type SortColumns, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet, isIn } from "./predicates.js";
@@ -27,7 +27,7 @@ function toMappingRow(r: Selectable<ExternalGroupRoleMappingsTable>): ExternalGr
 
 /**
  * ExternalGroupRoleMappingStore over `external_group_role_mappings` (parent_uid is the identity
- * provider, FK with cascade); see `ExternalGroupRoleMappingStore` in store.ts.
+ * provider, FK with cascade); see `ExternalGroupRoleMappingStore` in iam-store.ts.
  */
 export function createExternalGroupRoleMappingStore(ctx: SqlContext): ExternalGroupRoleMappingStore {
   const { db } = ctx;

@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import { alreadyExists } from "../../core/errors.js";
-import type { GroupInviteRow, GroupInviteStore } from "../store.js";
+import type { GroupInviteRow, GroupInviteStore } from "../iam-store.js";
 import { readBool, readInt } from "./dialect.js";
 import { listWindow, type SortColumns, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet } from "./predicates.js";
@@ -30,8 +30,8 @@ function toGroupInviteRow(r: Selectable<GroupInvitesTable>): GroupInviteRow {
 
 /**
  * GroupInviteStore over `group_invites` (parent_uid is the group); see `GroupInviteStore` in
- * store.ts. Only the SHA-256 of a code is stored; `delete` reports whether THIS call removed the
- * row, which is what makes single-use redemption atomic.
+ * iam-store.ts. Only the SHA-256 of a code is stored; `delete` reports whether THIS call removed
+ * the row, which is what makes single-use redemption atomic.
  */
 export function createGroupInviteStore(ctx: SqlContext): GroupInviteStore {
   const { db, dialect } = ctx;

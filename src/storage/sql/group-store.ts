@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import { alreadyExists } from "../../core/errors.js";
-import type { GroupChildren, GroupRow, GroupStore } from "../store.js";
+import type { GroupChildren, GroupRow, GroupStore } from "../iam-store.js";
 import { readBool, readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet, isIn } from "./predicates.js";
@@ -19,8 +19,8 @@ function toGroupRow(r: Selectable<GroupsTable>): GroupRow {
 }
 
 /**
- * GroupStore over the `groups` table; see `GroupStore` in store.ts for the contract. `update` writes
- * every field but `createTime`, which never changes.
+ * GroupStore over the `groups` table; see `GroupStore` in iam-store.ts for the contract. `update`
+ * writes every field but `createTime`, which never changes.
  */
 export function createGroupStore(ctx: SqlContext): GroupStore {
   const { db, dialect } = ctx;

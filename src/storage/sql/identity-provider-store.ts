@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import { alreadyExists } from "../../core/errors.js";
-import type { IdentityProviderRow, IdentityProviderStore } from "../store.js";
+import type { IdentityProviderRow, IdentityProviderStore } from "../iam-store.js";
 import { readBool, readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet } from "./predicates.js";
@@ -30,9 +30,9 @@ function toIdentityProviderRow(r: Selectable<IdentityProvidersTable>): IdentityP
 
 /**
  * IdentityProviderStore over `identity_providers` (parent_uid is the group); see
- * `IdentityProviderStore` in store.ts. The row keeps the OIDC client secret (the login flow needs
- * it); services must never return it. Deleting a provider deletes its external group role mappings
- * (FK cascade). `update` never changes createTime or the group.
+ * `IdentityProviderStore` in iam-store.ts. The row keeps the OIDC client secret (the login flow
+ * needs it); services must never return it. Deleting a provider deletes its external group role
+ * mappings (FK cascade). `update` never changes createTime or the group.
  */
 export function createIdentityProviderStore(ctx: SqlContext): IdentityProviderStore {
   const { db, dialect } = ctx;

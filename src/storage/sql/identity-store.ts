@@ -1,7 +1,7 @@
 import type { Selectable } from "kysely";
 import { type SqlBool, sql } from "kysely";
 import { alreadyExists } from "../../core/errors.js";
-import type { ClaimMatchData, IdentityRow, IdentityStore, StaticKeysData } from "../store.js";
+import type { ClaimMatchData, IdentityRow, IdentityStore, StaticKeysData } from "../iam-store.js";
 import { readInt, readOptionalInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet, isIn, type Predicate } from "./predicates.js";
@@ -47,7 +47,7 @@ function relationshipPredicate(relationship: "claim_match" | "static_keys" | und
 }
 
 /**
- * IdentityStore over the `identities` table; see `IdentityStore` in store.ts. claimMatch and
+ * IdentityStore over the `identities` table; see `IdentityStore` in iam-store.ts. claimMatch and
  * staticKeys round-trip as JSON; a duplicate uid is ALREADY_EXISTS. `update` never changes createTime.
  * The two row locks pair up on PostgreSQL: KEY SHARE (a reference is being written) conflicts with
  * FOR UPDATE (a delete is checking references) but not with itself nor with a plain update.

@@ -1,11 +1,11 @@
 import { type SqlBool, sql } from "kysely";
 import { alreadyExists } from "../../core/errors.js";
-import type { LoginSessionStore } from "../store.js";
+import type { LoginSessionStore } from "../auth-store.js";
 import { readInt } from "./dialect.js";
 import { guardWrite, type SqlContext } from "./sql-context.js";
 
 /**
- * LoginSessionStore over `login_sessions`; see `LoginSessionStore` in store.ts. `take` is one
+ * LoginSessionStore over `login_sessions`; see `LoginSessionStore` in auth-store.ts. `take` is one
  * DELETE … RETURNING, so of two concurrent takers exactly one gets the row.
  */
 export function createLoginSessionStore(ctx: SqlContext): LoginSessionStore {

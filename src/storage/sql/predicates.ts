@@ -3,7 +3,7 @@ import type { AccessScopes } from "../../core/context.js";
 import { invalidArgument } from "../../core/errors.js";
 import type { Cursor, UidpFilter } from "../../core/list.js";
 import { selfAndAncestors } from "../../core/uidp.js";
-import type { CommonFilter } from "../store.js";
+import type { CommonFilter } from "../common-filter.js";
 
 /** A boolean SQL expression usable in `.where(...)`. */
 export type Predicate = RawBuilder<SqlBool>;

@@ -1,7 +1,7 @@
 import type { Selectable } from "kysely";
 import { alreadyExists } from "../../core/errors.js";
 import { parentOf } from "../../core/uidp.js";
-import type { RepoListRow, RepoRow, RepoStore } from "../store.js";
+import type { RepoListRow, RepoRow, RepoStore } from "../registry-store.js";
 import { readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet } from "./predicates.js";
@@ -37,9 +37,10 @@ function toRepoListRow(r: Pick<Selectable<ReposTable>, (typeof LIST_COLUMNS)[num
 const selectByUid = precompiled((db) => db.selectFrom("repos").selectAll().where("uid", "=", ""));
 
 /**
- * RepoStore over `repos` (parent_uid is the group); see `RepoStore` in store.ts. `delete` removes
- * the repo's tags and tag history through ON DELETE CASCADE foreign keys, in the same statement.
- * `groupUid` must be the parent of `uid`; `update` never moves a repo nor changes createTime.
+ * RepoStore over `repos` (parent_uid is the group); see `RepoStore` in registry-store.ts. `delete`
+ * removes the repo's tags and tag history through ON DELETE CASCADE foreign keys, in the same
+ * statement. `groupUid` must be the parent of `uid`; `update` never moves a repo nor changes
+ * createTime.
  */
 export function createRepoStore(ctx: SqlContext): RepoStore {
   const { db } = ctx;

@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import { alreadyExists } from "../../core/errors.js";
-import type { RoleBindingRow, RoleBindingStore } from "../store.js";
+import type { RoleBindingRow, RoleBindingStore } from "../iam-store.js";
 import { readInt } from "./dialect.js";
 import { listWindow, TIME_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet } from "./predicates.js";
@@ -20,7 +20,7 @@ function toRoleBindingRow(r: Selectable<RoleBindingsTable>): RoleBindingRow {
 
 /**
  * RoleBindingStore over `role_bindings` (parent_uid is the group); see `RoleBindingStore` in
- * store.ts. Lists order by uid, create_time or update_time (a binding has no name). `grantsOf`
+ * iam-store.ts. Lists order by uid, create_time or update_time (a binding has no name). `grantsOf`
  * skips bindings whose role no longer exists and returns grants ordered by (groupUid, roleUid).
  * `groupUid` must be the parent of `uid`.
  */

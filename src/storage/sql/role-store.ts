@@ -1,6 +1,6 @@
 import { type Selectable, type SqlBool, sql } from "kysely";
 import { alreadyExists } from "../../core/errors.js";
-import type { RoleFilter, RoleRow, RoleStore } from "../store.js";
+import type { RoleFilter, RoleRow, RoleStore } from "../iam-store.js";
 import { readBool, readInt, type SqlDialect } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
 import {
@@ -37,7 +37,7 @@ function roleFilter(filter: RoleFilter, dialect: SqlDialect, uid: UidRef): Predi
 }
 
 /**
- * RoleStore over the `roles` table; see `RoleStore` in store.ts. Capabilities are stored as a
+ * RoleStore over the `roles` table; see `RoleStore` in iam-store.ts. Capabilities are stored as a
  * JSON array, as given. `upsertBuiltIn` inserts the row as built-in or replaces every field of an
  * existing one except createTime. `update` never changes createTime.
  */

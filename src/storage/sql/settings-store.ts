@@ -1,10 +1,10 @@
-import type { SettingsStore } from "../store.js";
+import type { SettingsStore } from "../settings-store.js";
 import type { SqlContext } from "./sql-context.js";
 
 /**
- * SettingsStore over `settings`; see `SettingsStore` in store.ts. `putIfAbsent` is race-safe across
- * processes: INSERT … ON CONFLICT DO NOTHING, then a read of whatever value won. `put` is an upsert
- * (the last writer wins).
+ * SettingsStore over `settings`; see `SettingsStore` in settings-store.ts. `putIfAbsent` is
+ * race-safe across processes: INSERT … ON CONFLICT DO NOTHING, then a read of whatever value won.
+ * `put` is an upsert (the last writer wins).
  */
 export function createSettingsStore(ctx: SqlContext): SettingsStore {
   const { db } = ctx;

@@ -1,13 +1,13 @@
 import { type SqlBool, sql } from "kysely";
-import type { SigningKeyRow, SigningKeyStore } from "../store.js";
+import type { SigningKeyRow, SigningKeyStore } from "../auth-store.js";
 import { readInt, readOptionalInt } from "./dialect.js";
 import type { SqlContext } from "./sql-context.js";
 
 /**
- * SigningKeyStore over `signing_keys`; see `SigningKeyStore` in store.ts. `list` returns every key
- * oldest first (createTime, then kid); `insert` of an existing kid is a no-op (ON CONFLICT DO NOTHING),
- * so processes racing to create the first key never fail. `retireOthers` is one UPDATE, so two
- * rotations racing leave the newer key (createTime, then kid) unmarked.
+ * SigningKeyStore over `signing_keys`; see `SigningKeyStore` in auth-store.ts. `list` returns every
+ * key oldest first (createTime, then kid); `insert` of an existing kid is a no-op (ON CONFLICT DO
+ * NOTHING), so processes racing to create the first key never fail. `retireOthers` is one UPDATE,
+ * so two rotations racing leave the newer key (createTime, then kid) unmarked.
  */
 export function createSigningKeyStore(ctx: SqlContext): SigningKeyStore {
   const { db } = ctx;

@@ -1,6 +1,6 @@
 import { type Selectable, type SqlBool, sql } from "kysely";
 import { alreadyExists, notFound } from "../../core/errors.js";
-import type { TagRow, TagStore } from "../store.js";
+import type { TagRow, TagStore } from "../registry-store.js";
 import { readBool, readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet } from "./predicates.js";
@@ -31,7 +31,7 @@ const PUT_ATTEMPTS = 3;
 
 /**
  * TagStore over `tags` (parent_uid is the repo) and the append-only `tag_history`; see `TagStore`
- * in store.ts.
+ * in registry-store.ts.
  *
  * `put` is safe against concurrent puts of the same tag on both engines: it inserts with ON CONFLICT
  * DO NOTHING, and otherwise locks the existing row (FOR UPDATE on PostgreSQL; SQLite transactions

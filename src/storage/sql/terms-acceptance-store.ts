@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import type { TermsAcceptanceRow, TermsAcceptanceStore } from "../store.js";
+import type { TermsAcceptanceRow, TermsAcceptanceStore } from "../iam-store.js";
 import { readInt } from "./dialect.js";
 import { listWindow, type SortColumns, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, isIn } from "./predicates.js";

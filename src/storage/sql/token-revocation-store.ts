@@ -1,11 +1,11 @@
 import { type SqlBool, sql } from "kysely";
-import type { TokenRevocationRow, TokenRevocationStore } from "../store.js";
+import type { TokenRevocationRow, TokenRevocationStore } from "../auth-store.js";
 import { readInt } from "./dialect.js";
 import type { SqlContext } from "./sql-context.js";
 
 /**
- * TokenRevocationStore over `token_revocations`; see `TokenRevocationStore` in store.ts. `version`
- * is one aggregate over a table of a handful of rows: `count(*)` and `max(id)`.
+ * TokenRevocationStore over `token_revocations`; see `TokenRevocationStore` in auth-store.ts.
+ * `version` is one aggregate over a table of a handful of rows: `count(*)` and `max(id)`.
  */
 export function createTokenRevocationStore(ctx: SqlContext): TokenRevocationStore {
   const { db } = ctx;

@@ -3,7 +3,8 @@ import { before, describe, it } from "node:test";
 import type { ListWindow } from "../../../src/core/list.js";
 import { newChildUid } from "../../../src/core/uidp.js";
 import type { EolCycleRow } from "../../../src/storage/eol-store.js";
-import type { RepoRow, Store } from "../../../src/storage/store.js";
+import type { RepoRow } from "../../../src/storage/registry-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { firstPage, groupRow, repoRow, T0 } from "./fixtures.js";
 

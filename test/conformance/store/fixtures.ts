@@ -3,7 +3,8 @@ import { Code } from "@connectrpc/connect";
 import { isDomainError } from "../../../src/core/errors.js";
 import type { ListWindow, SortField } from "../../../src/core/list.js";
 import { newChildUid, newRootUid, parentOf } from "../../../src/core/uidp.js";
-import type { GroupRow, RepoRow, RoleRow } from "../../../src/storage/store.js";
+import type { GroupRow, RoleRow } from "../../../src/storage/iam-store.js";
+import type { RepoRow } from "../../../src/storage/registry-store.js";
 
 /** A fixed base time (ms) so rows have predictable, distinct timestamps. */
 export const T0 = 1_767_225_600_000;

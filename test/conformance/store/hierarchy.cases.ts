@@ -3,7 +3,8 @@ import { before, describe, it } from "node:test";
 import type { AccessScopes } from "../../../src/core/context.js";
 import type { UidpFilter } from "../../../src/core/list.js";
 import { newChildUid, newRootUid } from "../../../src/core/uidp.js";
-import type { GroupRow, Store } from "../../../src/storage/store.js";
+import type { GroupRow } from "../../../src/storage/iam-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { childUid, firstPage, groupRow, repoRow } from "./fixtures.js";
 

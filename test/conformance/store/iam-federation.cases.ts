@@ -7,9 +7,9 @@ import type {
   ExternalGroupRoleMappingRow,
   GroupInviteRow,
   IdentityProviderRow,
-  Store,
   TermsAcceptanceRow,
-} from "../../../src/storage/store.js";
+} from "../../../src/storage/iam-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { assertAlreadyExists, assertDomainError, firstPage, groupRow, sortedUids, T0 } from "./fixtures.js";
 

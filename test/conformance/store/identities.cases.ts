@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { newChildUid, newRootUid } from "../../../src/core/uidp.js";
-import type { IdentityRow, Store } from "../../../src/storage/store.js";
+import type { IdentityRow } from "../../../src/storage/iam-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { assertAlreadyExists, firstPage, groupRow, sortedUids, T0 } from "./fixtures.js";
 

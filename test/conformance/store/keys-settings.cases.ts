@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import type { SigningKeyRow, Store } from "../../../src/storage/store.js";
+import type { SigningKeyRow } from "../../../src/storage/auth-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { T0 } from "./fixtures.js";
 

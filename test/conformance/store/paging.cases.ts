@@ -9,7 +9,8 @@ import {
   paginate,
   type SortField,
 } from "../../../src/core/list.js";
-import type { RepoFilter, RepoListRow, RepoRow, Store } from "../../../src/storage/store.js";
+import type { RepoFilter, RepoListRow, RepoRow } from "../../../src/storage/registry-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { groupRow, repoRow, T0 } from "./fixtures.js";
 

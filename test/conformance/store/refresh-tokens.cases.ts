@@ -3,8 +3,9 @@ import { before, describe, it } from "node:test";
 import { Code } from "@connectrpc/connect";
 import { isDomainError } from "../../../src/core/errors.js";
 import { newChildUid } from "../../../src/core/uidp.js";
+import type { IdentityRow } from "../../../src/storage/iam-store.js";
 import type { RefreshTokenRow } from "../../../src/storage/refresh-token-store.js";
-import type { IdentityRow, Store } from "../../../src/storage/store.js";
+import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { groupRow, T0 } from "./fixtures.js";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { Code } from "@connectrpc/connect";
-import type { ManifestRow } from "../../../src/storage/registry-store.js";
-import type { RepoRow, Store } from "../../../src/storage/store.js";
+import type { ManifestRow, RepoRow } from "../../../src/storage/registry-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { assertDomainError, groupRow, repoRow, T0 } from "./fixtures.js";
 

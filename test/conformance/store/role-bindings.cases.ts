@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { Code } from "@connectrpc/connect";
 import { newChildUid, newRootUid } from "../../../src/core/uidp.js";
-import type { RoleBindingRow, Store } from "../../../src/storage/store.js";
+import type { RoleBindingRow } from "../../../src/storage/iam-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import {
   assertAlreadyExists,

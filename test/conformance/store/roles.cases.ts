@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { deterministicRootUid, newRootUid } from "../../../src/core/uidp.js";
-import type { RoleRow, Store } from "../../../src/storage/store.js";
+import type { RoleRow } from "../../../src/storage/iam-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { assertAlreadyExists, firstPage, groupRow, roleRow, sortedUids, T0 } from "./fixtures.js";
 

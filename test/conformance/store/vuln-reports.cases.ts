@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { Code } from "@connectrpc/connect";
-import type { RepoRow, Store } from "../../../src/storage/store.js";
+import type { RepoRow } from "../../../src/storage/registry-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import type { VulnMatchRecord, VulnReportRow } from "../../../src/storage/vuln-report-store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { assertDomainError, childUid, groupRow, repoRow, T0 } from "./fixtures.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createGrantsCache } from "../../../src/authz/grants-cache.js";
-import type { Grant } from "../../../src/storage/store.js";
+import type { Grant } from "../../../src/storage/iam-store.js";
 
 function fakeBindings() {
   const calls: string[] = [];

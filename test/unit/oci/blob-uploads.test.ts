@@ -8,7 +8,8 @@ import { parseDigest, sha256Digest } from "../../../src/registry/digest.js";
 import type { BlobDriver } from "../../../src/storage/blobs/blob-driver.js";
 import { blobKey } from "../../../src/storage/blobs/blob-layout.js";
 import { createMemoryBlobDriver } from "../../../src/storage/blobs/memory/memory-blob-driver.js";
-import type { RepoRow, Store } from "../../../src/storage/store.js";
+import type { RepoRow } from "../../../src/storage/registry-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import { forEachEngine } from "../../support/databases.js";
 
 // Sessions a crash left inconsistent (their row and their stored bytes disagree) end with a clean

@@ -12,7 +12,8 @@ import { bindBlobStore } from "../../../src/storage/blob-store-identity.js";
 import type { BlobDriver } from "../../../src/storage/blobs/blob-driver.js";
 import { BLOB_STORE_ID_KEY, blobKey } from "../../../src/storage/blobs/blob-layout.js";
 import { createMemoryBlobDriver } from "../../../src/storage/blobs/memory/memory-blob-driver.js";
-import type { RepoRow, Store } from "../../../src/storage/store.js";
+import type { RepoRow } from "../../../src/storage/registry-store.js";
+import type { Store } from "../../../src/storage/store.js";
 import { forEachEngine } from "../../support/databases.js";
 
 const HOUR = 60 * 60 * 1000;
