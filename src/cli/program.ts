@@ -29,7 +29,7 @@ const exit = (code: number): never => {
 export async function wharfProgram(io: Io, load: "all" | ClientGroup | undefined): Promise<Command> {
   const { program, bindFor } = rootCommand(io);
   program.version(WHARF_VERSION, "--version", "print the version");
-  const serverIo = { stderr: io.stderr, env: io.env, exit };
+  const serverIo = { stdout: io.stdout, stderr: io.stderr, env: io.env, exit };
   registerServerCommands(program, serverIo);
   registerImport(program, io, exit);
   registerLoginCommands(program, serverIo);

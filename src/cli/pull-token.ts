@@ -12,6 +12,14 @@ export interface PullTokenOptions {
   token?: string;
 }
 
+/** Where a pull-token command writes (default: the process's stdout and stderr). */
+export interface PullTokenIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+const processIo = (): PullTokenIo => ({ stdout: process.stdout, stderr: process.stderr });
+
 /** The API URL and token of a pull-token command: flags, then WHARF_API_URL / WHARF_TOKEN. */
 function apiAccess(values: PullTokenOptions, env: NodeJS.ProcessEnv) {
   const token = values.token || env.WHARF_TOKEN || "";
@@ -28,6 +36,7 @@ function apiAccess(values: PullTokenOptions, env: NodeJS.ProcessEnv) {
 export async function runPullTokenCreate(
   values: PullTokenOptions,
   env: NodeJS.ProcessEnv = process.env,
+  io: PullTokenIo = processIo(),
 ): Promise<number> {
   if (!values.parent) throw new ConfigError("--parent (the organization uid) is required");
   const ttlSeconds = parseDurationSeconds(values.ttl ?? "720h");
@@ -44,7 +53,7 @@ export async function runPullTokenCreate(
       ...(values.name ? { name: values.name } : {}),
     });
     const host = new URL(pull.registryUrl).host;
-    process.stdout.write(
+    io.stdout.write(
       [
         `username: ${pull.username}`,
         `password: ${pull.password}`,
@@ -58,7 +67,7 @@ export async function runPullTokenCreate(
     );
     return 0;
   } catch (err) {
-    process.stderr.write(`wharf auth pull-token create: ${(err as Error).message}\n`);
+    io.stderr.write(`wharf auth pull-token create: ${(err as Error).message}\n`);
     return 1;
   }
 }
@@ -70,17 +79,18 @@ export async function runPullTokenCreate(
 export async function runPullTokenRevoke(
   values: PullTokenOptions,
   env: NodeJS.ProcessEnv = process.env,
+  io: PullTokenIo = processIo(),
 ): Promise<number> {
   if (!values.identity) throw new ConfigError("--identity (the pull token's username) is required");
   const { apiUrl, token } = apiAccess(values, env);
   try {
     const bindings = await revokePullToken({ apiUrl, token, identityUid: values.identity });
-    process.stdout.write(
+    io.stdout.write(
       `revoked: identity ${values.identity} deleted, after its ${bindings} role binding${bindings === 1 ? "" : "s"}\n`,
     );
     return 0;
   } catch (err) {
-    process.stderr.write(`wharf auth pull-token revoke: ${(err as Error).message}\n`);
+    io.stderr.write(`wharf auth pull-token revoke: ${(err as Error).message}\n`);
     return 1;
   }
 }

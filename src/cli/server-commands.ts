@@ -9,6 +9,8 @@ import { addConfigOptions, configInputOf } from "./config-options.js";
 
 /** Where the server-side commands' failures go, and how a non-zero exit code ends the command line. */
 export interface ServerCommandIo {
+  /** Where the commands that print a result (auth pull-token create|revoke) print it. */
+  stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
   /** Ends the command line with `code` (its message already printed). */
@@ -193,7 +195,7 @@ export function registerLoginCommands(program: Command, io: ServerCommandIo): vo
     .option("--name <name>", "a name for the credentials")
     .action(
       serverAction(io, async (o) =>
-        (await import("./pull-token.js")).runPullTokenCreate(pullTokenOptions(o), io.env),
+        (await import("./pull-token.js")).runPullTokenCreate(pullTokenOptions(o), io.env, io),
       ),
     );
   pull
@@ -202,7 +204,7 @@ export function registerLoginCommands(program: Command, io: ServerCommandIo): vo
     .option("--identity <uid>", "the pull token's username")
     .action(
       serverAction(io, async (o) =>
-        (await import("./pull-token.js")).runPullTokenRevoke(pullTokenOptions(o), io.env),
+        (await import("./pull-token.js")).runPullTokenRevoke(pullTokenOptions(o), io.env, io),
       ),
     );
 }

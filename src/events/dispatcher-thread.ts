@@ -47,12 +47,13 @@ const RESTART_DELAY_MS = 1000;
  * (`database.sqliteWriteLock`) is released.
  * `close` stops leasing, waits for the batches in flight and the thread's exit.
  * `entry`: the module the thread runs, given `data` as its `workerData` (tests substitute one that
- * fails in a chosen way).
+ * fails in a chosen way); `restartDelayMs`: the wait before a restart (tests shorten it).
  */
 export function startDispatcherThread(
   data: DispatcherThreadData,
   logger: DispatcherLogger,
   entry: URL = DISPATCHER_WORKER,
+  restartDelayMs = RESTART_DELAY_MS,
 ): EventDispatcher {
   let closing = false;
   let worker: Worker | undefined;
@@ -78,7 +79,7 @@ export function startDispatcherThread(
         resolve();
         if (closing) return;
         logger({ msg: "event dispatcher thread stopped; starting it again", code });
-        restartTimer = setTimeout(start, RESTART_DELAY_MS);
+        restartTimer = setTimeout(start, restartDelayMs);
         restartTimer.unref();
       }),
     );

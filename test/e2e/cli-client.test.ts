@@ -1,13 +1,16 @@
-// The everyday `wharf` client commands (src/cli/client/, ADR 0028), run as the shipped bin/wharf.js
-// (built dist/) against a real server: every noun and verb, each output format, bad input with its
-// exit code and message. The CLI is a client of the API, so one engine (SQLite) is enough here; the
-// API it calls is covered on both engines by the API's own suites.
+// The everyday `wharf` client commands (src/cli/client/, ADR 0028) against a real server: every noun
+// and verb, each output format, bad input with its exit code and message. The CLI is a client of the
+// API, so one engine (SQLite) is enough here; the API it calls is covered on both engines by the API's
+// own suites. Most command lines run in this process through runCli (the parser bin/wharf.js runs);
+// a few run the shipped bin/wharf.js (built dist/) end to end: a result, a usage error (2), a missing
+// resource (4), an unreachable server (1) and a long output (completion).
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { pushImage } from "../support/registry-push.js";
 import { type CliRun, runWharf } from "../support/wharf-process.js";
@@ -18,33 +21,42 @@ describe("the wharf client commands", () => {
   let home: string;
   let env: NodeJS.ProcessEnv;
 
-  /** Runs `wharf args…` with the admin token (WHARF_TOKEN) unless `extraEnv` says otherwise. */
-  function wharfCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-    return runWharf(args, { ...env, ...extraEnv });
-  }
+  /**
+   * The checks of a command line run by `run` (in this process, or the shipped bin), with the admin
+   * token (WHARF_TOKEN) unless `extraEnv` says otherwise.
+   */
+  function cli(run: (args: string[], env: NodeJS.ProcessEnv) => Promise<CliRun>) {
+    function wharfCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+      return run(args, { ...env, ...extraEnv });
+    }
 
-  async function ok(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<string> {
-    const r = await wharfCli(args, extraEnv);
-    assert.equal(r.code, 0, `wharf ${args.join(" ")}: ${r.stderr}`);
-    return r.stdout;
-  }
+    async function ok(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<string> {
+      const r = await wharfCli(args, extraEnv);
+      assert.equal(r.code, 0, `wharf ${args.join(" ")}: ${r.stderr}`);
+      return r.stdout;
+    }
 
-  async function json<T>(args: string[]): Promise<T> {
-    return JSON.parse(await ok([...args, "-o", "json"])) as T;
-  }
+    async function json<T>(args: string[]): Promise<T> {
+      return JSON.parse(await ok([...args, "-o", "json"])) as T;
+    }
 
-  async function fails(
-    args: string[],
-    code: number,
-    message: RegExp,
-    extraEnv?: NodeJS.ProcessEnv,
-  ): Promise<CliRun> {
-    const r = await wharfCli(args, extraEnv);
-    assert.equal(r.code, code, `wharf ${args.join(" ")} exits ${code}: ${r.stderr}`);
-    assert.match(r.stderr, message);
-    assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
-    return r;
+    async function fails(
+      args: string[],
+      code: number,
+      message: RegExp,
+      extraEnv?: NodeJS.ProcessEnv,
+    ): Promise<CliRun> {
+      const r = await wharfCli(args, extraEnv);
+      assert.equal(r.code, code, `wharf ${args.join(" ")} exits ${code}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
+      return r;
+    }
+    return { wharfCli, ok, json, fails };
   }
+  const { wharfCli, ok, json, fails } = cli(runCliInProcess);
+  /** The shipped bin/wharf.js, a child process. */
+  const bin = cli(runWharf);
 
   before(async () => {
     wharf = await startTestServer({ config: { eventsAllowLoopback: "true" } }); // a loopback sink
@@ -63,7 +75,7 @@ describe("the wharf client commands", () => {
   });
 
   it("organizations: create, list, describe, delete in every output format; bad input exits 1, 2 or 4", async () => {
-    const created = await json<{ uid: string; name: string }>(["iam", "organizations", "create", "acme"]);
+    const created = await bin.json<{ uid: string; name: string }>(["iam", "organizations", "create", "acme"]);
     assert.equal(created.name, "acme");
     assert.match(created.uid, /^[0-9a-f]{40}$/);
     // Piped output is JSON unless told otherwise.
@@ -82,8 +94,8 @@ describe("the wharf client commands", () => {
     assert.match(table, new RegExp(`${created.uid}.*acme`));
 
     await fails(["iam", "orgs", "create", "Not Valid"], 1, /INVALID_ARGUMENT: .*name/);
-    await fails(["iam", "orgs", "describe", "nowhere"], 4, /NOT_FOUND: organization "nowhere" not found/);
-    await fails(["iam", "orgs", "list", "-o", "xml"], 2, /argument 'xml' is invalid/);
+    await bin.fails(["iam", "orgs", "describe", "nowhere"], 4, /NOT_FOUND: organization "nowhere" not found/);
+    await bin.fails(["iam", "orgs", "list", "-o", "xml"], 2, /argument 'xml' is invalid/);
     await fails(["iam", "orgs", "create"], 2, /missing required argument 'name'/);
     await fails(["iam", "orgs", "frobnicate"], 2, /unknown command 'frobnicate'/);
 
@@ -101,7 +113,7 @@ describe("the wharf client commands", () => {
     assert.match(r.stderr, /< 200 POST .* \(\d+ ms\)/);
     assert.equal(r.stderr.includes(wharf.adminToken), false, "the token is never printed");
     await fails(["iam", "orgs", "list", "--timeout", "soon"], 2, /--timeout must be a duration/);
-    await fails(["iam", "orgs", "list", "--api-url", "http://127.0.0.1:9"], 1, /UNAVAILABLE/);
+    await bin.fails(["iam", "orgs", "list", "--api-url", "http://127.0.0.1:9"], 1, /UNAVAILABLE/);
   });
 
   it("folders, identities (claim match and static keys), roles, role bindings; permission denied exits 5", async () => {
@@ -610,7 +622,7 @@ describe("the wharf client commands", () => {
   });
 
   it("completion bash|zsh cover the command tree; help exits 0", async () => {
-    const bash = await ok(["completion", "bash"]);
+    const bash = await bin.ok(["completion", "bash"]);
     assert.match(bash, /complete -F _wharf wharf/);
     assert.match(bash, /\['wharf images tags'\]='list create delete'/);
     assert.match(bash, /\['wharf'\]='[^']*\bserve\b/);

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
-import { type CliRun, runWharf } from "../support/wharf-process.js";
+import { type CliRun, runWharf, startWharf } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 // `wharf events deliveries wait` against a real server delivering to real webhook receivers: one
 // that answers (the deliveries drain) and one that keeps failing (retried: they stay pending).
 
-async function waitUntil(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
+async function waitUntil(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     assert.ok(Date.now() < deadline, what);
     await new Promise((r) => setTimeout(r, 20));
@@ -24,13 +24,13 @@ describe("wharf events deliveries wait", () => {
   let org: string;
   let otherOrg: string;
 
-  const wharfCli = (args: string[]): Promise<CliRun> =>
-    runWharf(args, {
-      PATH: process.env.PATH,
-      WHARF_API_URL: wharf.apiUrl,
-      WHARF_TOKEN: wharf.adminToken,
-      WHARF_CONFIG_DIR: wharf.dataDir,
-    });
+  const cliEnv = (): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH,
+    WHARF_API_URL: wharf.apiUrl,
+    WHARF_TOKEN: wharf.adminToken,
+    WHARF_CONFIG_DIR: wharf.dataDir,
+  });
+  const wharfCli = (args: string[]): Promise<CliRun> => runWharf(args, cliEnv());
 
   before(async () => {
     wharf = await startTestServer({
@@ -57,10 +57,18 @@ describe("wharf events deliveries wait", () => {
     good.respondWith(503);
     for (const name of ["a", "b", "c"]) await wharf.create(`/registry/v2/repos/${org}`, { name });
     await waitUntil(() => good.received.length >= 1, "the sink was attempted");
-    const waiting = wharfCli(["events", "deliveries", "wait", "--subscription", goodSub, "--timeout", "30s"]);
-    await new Promise((r) => setTimeout(r, 1500));
+    const waiting = startWharf(
+      ["events", "deliveries", "wait", "--subscription", goodSub, "--timeout", "30s"],
+      cliEnv(),
+    );
+    // Once it has shown deliveries pending, the retries may succeed.
+    await waitUntil(
+      () => /^wharf events deliveries wait: [1-9]\d* pending \(/m.test(waiting.output().stderr),
+      "wharf events deliveries wait showed deliveries pending",
+      30_000,
+    );
     good.respondWith(200); // the retries now succeed
-    const run = await waiting;
+    const run = await waiting.finished;
     assert.equal(run.code, 0, run.stderr);
     const counts = run.stderr
       .split("\n")

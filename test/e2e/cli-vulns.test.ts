@@ -1,8 +1,10 @@
 // The security verbs of the client CLI (`wharf vulns report`, the vulnerability columns of `images
-// history` and `images diff`, `wharf advisories list|describe`), run as the shipped bin/wharf.js
-// against a real server: reports uploaded with `wharf import vulnreport`, advisories imported with
-// `wharf import advisories`. One engine (SQLite), as for the other client commands: the API they
-// call is covered on both engines by its own suites.
+// history` and `images diff`, `wharf advisories list|describe`) against a real server: reports
+// uploaded with `wharf import vulnreport`, advisories imported with `wharf import advisories`. One
+// engine (SQLite), as for the other client commands: the API they call is covered on both engines by
+// its own suites. Most command lines run in this process through runCli (the parser bin/wharf.js
+// runs); a few run the shipped bin/wharf.js (built dist/) end to end: an upload, an import into the
+// server's store, a missing report (4) and a usage error (2).
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,6 +12,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { type BuiltImage, pushImage } from "../support/registry-push.js";
 import { type CliRun, runWharf } from "../support/wharf-process.js";
@@ -44,27 +47,37 @@ describe("the wharf security commands", () => {
   let v2: BuiltImage;
   let v3: BuiltImage;
 
-  function wharfCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-    return runWharf(args, { ...env, ...extraEnv });
-  }
+  /**
+   * The checks of a command line run by `run` (in this process, or the shipped bin), with the admin
+   * token (WHARF_TOKEN) unless `extraEnv` says otherwise.
+   */
+  function cli(run: (args: string[], env: NodeJS.ProcessEnv) => Promise<CliRun>) {
+    function wharfCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+      return run(args, { ...env, ...extraEnv });
+    }
 
-  async function ok(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<string> {
-    const r = await wharfCli(args, extraEnv);
-    assert.equal(r.code, 0, `wharf ${args.join(" ")}: ${r.stderr}`);
-    return r.stdout;
-  }
+    async function ok(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<string> {
+      const r = await wharfCli(args, extraEnv);
+      assert.equal(r.code, 0, `wharf ${args.join(" ")}: ${r.stderr}`);
+      return r.stdout;
+    }
 
-  async function json<T>(args: string[]): Promise<T> {
-    return JSON.parse(await ok([...args, "-o", "json"])) as T;
-  }
+    async function json<T>(args: string[]): Promise<T> {
+      return JSON.parse(await ok([...args, "-o", "json"])) as T;
+    }
 
-  async function fails(args: string[], code: number, message: RegExp, extraEnv?: NodeJS.ProcessEnv) {
-    const r = await wharfCli(args, extraEnv);
-    assert.equal(r.code, code, `wharf ${args.join(" ")} exits ${code}: ${r.stderr}`);
-    assert.match(r.stderr, message);
-    assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
-    assert.equal(r.stdout, "", "nothing on stdout");
+    async function fails(args: string[], code: number, message: RegExp, extraEnv?: NodeJS.ProcessEnv) {
+      const r = await wharfCli(args, extraEnv);
+      assert.equal(r.code, code, `wharf ${args.join(" ")} exits ${code}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
+      assert.equal(r.stdout, "", "nothing on stdout");
+    }
+    return { wharfCli, ok, json, fails };
   }
+  const { wharfCli, ok, json, fails } = cli(runCliInProcess);
+  /** The shipped bin/wharf.js, a child process. */
+  const bin = cli(runWharf);
 
   const ids = (report: ReportJson) =>
     (report.vulnerabilityMatches ?? []).map((m) => m.vulnerability.id).sort();
@@ -82,7 +95,7 @@ describe("the wharf security commands", () => {
     await ok(["iam", "orgs", "create", "acme"]);
     const token = await wharf.registryToken();
     v1 = await pushImage(wharf, "acme/app", "latest", token, "v1");
-    await ok([
+    await bin.ok([
       "import",
       "vulnreport",
       "--repo",
@@ -172,7 +185,7 @@ describe("the wharf security commands", () => {
   });
 
   it("vulns report: no report exits 4, bad input 2, unknown image 4, another organization's caller 5", async () => {
-    await fails(
+    await bin.fails(
       ["vulns", "report", "acme/app"],
       4,
       new RegExp(`NOT_FOUND: acme/app@${v3.digest} has no vulnerability report`),
@@ -185,7 +198,7 @@ describe("the wharf security commands", () => {
       2,
       /--severity must be one of critical, high, medium, low, unknown/,
     );
-    await fails(["vulns", "report"], 2, /missing required argument 'image'/);
+    await bin.fails(["vulns", "report"], 2, /missing required argument 'image'/);
 
     const eve = (await registeredPerson(wharf, "eve")).token;
     const repo = await json<{ uid: string }>(["images", "repos", "describe", "acme/app"]);
@@ -298,7 +311,7 @@ describe("the wharf security commands", () => {
 
   it("advisories list with each filter and --limit, describe by id or uid; bad input exits 2 or 4", async () => {
     assert.deepEqual(await json<unknown[]>(["advisories", "list"]), []);
-    const imported = await wharfCli([
+    const imported = await bin.wharfCli([
       "import",
       "advisories",
       "--data-dir",

@@ -27,6 +27,35 @@ export function runWharf(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun
   });
 }
 
+/** A `wharf` command running: what it printed so far, and what it did once it exits. */
+export interface StartedCli {
+  /** What it printed until now. */
+  output(): { stdout: string; stderr: string };
+  /** Resolves when it exited (after at most 60 s, as runWharf). */
+  finished: Promise<CliRun>;
+}
+
+/** Starts `wharf args…` like {@link runWharf}, for a test that acts on what it prints while it runs. */
+export function startWharf(args: string[], env: NodeJS.ProcessEnv): StartedCli {
+  let stdout = "";
+  let stderr = "";
+  const child = spawn(process.execPath, [WHARF, ...args], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 60_000,
+  });
+  child.stdout.on("data", (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr.on("data", (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const finished = new Promise<CliRun>((resolve) =>
+    child.once("close", (code) => resolve({ code: code ?? -1, stdout, stderr })),
+  );
+  return { output: () => ({ stdout, stderr }), finished };
+}
+
 /** A `wharf serve` child process. */
 export interface WharfProcess {
   child: ChildProcess;

@@ -50,11 +50,13 @@ describe("wharf gc progress", () => {
     ]);
   });
 
-  it("on a TTY: a bar over the phases redrawn in place, cleared before the totals", async () => {
+  it("on a TTY: a bar over the phases redrawn in place, cleared before the totals", (t) => {
+    // The bar's redraw timer (cli-progress's setTimeout) runs as the test moves the time on.
+    t.mock.timers.enable({ apis: ["setTimeout"] });
     const stream = captureStream(true);
     const progress = createGcProgress(stream);
     progress.update(at("blobs", 7, 3, 3 * 1024 * 1024));
-    await new Promise((r) => setTimeout(r, 250));
+    t.mock.timers.tick(250);
     assert.match(
       stream.text(),
       /wharf gc: blobs \(5\/6\) \[#+-+\] examined 7, removed 3, freed 3\.0 MiB/,
@@ -63,7 +65,7 @@ describe("wharf gc progress", () => {
     progress.finish({ removed: 3, bytesFreed: 3 * 1024 * 1024 });
     const after = stream.text();
     assert.ok(after.endsWith("wharf gc: done: removed 3 objects, freed 3.0 MiB\n"));
-    await new Promise((r) => setTimeout(r, 250));
+    t.mock.timers.tick(250);
     assert.equal(stream.text(), after, "nothing is drawn after the end");
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
-import { describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it, mock } from "node:test";
 import {
   createImportProgress,
   PLAIN_LINE_INTERVAL_MS,
@@ -31,7 +31,6 @@ function clock(start = 1_000_000) {
 }
 
 const SUMMARY = { created: 3, updated: 1, unchanged: 5, rejected: 2 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ESC = String.fromCharCode(27);
 const LINE_RESET = new RegExp(`\\r|${ESC}\\[[02]?K|${ESC}\\[\\d*G`);
 const OTHER_ESCAPES = new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, "g");
@@ -47,11 +46,16 @@ function screen(text: string): string[] {
 }
 
 describe("import progress on a TTY (cli-progress)", () => {
-  it("draws one line in place: file, bar, records, rate; rejections above it; the summary replaces it", async () => {
+  // The bar's redraw timer (cli-progress's setTimeout) runs as each test moves the time on.
+  beforeEach(() => mock.timers.enable({ apis: ["setTimeout"] }));
+  afterEach(() => mock.timers.reset());
+  const elapse = (ms: number) => mock.timers.tick(ms);
+
+  it("draws one line in place: file, bar, records, rate; rejections above it; the summary replaces it", () => {
     const stream = captureStream(true);
     const progress = createImportProgress({ stream, label: "wharf import libraries" });
     progress.startFile("a.jsonl", 100);
-    await sleep(TTY_REDRAW_INTERVAL_MS * 1.5);
+    elapse(TTY_REDRAW_INTERVAL_MS * 1.5);
     assert.match(stream.text(), /wharf import libraries: a\.jsonl \[-+\] 0\/100 records, 0\/s/);
     progress.advance(25);
     progress.reject({
@@ -60,7 +64,7 @@ describe("import progress on a TTY (cli-progress)", () => {
       field: "ecosystem",
       message: 'unknown ecosystem "RUST"',
     });
-    await sleep(TTY_REDRAW_INTERVAL_MS * 2.5);
+    elapse(TTY_REDRAW_INTERVAL_MS * 2.5);
     assert.match(
       stream.text(),
       /a\.jsonl \[#+-+\] 25\/100 records, \d+\/s/,
@@ -77,24 +81,24 @@ describe("import progress on a TTY (cli-progress)", () => {
     assert.ok(text.includes("\r") || text.includes("\x1b["), "the bar is redrawn with control characters");
   });
 
-  it("without a total shows the count and rate, no bar", async () => {
+  it("without a total shows the count and rate, no bar", () => {
     const stream = captureStream(true);
     const progress = createImportProgress({ stream, label: "imp" });
     progress.startFile("big.json");
     progress.advance(10);
-    await sleep(TTY_REDRAW_INTERVAL_MS * 2.5);
+    elapse(TTY_REDRAW_INTERVAL_MS * 2.5);
     progress.finish(SUMMARY);
     assert.match(stream.text(), /imp: big\.json 10 records, \d+\/s/);
     assert.doesNotMatch(stream.text(), /\[[#-]+\]/);
   });
 
-  it("finish stops the redraw timer: nothing is written after it", async () => {
+  it("finish stops the redraw timer: nothing is written after it", () => {
     const stream = captureStream(true);
     const progress = createImportProgress({ stream, label: "imp" });
     progress.startFile("a.jsonl", 10);
     progress.finish(SUMMARY);
     const after = stream.text();
-    await sleep(TTY_REDRAW_INTERVAL_MS * 3);
+    elapse(TTY_REDRAW_INTERVAL_MS * 3);
     assert.equal(stream.text(), after);
     assert.ok(after.endsWith("imp: created 3, updated 1, unchanged 5, rejected 2\n"));
   });

@@ -10,6 +10,8 @@ import { startWebhookReceiver } from "../../support/webhook-receiver.js";
 import { startTestServer } from "../../support/wharf-server.js";
 
 const LOCK_HOLDER = new URL("../../support/lock-holding-dispatcher.ts", import.meta.url);
+/** The wait before a dead thread is started again, here (1 s in a server). */
+const RESTART_DELAY_MS = 50;
 
 const waitUntil = async (what: string, holds: () => boolean, timeoutMs = 10_000) => {
   const deadline = Date.now() + timeoutMs;
@@ -45,10 +47,9 @@ describe("event dispatcher thread", () => {
   });
 
   it("a thread that dies is logged and started again until closed", async () => {
-    const logged: Record<string, unknown>[] = [];
+    const logged: { msg?: unknown; error?: unknown; at: number }[] = [];
     // A "database" that cannot be opened: the thread fails while starting, every time.
     const dir = await mkdtemp(join(tmpdir(), "wharf-thread-"));
-    after(() => rm(dir, { recursive: true, force: true }));
     const notADirectory = join(dir, "file");
     await writeFile(notADirectory, "x");
     const thread = startDispatcherThread(
@@ -58,8 +59,15 @@ describe("event dispatcher thread", () => {
         options: {},
         sinkAddresses: NO_SINK_EXCEPTIONS,
       },
-      (line) => logged.push(line as Record<string, unknown>),
+      (line) => logged.push({ ...(line as Record<string, unknown>), at: performance.now() }),
+      undefined,
+      RESTART_DELAY_MS,
     );
+    // Closed here too when the test fails before its own close: no thread is left restarting.
+    after(async () => {
+      await thread.close();
+      await rm(dir, { recursive: true, force: true });
+    });
     const restarts = () =>
       logged.filter((l) => l.msg === "event dispatcher thread stopped; starting it again");
     await waitUntil("it was started again twice", () => restarts().length >= 2, 15_000);
@@ -69,12 +77,19 @@ describe("event dispatcher thread", () => {
       ),
       `the cause is logged: ${JSON.stringify(logged[0])}`,
     );
+    // One round here: the restart delay, then a thread starting and failing again.
+    const [first, second] = restarts();
+    const round = (second?.at ?? 0) - (first?.at ?? 0);
     const started = Date.now();
     await thread.close();
+    const closing = Date.now() - started;
     const count = restarts().length;
-    await new Promise((r) => setTimeout(r, 1500));
+    // A restart that close missed would be logged within a round (the delay, a thread starting and
+    // failing): wait two, and no less than ten delays.
+    await new Promise((r) => setTimeout(r, Math.max(2 * round, 10 * RESTART_DELAY_MS)));
     assert.equal(restarts().length, count, "no restart after close");
-    assert.ok(Date.now() - started < 5000, "close returns promptly");
+    // Within the 5 s the close and a 1.5 s wait after it were given when restarts waited 1 s.
+    assert.ok(closing < 3500, `close returns promptly (${closing} ms)`);
   });
 
   it("a thread that dies holding the SQLite write lock has it released for the serving thread", async () => {
