@@ -22,7 +22,7 @@ import { pathToFileURL } from "node:url";
 export function unitBatches(files, count, dir, root) {
   if (files.length < 2) return [];
   const groups = Array.from({ length: Math.min(count, files.length) }, () => []);
-  files.forEach((file, i) => groups[i % groups.length].push(file));
+  for (const [i, file] of files.entries()) groups[i % groups.length].push(file);
   return groups.map((group, i) => {
     const entry = join(dir, `unit-batch-${i + 1}.test.mjs`);
     const imports = group.map(
