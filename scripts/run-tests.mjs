@@ -202,7 +202,9 @@ if (files.length > 0) {
   await postgres?.dispose();
   rememberDurations(root, run.durations);
   printSlowest(run.durations, slowest);
-  console.log(`\n${run.summary} (${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  console.log(
+    `\n${run.summary} (${files.length} files in ${run.durations.length} processes, ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+  );
   nodeCode = run.code;
 }
 const consoleCode = runConsole ? await runConsoleTests() : 0;

@@ -61,7 +61,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     respondWith(next) {
       status = next;
     },
-    waitFor(predicate, timeoutMs = 15_000) {
+    waitFor(predicate, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           if (!predicate(accepted())) return;
