@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
+import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
 import {
   type Advisories,
   type Advisory,
@@ -37,17 +37,16 @@ export function createAdvisoriesV1Service(
       const { $typeName: _, id, uidp: given, ...filters } = req;
       const uidp = withIdFilter(given, id);
       if (!uidp) return { items: [] };
-      const found = await allV2Pages<V2Advisory>("/vulnerabilities/v2/advisories", async (pageToken) => {
-        const page = await advisories.listAdvisories(
-          create(ListAdvisoriesRequestSchema, { ...filters, uidp, pageSize: V2_GATHER_PAGE_SIZE, pageToken }),
-          ctx,
-        );
-        return {
-          items: (page.advisories ?? []).map((a) => create(V2AdvisorySchema, a)),
-          nextPageToken: page.nextPageToken ?? "",
-        };
-      });
-      return { items: found.map(advisoryV1) };
+      const found = await everyV2Item(
+        "/vulnerabilities/v2/advisories",
+        (paging) =>
+          advisories.listAdvisories(
+            create(ListAdvisoriesRequestSchema, { ...filters, uidp, ...paging }),
+            ctx,
+          ),
+        (page) => page.advisories,
+      );
+      return { items: found.map((a) => advisoryV1(create(V2AdvisorySchema, a))) };
     },
   };
 }

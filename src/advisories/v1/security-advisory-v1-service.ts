@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE } from "../../core/v1-face.js";
+import { everyV2Item } from "../../core/v1-face.js";
 import type {
   SecurityAdvisory,
   VulnerabilityMetadata,
@@ -44,22 +44,16 @@ export function createSecurityAdvisoryV1Service(
     },
 
     async listVulnerabilityMetadata(req, ctx) {
-      const found = await allV2Pages<V2VulnerabilityMetadata>("/advisory/v2/metadata", async (pageToken) => {
-        const page = await feed.listVulnerabilityMetadata(
-          create(ListVulnerabilityMetadataRequestSchema, {
-            id: req.id,
-            ids: req.ids,
-            pageSize: V2_GATHER_PAGE_SIZE,
-            pageToken,
-          }),
-          ctx,
-        );
-        return {
-          items: (page.vulnerabilityMetadata ?? []).map((m) => create(V2VulnerabilityMetadataSchema, m)),
-          nextPageToken: page.nextPageToken ?? "",
-        };
-      });
-      return { items: found.map(metadataV1) };
+      const found = await everyV2Item(
+        "/advisory/v2/metadata",
+        (paging) =>
+          feed.listVulnerabilityMetadata(
+            create(ListVulnerabilityMetadataRequestSchema, { id: req.id, ids: req.ids, ...paging }),
+            ctx,
+          ),
+        (page) => page.vulnerabilityMetadata,
+      );
+      return { items: found.map((m) => metadataV1(create(V2VulnerabilityMetadataSchema, m))) };
     },
 
     async resolvedVulns(req, ctx) {

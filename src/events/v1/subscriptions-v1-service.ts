@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
+import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
 import type { Subscriptions } from "../../gen/platform/events/v1/subscriptions_pb.js";
 import {
   CreateSubscriptionRequestSchema,
@@ -25,17 +25,13 @@ export function createSubscriptionsV1Service(
     async list(req, ctx) {
       const uidp = withIdFilter(req.uidp, req.id);
       if (!uidp) return { items: [] };
-      const found = await allV2Pages<V2Subscription>("/events/v2/subscriptions", async (pageToken) => {
-        const page = await subscriptions.listSubscriptions(
-          create(ListSubscriptionsRequestSchema, { uidp, pageSize: V2_GATHER_PAGE_SIZE, pageToken }),
-          ctx,
-        );
-        return {
-          items: (page.subscriptions ?? []) as V2Subscription[],
-          nextPageToken: page.nextPageToken ?? "",
-        };
-      });
-      return { items: found.map(subscriptionV1) };
+      const found = await everyV2Item(
+        "/events/v2/subscriptions",
+        (paging) =>
+          subscriptions.listSubscriptions(create(ListSubscriptionsRequestSchema, { uidp, ...paging }), ctx),
+        (page) => page.subscriptions,
+      );
+      return { items: found.map((s) => subscriptionV1(create(V2SubscriptionSchema, s))) };
     },
 
     async create(req, ctx) {

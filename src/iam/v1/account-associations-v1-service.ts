@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, foundOrNothing, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
+import { everyV2Item, foundOrNothing, withIdFilter } from "../../core/v1-face.js";
 import type { GroupAccountAssociations } from "../../gen/platform/iam/v1/account_associations_pb.js";
 import {
   type AccountAssociationsService,
@@ -53,18 +53,15 @@ export function createGroupAccountAssociationsV1Service(
 
     async list(req, ctx) {
       const uidp = withIdFilter(undefined, req.group, "group");
-      const associations = await allV2Pages("/iam/v2/accountAssociations", async (pageToken) => {
-        const page = await v2.listAccountAssociations(
-          create(ListAccountAssociationsRequestSchema, {
-            uidp,
-            name: req.name,
-            pageToken,
-            pageSize: V2_GATHER_PAGE_SIZE,
-          }),
-          ctx,
-        );
-        return { items: page.associations ?? [], nextPageToken: page.nextPageToken ?? "" };
-      });
+      const associations = await everyV2Item(
+        "/iam/v2/accountAssociations",
+        (paging) =>
+          v2.listAccountAssociations(
+            create(ListAccountAssociationsRequestSchema, { uidp, name: req.name, ...paging }),
+            ctx,
+          ),
+        (page) => page.associations,
+      );
       return { items: associations.map(accountAssociationsV1Message) };
     },
 

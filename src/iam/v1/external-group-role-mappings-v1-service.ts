@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE } from "../../core/v1-face.js";
+import { everyV2Item } from "../../core/v1-face.js";
 import type { ExternalGroupRoleMappings } from "../../gen/platform/iam/v1/external_group_role_mappings_pb.js";
 import {
   BatchDeleteExternalGroupRoleMappingsRequestSchema,
@@ -25,18 +25,19 @@ export function createExternalGroupRoleMappingsV1Service(
 ): ServiceHandlers<typeof ExternalGroupRoleMappings> {
   return {
     async list(req, ctx) {
-      const mappings = await allV2Pages("/iam/v2/externalGroupRoleMappings", async (pageToken) => {
-        const page = await v2.listExternalGroupRoleMappings(
-          create(ListExternalGroupRoleMappingsRequestSchema, {
-            uidp: req.uidp,
-            identityProviderUid: req.identityProviderUidp,
-            pageToken,
-            pageSize: V2_GATHER_PAGE_SIZE,
-          }),
-          ctx,
-        );
-        return { items: page.externalGroupRoleMappings ?? [], nextPageToken: page.nextPageToken ?? "" };
-      });
+      const mappings = await everyV2Item(
+        "/iam/v2/externalGroupRoleMappings",
+        (paging) =>
+          v2.listExternalGroupRoleMappings(
+            create(ListExternalGroupRoleMappingsRequestSchema, {
+              uidp: req.uidp,
+              identityProviderUid: req.identityProviderUidp,
+              ...paging,
+            }),
+            ctx,
+          ),
+        (page) => page.externalGroupRoleMappings,
+      );
       return { items: mappings.map(externalGroupRoleMappingV1Message) };
     },
 

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
+import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
 import { UIDPFilterSchema } from "../../gen/platform/common/v2/uidp_pb.js";
 import type { GroupInvites } from "../../gen/platform/iam/v1/group_invites_pb.js";
 import {
@@ -30,18 +30,15 @@ export function createGroupInvitesV1Service(
 
     async list(req, ctx) {
       const uidp = withIdFilter(create(UIDPFilterSchema, { childrenOf: req.group }), req.id);
-      const invites = await allV2Pages("/iam/v2/groupInvites", async (pageToken) => {
-        const page = await v2.listGroupInvites(
-          create(ListGroupInvitesRequestSchema, {
-            uidp,
-            keyId: req.keyId,
-            pageToken,
-            pageSize: V2_GATHER_PAGE_SIZE,
-          }),
-          ctx,
-        );
-        return { items: page.invites ?? [], nextPageToken: page.nextPageToken ?? "" };
-      });
+      const invites = await everyV2Item(
+        "/iam/v2/groupInvites",
+        (paging) =>
+          v2.listGroupInvites(
+            create(ListGroupInvitesRequestSchema, { uidp, keyId: req.keyId, ...paging }),
+            ctx,
+          ),
+        (page) => page.invites,
+      );
       return { items: invites.map(groupInviteV1Message) };
     },
 

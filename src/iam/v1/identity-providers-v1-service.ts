@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
+import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
 import type { IdentityProviders } from "../../gen/platform/iam/v1/identity_providers_pb.js";
 import {
   CreateIdentityProviderRequestSchema,
@@ -40,18 +40,15 @@ export function createIdentityProvidersV1Service(
     async list(req, ctx) {
       const uidp = withIdFilter(req.uidp, req.id);
       if (!uidp) return { items: [] };
-      const providers = await allV2Pages("/iam/v2/identityProviders", async (pageToken) => {
-        const page = await v2.listIdentityProviders(
-          create(ListIdentityProvidersRequestSchema, {
-            uidp,
-            name: req.name,
-            pageToken,
-            pageSize: V2_GATHER_PAGE_SIZE,
-          }),
-          ctx,
-        );
-        return { items: page.identityProviders ?? [], nextPageToken: page.nextPageToken ?? "" };
-      });
+      const providers = await everyV2Item(
+        "/iam/v2/identityProviders",
+        (paging) =>
+          v2.listIdentityProviders(
+            create(ListIdentityProvidersRequestSchema, { uidp, name: req.name, ...paging }),
+            ctx,
+          ),
+        (page) => page.identityProviders,
+      );
       return { items: providers.map(identityProviderV1Message) };
     },
 

@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE } from "../../core/v1-face.js";
+import { everyV2Item } from "../../core/v1-face.js";
 import type { Artifacts } from "../../gen/platform/libraries/v1/artifacts_pb.js";
 import {
   type ArtifactsService,
@@ -9,7 +9,6 @@ import {
   ListArtifactVersionsRequestSchema,
   type Artifact as V2Artifact,
   ArtifactSchema as V2ArtifactSchema,
-  type ArtifactVersion as V2ArtifactVersion,
   ArtifactVersionSchema as V2ArtifactVersionSchema,
 } from "../../gen/platform/libraries/v2/artifacts_pb.js";
 import { artifactV1, artifactVersionV1 } from "./artifacts-v1-mapping.js";
@@ -44,24 +43,16 @@ export function createArtifactsV1Service(
     },
 
     async listVersions(req, ctx) {
-      const versions = await allV2Pages<V2ArtifactVersion>(
+      const versions = await everyV2Item(
         `/libraries/v2/artifacts/${req.id}/versions`,
-        async (pageToken) => {
-          const page = await artifacts.listArtifactVersions(
-            create(ListArtifactVersionsRequestSchema, {
-              artifactId: req.id,
-              pageSize: V2_GATHER_PAGE_SIZE,
-              pageToken,
-            }),
+        (paging) =>
+          artifacts.listArtifactVersions(
+            create(ListArtifactVersionsRequestSchema, { artifactId: req.id, ...paging }),
             ctx,
-          );
-          return {
-            items: (page.artifactVersions ?? []).map((v) => create(V2ArtifactVersionSchema, v)),
-            nextPageToken: page.nextPageToken ?? "",
-          };
-        },
+          ),
+        (page) => page.artifactVersions,
       );
-      return { items: versions.map(artifactVersionV1) };
+      return { items: versions.map((v) => artifactVersionV1(create(V2ArtifactVersionSchema, v))) };
     },
 
     async count(req, ctx) {

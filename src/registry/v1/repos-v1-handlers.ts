@@ -3,7 +3,7 @@ import { Code } from "@connectrpc/connect";
 import type { RequestContext } from "../../core/context.js";
 import { isDomainError } from "../../core/errors.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
+import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Registry } from "../../gen/platform/registry/v1/registry_pb.js";
 import { type Repo, RepoSchema } from "../../gen/platform/registry/v1/repos_tags_pb.js";
@@ -67,14 +67,13 @@ export function createReposV1Handlers(
     async listRepos(req, ctx) {
       const uidp = withIdFilter(req.uidp, req.id);
       if (!uidp) return { items: [] };
-      const found = await allV2Pages<V2Repo>("/registry/v2/repos", async (pageToken) => {
-        const page = await repos.listRepos(
-          create(ListReposRequestSchema, { uidp, name: req.name, pageSize: V2_GATHER_PAGE_SIZE, pageToken }),
-          ctx,
-        );
-        return { items: (page.repos ?? []) as V2Repo[], nextPageToken: page.nextPageToken ?? "" };
-      });
-      return { items: await Promise.all(found.map(async (r) => repoV1(r, await readmeOf(r.uid, ctx)))) };
+      const found = await everyV2Item(
+        "/registry/v2/repos",
+        (paging) => repos.listRepos(create(ListReposRequestSchema, { uidp, name: req.name, ...paging }), ctx),
+        (page) => page.repos,
+      );
+      const listed = found.map((r) => create(V2RepoSchema, r));
+      return { items: await Promise.all(listed.map(async (r) => repoV1(r, await readmeOf(r.uid, ctx)))) };
     },
 
     async createRepo(req, ctx) {
