@@ -27,8 +27,9 @@ const REPO_REPLACE_MASK = ["name", "description"];
 
 /**
  * The v1 repo RPCs of the Registry service, as a face over the v2 ReposService handlers
- * (docs/adr/0030): the v1 inline readme is read and written through the v2 readme sub-resource.
- * `store` is read only to find the repo a create collides with.
+ * (docs/adr/0030): the v1 inline readme is written through the v2 readme sub-resource, and read
+ * through it by a PUT. `store` is read to find the repo a create collides with, and for the readmes
+ * of a listed page in one read.
  */
 export function createReposV1Handlers(
   repos: ServiceHandlers<typeof ReposService>,
@@ -67,13 +68,23 @@ export function createReposV1Handlers(
     async listRepos(req, ctx) {
       const uidp = withIdFilter(req.uidp, req.id);
       if (!uidp) return { items: [] };
-      const found = await everyV2Item(
+      // Each page's readmes in one store read. The v2 List answers only repos where the caller holds
+      // CAP_REPO_LIST, the one capability GetRepoReadme asks at the repo, so the List has already
+      // authorized every readme read here (one GetRepoReadme per repo read the same rows one by one).
+      const items = await everyV2Item(
         "/registry/v2/repos",
-        (paging) => repos.listRepos(create(ListReposRequestSchema, { uidp, name: req.name, ...paging }), ctx),
-        (page) => page.repos,
+        async (paging) => {
+          const page = await repos.listRepos(
+            create(ListReposRequestSchema, { uidp, name: req.name, ...paging }),
+            ctx,
+          );
+          const listed = (page.repos ?? []).map((r) => create(V2RepoSchema, r));
+          const readmes = await store.repos.readmes(listed.map((r) => r.uid));
+          return { ...page, v1: listed.map((r) => repoV1(r, readmes.get(r.uid) ?? "")) };
+        },
+        (page) => page.v1,
       );
-      const listed = found.map((r) => create(V2RepoSchema, r));
-      return { items: await Promise.all(listed.map(async (r) => repoV1(r, await readmeOf(r.uid, ctx)))) };
+      return { items };
     },
 
     async createRepo(req, ctx) {
