@@ -1,30 +1,26 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
 import { everyV2Item } from "../../core/v1-face.js";
-import type {
-  SecurityAdvisory,
-  VulnerabilityMetadata,
+import { v1Resource } from "../../core/v1-face-convert.js";
+import {
+  type SecurityAdvisory,
+  VulnerabilityMetadataSchema,
 } from "../../gen/platform/advisory/v1/security_advisory_pb.js";
-import { VulnerabilityMetadataSchema } from "../../gen/platform/advisory/v1/security_advisory_pb.js";
 import {
   ListDocumentsRequestSchema,
   ListVulnerabilityMetadataRequestSchema,
   ResolvedVulnsRequestSchema,
   type SecurityAdvisoryService,
-  type VulnerabilityMetadata as V2VulnerabilityMetadata,
   VulnerabilityMetadataSchema as V2VulnerabilityMetadataSchema,
 } from "../../gen/platform/advisory/v2/security_advisory_pb.js";
 
 /** The v1 metadata of a v2 one: the same, with `severities` named `severity`. */
-function metadataV1(m: V2VulnerabilityMetadata): VulnerabilityMetadata {
-  return create(VulnerabilityMetadataSchema, {
-    id: m.id,
-    summary: m.summary,
-    details: m.details,
-    references: m.references,
-    severity: m.severities,
-  });
-}
+const METADATA_V1 = v1Resource({
+  v1: VulnerabilityMetadataSchema,
+  v2: V2VulnerabilityMetadataSchema,
+  updatable: [],
+  renames: { severities: "severity" },
+});
 
 /**
  * The v1 SecurityAdvisory service, a face over the v2 SecurityAdvisoryService handlers `feed`
@@ -53,7 +49,7 @@ export function createSecurityAdvisoryV1Service(
           ),
         (page) => page.vulnerabilityMetadata,
       );
-      return { items: found.map((m) => metadataV1(create(V2VulnerabilityMetadataSchema, m))) };
+      return { items: found.map(METADATA_V1.toV1) };
     },
 
     async resolvedVulns(req, ctx) {

@@ -1,18 +1,18 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
 import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
-import type { Subscriptions } from "../../gen/platform/events/v1/subscriptions_pb.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
+import { SubscriptionSchema, type Subscriptions } from "../../gen/platform/events/v1/subscriptions_pb.js";
 import {
   CreateSubscriptionRequestSchema,
   DeleteSubscriptionRequestSchema,
   ListSubscriptionsRequestSchema,
   type SubscriptionsService,
-  type Subscription as V2Subscription,
   SubscriptionSchema as V2SubscriptionSchema,
 } from "../../gen/platform/events/v2/subscriptions_pb.js";
 
-/** The v1 subscription of a v2 one (`id`, `sink`; the v2 delivery status has no v1 field). */
-const subscriptionV1 = (s: V2Subscription) => ({ id: s.uid, sink: s.sink });
+/** A v1 subscription: the v2 one by table (`id`, `sink`; the v2 delivery status has no v1 field). */
+const SUBSCRIPTION_V1 = v1Resource({ v1: SubscriptionSchema, v2: V2SubscriptionSchema, updatable: [] });
 
 /**
  * The v1 Subscriptions service, a face over the v2 SubscriptionsService handlers `subscriptions`
@@ -31,7 +31,7 @@ export function createSubscriptionsV1Service(
           subscriptions.listSubscriptions(create(ListSubscriptionsRequestSchema, { uidp, ...paging }), ctx),
         (page) => page.subscriptions,
       );
-      return { items: found.map((s) => subscriptionV1(create(V2SubscriptionSchema, s))) };
+      return { items: found.map(SUBSCRIPTION_V1.toV1) };
     },
 
     async create(req, ctx) {
@@ -42,7 +42,7 @@ export function createSubscriptionsV1Service(
         }),
         ctx,
       );
-      return subscriptionV1(create(V2SubscriptionSchema, created));
+      return SUBSCRIPTION_V1.toV1(created);
     },
 
     async delete(req, ctx) {

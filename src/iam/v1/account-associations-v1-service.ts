@@ -1,9 +1,13 @@
 import { create } from "@bufbuild/protobuf";
-import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import type { ServiceHandlers } from "../../core/service.js";
 import { everyV2Item, foundOrNothing, withIdFilter } from "../../core/v1-face.js";
-import type { GroupAccountAssociations } from "../../gen/platform/iam/v1/account_associations_pb.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
 import {
+  AccountAssociationsSchema,
+  type GroupAccountAssociations,
+} from "../../gen/platform/iam/v1/account_associations_pb.js";
+import {
+  AccountAssociationSchema,
   type AccountAssociationsService,
   CreateAccountAssociationRequestSchema,
   DeleteAccountAssociationRequestSchema,
@@ -12,13 +16,17 @@ import {
   UpdateAccountAssociationRequestSchema,
 } from "../../gen/platform/iam/v2/account_associations_pb.js";
 import { checkAccountAssociation } from "./account-associations-v1-check.js";
-import {
-  accountAssociationsV1Message,
-  accountAssociationV2Input,
-} from "./account-associations-v1-mapping.js";
 
-/** Every field a v1 PUT replaces: a provider block the body omits is removed. */
-const REPLACED_FIELDS = ["name", "description", "amazon", "google", "azure", "github"];
+/**
+ * A v1 association: the v2 one keyed by `group` (its uid), without timestamps. A PUT replaces every
+ * field: a provider block the body omits is removed.
+ */
+const ASSOCIATION_V1 = v1Resource({
+  v1: AccountAssociationsSchema,
+  v2: AccountAssociationSchema,
+  updatable: ["name", "description", "amazon", "google", "azure", "github"],
+  renames: { uid: "group" },
+});
 
 /**
  * GroupAccountAssociations (v1): a face over the v2 AccountAssociationsService handlers
@@ -38,17 +46,17 @@ export function createGroupAccountAssociationsV1Service(
     async create(req, ctx) {
       const request = create(CreateAccountAssociationRequestSchema, {
         parent: req.group,
-        accountAssociation: accountAssociationV2Input(req),
+        accountAssociation: ASSOCIATION_V1.toV2(req),
       });
-      return accountAssociationsV1Message(await v2.createAccountAssociation(request, ctx));
+      return ASSOCIATION_V1.toV1(await v2.createAccountAssociation(request, ctx));
     },
 
     async update(req, ctx) {
       const request = create(UpdateAccountAssociationRequestSchema, {
-        accountAssociation: accountAssociationV2Input(req),
-        updateMask: create(FieldMaskSchema, { paths: REPLACED_FIELDS }),
+        accountAssociation: ASSOCIATION_V1.toV2(req),
+        updateMask: ASSOCIATION_V1.mask,
       });
-      return accountAssociationsV1Message(await v2.updateAccountAssociation(request, ctx));
+      return ASSOCIATION_V1.toV1(await v2.updateAccountAssociation(request, ctx));
     },
 
     async list(req, ctx) {
@@ -62,7 +70,7 @@ export function createGroupAccountAssociationsV1Service(
           ),
         (page) => page.associations,
       );
-      return { items: associations.map(accountAssociationsV1Message) };
+      return { items: associations.map(ASSOCIATION_V1.toV1) };
     },
 
     async delete(req, ctx) {
@@ -75,7 +83,7 @@ export function createGroupAccountAssociationsV1Service(
 
     async check(req, ctx) {
       const found = await getByGroup(req.group, ctx);
-      return checkAccountAssociation(found && accountAssociationsV1Message(found), req.accountType);
+      return checkAccountAssociation(found && ASSOCIATION_V1.toV1(found), req.accountType);
     },
   };
 }

@@ -1,19 +1,32 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
 import { everyV2Item } from "../../core/v1-face.js";
-import type { ExternalGroupRoleMappings } from "../../gen/platform/iam/v1/external_group_role_mappings_pb.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
+import {
+  type ExternalGroupRoleMappings,
+  ExternalGroupRoleMappingSchema as ExternalGroupRoleMappingV1Schema,
+} from "../../gen/platform/iam/v1/external_group_role_mappings_pb.js";
 import {
   BatchDeleteExternalGroupRoleMappingsRequestSchema,
   CreateExternalGroupRoleMappingRequestSchema,
   DeleteExternalGroupRoleMappingRequestSchema,
+  ExternalGroupRoleMappingSchema,
   type ExternalGroupRoleMappingsService,
   GetExternalGroupRoleMappingRequestSchema,
   ListExternalGroupRoleMappingsRequestSchema,
 } from "../../gen/platform/iam/v2/external_group_role_mappings_pb.js";
-import {
-  externalGroupRoleMappingV1Message,
-  externalGroupRoleMappingV2Input,
-} from "./external-group-role-mappings-v1-mapping.js";
+
+/**
+ * A v1 mapping: the v2 one by table (`uid` → `id`, `identityProviderUid` → `identityProviderUidp`,
+ * `roleUid` → `roleUidp`, `createTime` → `createdAt`). Never updated: a create body writes its
+ * group, role and scope (its id and provider are output only, set by v2).
+ */
+const MAPPING_V1 = v1Resource({
+  v1: ExternalGroupRoleMappingV1Schema,
+  v2: ExternalGroupRoleMappingSchema,
+  updatable: ["external_group_id", "role_uid", "scope"],
+  renames: { identity_provider_uid: "identity_provider_uidp", role_uid: "role_uidp" },
+});
 
 /**
  * ExternalGroupRoleMappings (v1): a face over the v2 ExternalGroupRoleMappingsService handlers
@@ -38,20 +51,20 @@ export function createExternalGroupRoleMappingsV1Service(
           ),
         (page) => page.externalGroupRoleMappings,
       );
-      return { items: mappings.map(externalGroupRoleMappingV1Message) };
+      return { items: mappings.map(MAPPING_V1.toV1) };
     },
 
     async get(req, ctx) {
       const get = create(GetExternalGroupRoleMappingRequestSchema, { uid: req.uid });
-      return externalGroupRoleMappingV1Message(await v2.getExternalGroupRoleMapping(get, ctx));
+      return MAPPING_V1.toV1(await v2.getExternalGroupRoleMapping(get, ctx));
     },
 
     async create(req, ctx) {
       const request = create(CreateExternalGroupRoleMappingRequestSchema, {
         parent: req.parentId,
-        mapping: externalGroupRoleMappingV2Input(req.mapping),
+        mapping: MAPPING_V1.toV2(req.mapping ?? {}),
       });
-      return externalGroupRoleMappingV1Message(await v2.createExternalGroupRoleMapping(request, ctx));
+      return MAPPING_V1.toV1(await v2.createExternalGroupRoleMapping(request, ctx));
     },
 
     async delete(req, ctx) {
@@ -70,7 +83,7 @@ export function createExternalGroupRoleMappingsV1Service(
       const answer = await v2.batchDeleteExternalGroupRoleMappings(request, ctx);
       return {
         parentId: answer.parent ?? req.parentId,
-        items: (answer.externalGroupRoleMappings ?? []).map(externalGroupRoleMappingV1Message),
+        items: (answer.externalGroupRoleMappings ?? []).map(MAPPING_V1.toV1),
       };
     },
   };

@@ -15,10 +15,7 @@ import {
 } from "../../gen/platform/iam/v2/groups_pb.js";
 import type { Store } from "../../storage/store.js";
 import { groupMessage } from "../group-mapping.js";
-import { groupV1Message, groupV2Input } from "./groups-v1-mapping.js";
-
-/** Every field a v1 PUT replaces (the v2 Group's updatable fields). */
-const GROUP_REPLACED_FIELDS = ["name", "description"];
+import { GROUP_V1, groupV1Message, groupV2Input } from "./groups-v1-mapping.js";
 
 /**
  * The v1 Groups service: a translation over the v2 GroupsService handlers `groups` (same
@@ -61,7 +58,7 @@ export function createGroupsV1Service(
     async update(req, ctx) {
       const v2Request = create(UpdateGroupRequestSchema, {
         group: groupV2Input(req),
-        updateMask: { paths: GROUP_REPLACED_FIELDS },
+        updateMask: GROUP_V1.mask,
       });
       return groupV1Message(await groups.updateGroup(v2Request, ctx));
     },

@@ -12,13 +12,7 @@ import {
   LookupIdentityRequestSchema,
   UpdateIdentityRequestSchema,
 } from "../../gen/platform/iam/v2/identities_pb.js";
-import { identityV1Message, identityV2Input } from "./identities-v1-mapping.js";
-
-/**
- * Every field a v1 PUT replaces (the v2 Identity's updatable fields): the relationship is one of
- * the two, so naming both replaces whichever the body carries.
- */
-const IDENTITY_REPLACED_FIELDS = ["name", "description", "claim_match", "static_keys"];
+import { IDENTITY_V1, identityV1Message, identityV2Input } from "./identities-v1-mapping.js";
 
 /** The v1 Identities service: a translation over the v2 IdentitiesService handlers `identities`. */
 export function createIdentitiesV1Service(
@@ -52,7 +46,7 @@ export function createIdentitiesV1Service(
     async update(req, ctx) {
       const v2Request = create(UpdateIdentityRequestSchema, {
         identity: identityV2Input(req),
-        updateMask: { paths: IDENTITY_REPLACED_FIELDS },
+        updateMask: IDENTITY_V1.mask,
       });
       return identityV1Message(await identities.updateIdentity(v2Request, ctx));
     },

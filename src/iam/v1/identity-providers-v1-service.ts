@@ -1,24 +1,32 @@
 import { create } from "@bufbuild/protobuf";
-import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import type { ServiceHandlers } from "../../core/service.js";
 import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
-import type { IdentityProviders } from "../../gen/platform/iam/v1/identity_providers_pb.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
+import {
+  type IdentityProviders,
+  IdentityProviderSchema as IdentityProviderV1Schema,
+} from "../../gen/platform/iam/v1/identity_providers_pb.js";
 import {
   CreateIdentityProviderRequestSchema,
   DeleteIdentityProviderRequestSchema,
+  IdentityProviderSchema,
   type IdentityProvidersService,
   ListIdentityProvidersRequestSchema,
   UpdateIdentityProviderRequestSchema,
 } from "../../gen/platform/iam/v2/identity_providers_pb.js";
-import { identityProviderV1Message, identityProviderV2Input } from "./identity-providers-v1-mapping.js";
 
 /**
- * Every field a v1 PUT replaces. `oidc` as a whole keeps the stored client secret when the body
- * omits it (v2's rule: only an explicit `oidc.client_secret` path clears it, and v1 clients never
- * see the secret to send it back) and leaves the immutable correlation rule alone when the body
- * does not restate it.
+ * A v1 identity provider: the v2 one (`uid` → `id`) without timestamps; its OIDC block is the same
+ * message, already without its client secret. A PUT replaces every field. `oidc` as a whole keeps
+ * the stored client secret when the body omits it (v2's rule: only an explicit `oidc.client_secret`
+ * path clears it, and v1 clients never see the secret to send it back) and leaves the immutable
+ * correlation rule alone when the body does not restate it.
  */
-const REPLACED_FIELDS = ["name", "description", "default_role", "oidc"];
+const PROVIDER_V1 = v1Resource({
+  v1: IdentityProviderV1Schema,
+  v2: IdentityProviderSchema,
+  updatable: ["name", "description", "default_role", "oidc"],
+});
 
 /**
  * IdentityProviders (v1): a face over the v2 IdentityProvidersService handlers (docs/adr/0030).
@@ -32,9 +40,10 @@ export function createIdentityProvidersV1Service(
     async create(req, ctx) {
       const request = create(CreateIdentityProviderRequestSchema, {
         parent: req.parentId,
-        identityProvider: identityProviderV2Input(req.identityProvider, ""),
+        // Always a provider, empty when the body has none: v2 then refuses its empty name.
+        identityProvider: PROVIDER_V1.toV2(req.identityProvider ?? {}),
       });
-      return identityProviderV1Message(await v2.createIdentityProvider(request, ctx));
+      return PROVIDER_V1.toV1(await v2.createIdentityProvider(request, ctx));
     },
 
     async list(req, ctx) {
@@ -49,15 +58,15 @@ export function createIdentityProvidersV1Service(
           ),
         (page) => page.identityProviders,
       );
-      return { items: providers.map(identityProviderV1Message) };
+      return { items: providers.map(PROVIDER_V1.toV1) };
     },
 
     async update(req, ctx) {
       const request = create(UpdateIdentityProviderRequestSchema, {
-        identityProvider: identityProviderV2Input(req, req.id),
-        updateMask: create(FieldMaskSchema, { paths: REPLACED_FIELDS }),
+        identityProvider: PROVIDER_V1.toV2(req),
+        updateMask: PROVIDER_V1.mask,
       });
-      return identityProviderV1Message(await v2.updateIdentityProvider(request, ctx));
+      return PROVIDER_V1.toV1(await v2.updateIdentityProvider(request, ctx));
     },
 
     async delete(req, ctx) {

@@ -18,14 +18,12 @@ import {
 } from "../../gen/platform/iam/v2/role_bindings_pb.js";
 import { ListRolesRequestSchema, type RolesService } from "../../gen/platform/iam/v2/roles_pb.js";
 import {
+  ROLE_BINDING_V1,
   roleBindingV1ListItem,
   roleBindingV1Message,
   roleBindingV2Input,
 } from "./role-bindings-v1-mapping.js";
 import { roleV1Message } from "./roles-v1-mapping.js";
-
-/** Every field a v1 PUT replaces (the v2 RoleBinding's updatable fields). */
-const BINDING_REPLACED_FIELDS = ["identity_uid", "role_uid"];
 
 /**
  * The v1 RoleBindings service: a translation over the v2 RoleBindingsService handlers `bindings`.
@@ -92,7 +90,7 @@ export function createRoleBindingsV1Service(
     async update(req, ctx) {
       const v2Request = create(UpdateRoleBindingRequestSchema, {
         roleBinding: roleBindingV2Input(req),
-        updateMask: { paths: BINDING_REPLACED_FIELDS },
+        updateMask: ROLE_BINDING_V1.mask,
       });
       return roleBindingV1Message(await bindings.updateRoleBinding(v2Request, ctx));
     },

@@ -14,10 +14,7 @@ import {
   type RolesService,
   UpdateRoleRequestSchema,
 } from "../../gen/platform/iam/v2/roles_pb.js";
-import { capabilitiesFromV1Names, roleV1Message } from "./roles-v1-mapping.js";
-
-/** Every field a v1 PUT replaces (the v2 Role's updatable fields). */
-const ROLE_REPLACED_FIELDS = ["name", "description", "capabilities"];
+import { capabilitiesFromV1Names, ROLE_V1, roleV1Message } from "./roles-v1-mapping.js";
 
 /** The `parent` filter value naming the root, where the built-in roles live. */
 const ROOT_PARENT = "/";
@@ -66,7 +63,7 @@ export function createRolesV1Service(
     async update(req, ctx) {
       const v2Request = create(UpdateRoleRequestSchema, {
         role: roleV2Input(req, "capabilities"),
-        updateMask: { paths: ROLE_REPLACED_FIELDS },
+        updateMask: ROLE_V1.mask,
       });
       return roleV1Message(await roles.updateRole(v2Request, ctx));
     },
@@ -78,14 +75,12 @@ export function createRolesV1Service(
   };
 }
 
-/** The v2 role a v1 body writes; `capabilitiesField` names the friendly names in errors. */
+/**
+ * The v2 role a v1 body writes: by table but for its friendly capability names, read here;
+ * `capabilitiesField` names them in errors.
+ */
 function roleV2Input(v1: RoleV1, capabilitiesField: string): MessageInitShape<typeof RoleSchema> {
-  return {
-    uid: v1.id,
-    name: v1.name,
-    description: v1.description,
-    capabilities: capabilitiesFromV1Names(capabilitiesField, v1.capabilities),
-  };
+  return { ...ROLE_V1.toV2(v1), capabilities: capabilitiesFromV1Names(capabilitiesField, v1.capabilities) };
 }
 
 /** The UIDP filter with the v1 `parent` filter added: `/` for root-level roles, else its children. */

@@ -1,17 +1,36 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
 import { everyV2Item } from "../../core/v1-face.js";
-import type { Artifacts } from "../../gen/platform/libraries/v1/artifacts_pb.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
+import {
+  ArtifactSchema,
+  type Artifacts,
+  ArtifactVersionSchema,
+  SourceType,
+} from "../../gen/platform/libraries/v1/artifacts_pb.js";
 import {
   type ArtifactsService,
   CountArtifactsRequestSchema,
   ListArtifactsRequestSchema,
   ListArtifactVersionsRequestSchema,
-  type Artifact as V2Artifact,
   ArtifactSchema as V2ArtifactSchema,
   ArtifactVersionSchema as V2ArtifactVersionSchema,
 } from "../../gen/platform/libraries/v2/artifacts_pb.js";
-import { artifactV1, artifactVersionV1 } from "./artifacts-v1-mapping.js";
+
+/** A v1 artifact: the v2 one by table (`uid` → `id`, `created_at`/`updated_at` for the v2 times). */
+const ARTIFACT_V1 = v1Resource({ v1: ArtifactSchema, v2: V2ArtifactSchema, updatable: [] });
+
+/**
+ * A v1 version: the v2 one by table. Every version Wharf holds was built from source (`INTERNAL`,
+ * or `INTERNAL_REMEDIATED` for a remediated build); Wharf imports no malware scans or upstream
+ * dates, so those fields stay empty.
+ */
+const VERSION_V1 = v1Resource({
+  v1: ArtifactVersionSchema,
+  v2: V2ArtifactVersionSchema,
+  updatable: [],
+  v1Extras: (v) => ({ sourceType: v.remediated ? SourceType.INTERNAL_REMEDIATED : SourceType.INTERNAL }),
+});
 
 /**
  * The v1 Artifacts service, a face over the v2 ArtifactsService handlers `artifacts`
@@ -36,7 +55,7 @@ export function createArtifactsV1Service(
         ctx,
       );
       return {
-        items: (page.artifacts ?? []).map((a) => artifactV1(create(V2ArtifactSchema, a as V2Artifact))),
+        items: (page.artifacts ?? []).map(ARTIFACT_V1.toV1),
         nextPageToken: page.nextPageToken ?? "",
         totalArtifacts: BigInt(page.totalCount ?? 0),
       };
@@ -52,7 +71,7 @@ export function createArtifactsV1Service(
           ),
         (page) => page.artifactVersions,
       );
-      return { items: versions.map((v) => artifactVersionV1(create(V2ArtifactVersionSchema, v))) };
+      return { items: versions.map(VERSION_V1.toV1) };
     },
 
     async count(req, ctx) {

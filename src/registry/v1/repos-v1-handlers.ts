@@ -4,6 +4,7 @@ import type { RequestContext } from "../../core/context.js";
 import { isDomainError } from "../../core/errors.js";
 import type { ServiceHandlers } from "../../core/service.js";
 import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Registry } from "../../gen/platform/registry/v1/registry_pb.js";
 import { type Repo, RepoSchema } from "../../gen/platform/registry/v1/repos_tags_pb.js";
@@ -20,10 +21,16 @@ import {
 } from "../../gen/platform/registry/v2/repos_pb.js";
 import type { Store } from "../../storage/store.js";
 import { validateReadme } from "../readme.js";
-import { repoV1 } from "./repo-v1-mapping.js";
 
-/** Every field a v1 PUT replaces through the v2 UpdateRepo (the readme goes through UpdateRepoReadme). */
-const REPO_REPLACE_MASK = ["name", "description"];
+/**
+ * A v1 repo: the v2 repo by table (`uid` → `id`; v1 keeps `create_time`). Catalog tier, bundles,
+ * aliases, active tags, sync_config and custom_overlay stay empty: Wharf stores none of them. A PUT
+ * replaces name and description through the v2 UpdateRepo; the readme goes through UpdateRepoReadme.
+ */
+const REPO_V1 = v1Resource({ v1: RepoSchema, v2: V2RepoSchema, updatable: ["name", "description"] });
+
+/** The v1 repo of a v2 repo and its readme (a v2 sub-resource, inline in v1). */
+const repoV1 = (repo: V2Repo, readme: string): Repo => Object.assign(REPO_V1.toV1(repo), { readme });
 
 /**
  * The v1 repo RPCs of the Registry service, as a face over the v2 ReposService handlers
@@ -54,8 +61,8 @@ export function createReposV1Handlers(
       V2RepoSchema,
       await repos.updateRepo(
         create(UpdateRepoRequestSchema, {
-          repo: { uid: input.id, name: input.name, description: input.description },
-          updateMask: { paths: REPO_REPLACE_MASK },
+          repo: REPO_V1.toV2(input),
+          updateMask: REPO_V1.mask,
         }),
         ctx,
       ),

@@ -4,7 +4,9 @@ import { invalidArgument } from "../../core/errors.js";
 import type { ServiceHandlers } from "../../core/service.js";
 import { parentOf } from "../../core/uidp.js";
 import { everyV2Item, foundOrNothing, withIdFilter } from "../../core/v1-face.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
 import type { Registry } from "../../gen/platform/registry/v1/registry_pb.js";
+import { TagSchema } from "../../gen/platform/registry/v1/repos_tags_pb.js";
 import {
   CreateTagRequestSchema,
   DeleteTagRequestSchema,
@@ -16,7 +18,18 @@ import {
 import type { Store } from "../../storage/store.js";
 import { tagHistoryPage } from "../tag-history.js";
 import { isExcludedTagName } from "./tag-name-kinds.js";
-import { tagV1 } from "./tag-v1-mapping.js";
+
+/**
+ * A v1 tag: the v2 tag by table (`uid` → `id`, `update_time` → `last_updated`); bundles stay empty
+ * (not stored). A PUT is no v2 Update (the tag moves by CreateTag), so nothing is updatable.
+ */
+const TAG_V1 = v1Resource({
+  v1: TagSchema,
+  v2: V2TagSchema,
+  updatable: [],
+  renames: { update_time: "last_updated" },
+});
+const tagV1 = TAG_V1.toV1;
 
 /**
  * The v1 tag RPCs of the Registry service, as a face over the v2 TagsService handlers
