@@ -1,19 +1,14 @@
-import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { everyV2Item, foundOrNothing, withIdFilter } from "../../core/v1-face.js";
+import { foundOrNothing, withIdFilter } from "../../core/v1-face.js";
 import { v1Resource } from "../../core/v1-face-convert.js";
+import { v1Crud } from "../../core/v1-face-crud.js";
 import {
   AccountAssociationsSchema,
   type GroupAccountAssociations,
 } from "../../gen/platform/iam/v1/account_associations_pb.js";
 import {
   AccountAssociationSchema,
-  type AccountAssociationsService,
-  CreateAccountAssociationRequestSchema,
-  DeleteAccountAssociationRequestSchema,
-  GetAccountAssociationRequestSchema,
-  ListAccountAssociationsRequestSchema,
-  UpdateAccountAssociationRequestSchema,
+  AccountAssociationsService,
 } from "../../gen/platform/iam/v2/account_associations_pb.js";
 import { checkAccountAssociation } from "./account-associations-v1-check.js";
 
@@ -29,60 +24,23 @@ const ASSOCIATION_V1 = v1Resource({
 });
 
 /**
- * GroupAccountAssociations (v1): a face over the v2 AccountAssociationsService handlers
- * (docs/adr/0030), keyed by `group`. A filter on `group` narrows the v2 List (missing → empty
- * list); PUT is a full replacement; Check (scoped on `group` by the transport) reads the association
- * through the v2 Get.
+ * GroupAccountAssociations (v1): the standard v1 CRUD over the v2 AccountAssociationsService
+ * handlers (docs/adr/0030), keyed by `group` (the association's uid, and the parent it is created
+ * under). A filter on `group` narrows the v2 List (missing → empty list); PUT is a full
+ * replacement; Check (scoped on `group` by the transport) reads the association through the v2 Get.
  */
 export function createGroupAccountAssociationsV1Service(
   v2: ServiceHandlers<typeof AccountAssociationsService>,
 ): ServiceHandlers<typeof GroupAccountAssociations> {
-  const getByGroup = (group: string, ctx: Parameters<typeof v2.getAccountAssociation>[1]) =>
-    foundOrNothing(() =>
-      v2.getAccountAssociation(create(GetAccountAssociationRequestSchema, { uid: group }), ctx),
-    );
-
+  const face = v1Crud(AccountAssociationsService, v2, ASSOCIATION_V1, "/iam/v2/accountAssociations");
   return {
-    async create(req, ctx) {
-      const request = create(CreateAccountAssociationRequestSchema, {
-        parent: req.group,
-        accountAssociation: ASSOCIATION_V1.toV2(req),
-      });
-      return ASSOCIATION_V1.toV1(await v2.createAccountAssociation(request, ctx));
-    },
-
-    async update(req, ctx) {
-      const request = create(UpdateAccountAssociationRequestSchema, {
-        accountAssociation: ASSOCIATION_V1.toV2(req),
-        updateMask: ASSOCIATION_V1.mask,
-      });
-      return ASSOCIATION_V1.toV1(await v2.updateAccountAssociation(request, ctx));
-    },
-
-    async list(req, ctx) {
-      const uidp = withIdFilter(undefined, req.group, "group");
-      const associations = await everyV2Item(
-        "/iam/v2/accountAssociations",
-        (paging) =>
-          v2.listAccountAssociations(
-            create(ListAccountAssociationsRequestSchema, { uidp, name: req.name, ...paging }),
-            ctx,
-          ),
-        (page) => page.associations,
-      );
-      return { items: associations.map(ASSOCIATION_V1.toV1) };
-    },
-
-    async delete(req, ctx) {
-      await v2.deleteAccountAssociation(
-        create(DeleteAccountAssociationRequestSchema, { uid: req.group }),
-        ctx,
-      );
-      return {};
-    },
+    create: (req, ctx) => face.create(req.group, ASSOCIATION_V1.toV2(req), ctx),
+    update: (req, ctx) => face.update(ASSOCIATION_V1.toV2(req), ctx),
+    list: (req, ctx) => face.list({ uidp: withIdFilter(undefined, req.group, "group"), name: req.name }, ctx),
+    delete: (req, ctx) => face.delete(req.group, ctx),
 
     async check(req, ctx) {
-      const found = await getByGroup(req.group, ctx);
+      const found = await foundOrNothing(() => face.get(req.group, ctx));
       return checkAccountAssociation(found && ASSOCIATION_V1.toV1(found), req.accountType);
     },
   };

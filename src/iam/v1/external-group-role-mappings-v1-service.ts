@@ -1,19 +1,15 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { everyV2Item } from "../../core/v1-face.js";
 import { v1Resource } from "../../core/v1-face-convert.js";
+import { v1Crud } from "../../core/v1-face-crud.js";
 import {
   type ExternalGroupRoleMappings,
   ExternalGroupRoleMappingSchema as ExternalGroupRoleMappingV1Schema,
 } from "../../gen/platform/iam/v1/external_group_role_mappings_pb.js";
 import {
   BatchDeleteExternalGroupRoleMappingsRequestSchema,
-  CreateExternalGroupRoleMappingRequestSchema,
-  DeleteExternalGroupRoleMappingRequestSchema,
   ExternalGroupRoleMappingSchema,
-  type ExternalGroupRoleMappingsService,
-  GetExternalGroupRoleMappingRequestSchema,
-  ListExternalGroupRoleMappingsRequestSchema,
+  ExternalGroupRoleMappingsService,
 } from "../../gen/platform/iam/v2/external_group_role_mappings_pb.js";
 
 /**
@@ -29,51 +25,19 @@ const MAPPING_V1 = v1Resource({
 });
 
 /**
- * ExternalGroupRoleMappings (v1): a face over the v2 ExternalGroupRoleMappingsService handlers
- * (docs/adr/0030). The hosted v1 has a Get (`GET …/{uid}`), so a missing mapping is the v2
+ * ExternalGroupRoleMappings (v1): the standard v1 CRUD over the v2 ExternalGroupRoleMappingsService
+ * handlers (docs/adr/0030), without PUT. The hosted v1 has a Get (`GET …/{uid}`), so a missing mapping is the v2
  * NOT_FOUND there; List gathers every v2 page.
  */
 export function createExternalGroupRoleMappingsV1Service(
   v2: ServiceHandlers<typeof ExternalGroupRoleMappingsService>,
 ): ServiceHandlers<typeof ExternalGroupRoleMappings> {
+  const face = v1Crud(ExternalGroupRoleMappingsService, v2, MAPPING_V1, "/iam/v2/externalGroupRoleMappings");
   return {
-    async list(req, ctx) {
-      const mappings = await everyV2Item(
-        "/iam/v2/externalGroupRoleMappings",
-        (paging) =>
-          v2.listExternalGroupRoleMappings(
-            create(ListExternalGroupRoleMappingsRequestSchema, {
-              uidp: req.uidp,
-              identityProviderUid: req.identityProviderUidp,
-              ...paging,
-            }),
-            ctx,
-          ),
-        (page) => page.externalGroupRoleMappings,
-      );
-      return { items: mappings.map(MAPPING_V1.toV1) };
-    },
-
-    async get(req, ctx) {
-      const get = create(GetExternalGroupRoleMappingRequestSchema, { uid: req.uid });
-      return MAPPING_V1.toV1(await v2.getExternalGroupRoleMapping(get, ctx));
-    },
-
-    async create(req, ctx) {
-      const request = create(CreateExternalGroupRoleMappingRequestSchema, {
-        parent: req.parentId,
-        mapping: MAPPING_V1.toV2(req.mapping ?? {}),
-      });
-      return MAPPING_V1.toV1(await v2.createExternalGroupRoleMapping(request, ctx));
-    },
-
-    async delete(req, ctx) {
-      await v2.deleteExternalGroupRoleMapping(
-        create(DeleteExternalGroupRoleMappingRequestSchema, { uid: req.id }),
-        ctx,
-      );
-      return {};
-    },
+    list: (req, ctx) => face.list({ uidp: req.uidp, identityProviderUid: req.identityProviderUidp }, ctx),
+    get: async (req, ctx) => MAPPING_V1.toV1(await face.get(req.uid, ctx)),
+    create: (req, ctx) => face.create(req.parentId, MAPPING_V1.toV2(req.mapping ?? {}), ctx),
+    delete: (req, ctx) => face.delete(req.id, ctx),
 
     async batchDelete(req, ctx) {
       const request = create(BatchDeleteExternalGroupRoleMappingsRequestSchema, {

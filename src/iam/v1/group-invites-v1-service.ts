@@ -1,19 +1,14 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
+import { withIdFilter } from "../../core/v1-face.js";
 import { v1Resource } from "../../core/v1-face-convert.js";
+import { v1Crud } from "../../core/v1-face-crud.js";
 import { UIDPFilterSchema } from "../../gen/platform/common/v2/uidp_pb.js";
 import {
   type GroupInvites,
   GroupInviteSchema as GroupInviteV1Schema,
 } from "../../gen/platform/iam/v1/group_invites_pb.js";
-import {
-  CreateGroupInviteRequestSchema,
-  DeleteGroupInviteRequestSchema,
-  GroupInviteSchema,
-  type GroupInvitesService,
-  ListGroupInvitesRequestSchema,
-} from "../../gen/platform/iam/v2/group_invites_pb.js";
+import { GroupInviteSchema, GroupInvitesService } from "../../gen/platform/iam/v2/group_invites_pb.js";
 import { roleV1Message } from "./roles-v1-mapping.js";
 
 /**
@@ -38,39 +33,28 @@ const INVITE_V1 = v1Resource({
 });
 
 /**
- * GroupInvites (v1): a face over the v2 GroupInvitesService handlers (docs/adr/0030). Create
- * answers the code (only there); List gathers every v2 page, newest first, `group` meaning the
- * group's own invites, and a filter on `id` narrowing it (missing → empty list).
+ * GroupInvites (v1): the standard v1 CRUD over the v2 GroupInvitesService handlers (docs/adr/0030),
+ * without PUT. Create answers the code (only there); List gathers every v2 page, newest first,
+ * `group` meaning the group's own invites, and a filter on `id` narrowing it (missing → empty list).
  */
 export function createGroupInvitesV1Service(
   v2: ServiceHandlers<typeof GroupInvitesService>,
 ): ServiceHandlers<typeof GroupInvites> {
+  const face = v1Crud(GroupInvitesService, v2, INVITE_V1, "/iam/v2/groupInvites");
   return {
-    async create(req, ctx) {
-      const request = create(CreateGroupInviteRequestSchema, {
-        parent: req.group,
-        invite: { roleUid: req.role, email: req.email, ttl: req.ttl, singleUse: req.singleUse },
-      });
-      return INVITE_V1.toV1(await v2.createGroupInvite(request, ctx));
-    },
+    // The v1 create request is no invite: its fields name the v2 invite's.
+    create: (req, ctx) =>
+      face.create(
+        req.group,
+        { roleUid: req.role, email: req.email, ttl: req.ttl, singleUse: req.singleUse },
+        ctx,
+      ),
 
     async list(req, ctx) {
       const uidp = withIdFilter(create(UIDPFilterSchema, { childrenOf: req.group }), req.id);
-      const invites = await everyV2Item(
-        "/iam/v2/groupInvites",
-        (paging) =>
-          v2.listGroupInvites(
-            create(ListGroupInvitesRequestSchema, { uidp, keyId: req.keyId, ...paging }),
-            ctx,
-          ),
-        (page) => page.invites,
-      );
-      return { items: invites.map(INVITE_V1.toV1) };
+      return face.list({ uidp, keyId: req.keyId }, ctx);
     },
 
-    async delete(req, ctx) {
-      await v2.deleteGroupInvite(create(DeleteGroupInviteRequestSchema, { uid: req.id }), ctx);
-      return {};
-    },
+    delete: (req, ctx) => face.delete(req.id, ctx),
   };
 }

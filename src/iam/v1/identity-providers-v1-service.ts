@@ -1,18 +1,14 @@
-import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
+import { withIdFilter } from "../../core/v1-face.js";
 import { v1Resource } from "../../core/v1-face-convert.js";
+import { v1Crud } from "../../core/v1-face-crud.js";
 import {
   type IdentityProviders,
   IdentityProviderSchema as IdentityProviderV1Schema,
 } from "../../gen/platform/iam/v1/identity_providers_pb.js";
 import {
-  CreateIdentityProviderRequestSchema,
-  DeleteIdentityProviderRequestSchema,
   IdentityProviderSchema,
-  type IdentityProvidersService,
-  ListIdentityProvidersRequestSchema,
-  UpdateIdentityProviderRequestSchema,
+  IdentityProvidersService,
 } from "../../gen/platform/iam/v2/identity_providers_pb.js";
 
 /**
@@ -29,49 +25,24 @@ const PROVIDER_V1 = v1Resource({
 });
 
 /**
- * IdentityProviders (v1): a face over the v2 IdentityProvidersService handlers (docs/adr/0030).
- * List gathers every v2 page (a filter on `id` narrows it: missing → empty list); Update is a
- * full replacement through a v2 Update naming every updatable field.
+ * IdentityProviders (v1): the standard v1 CRUD over the v2 IdentityProvidersService handlers
+ * (docs/adr/0030). List gathers every v2 page (a filter on `id` narrows it: missing → empty list);
+ * Update is a full replacement through a v2 Update naming every updatable field.
  */
 export function createIdentityProvidersV1Service(
   v2: ServiceHandlers<typeof IdentityProvidersService>,
 ): ServiceHandlers<typeof IdentityProviders> {
+  const face = v1Crud(IdentityProvidersService, v2, PROVIDER_V1, "/iam/v2/identityProviders");
   return {
-    async create(req, ctx) {
-      const request = create(CreateIdentityProviderRequestSchema, {
-        parent: req.parentId,
-        // Always a provider, empty when the body has none: v2 then refuses its empty name.
-        identityProvider: PROVIDER_V1.toV2(req.identityProvider ?? {}),
-      });
-      return PROVIDER_V1.toV1(await v2.createIdentityProvider(request, ctx));
-    },
+    // Always a provider, empty when the body has none: v2 then refuses its empty name.
+    create: (req, ctx) => face.create(req.parentId, PROVIDER_V1.toV2(req.identityProvider ?? {}), ctx),
 
     async list(req, ctx) {
       const uidp = withIdFilter(req.uidp, req.id);
-      if (!uidp) return { items: [] };
-      const providers = await everyV2Item(
-        "/iam/v2/identityProviders",
-        (paging) =>
-          v2.listIdentityProviders(
-            create(ListIdentityProvidersRequestSchema, { uidp, name: req.name, ...paging }),
-            ctx,
-          ),
-        (page) => page.identityProviders,
-      );
-      return { items: providers.map(PROVIDER_V1.toV1) };
+      return uidp ? face.list({ uidp, name: req.name }, ctx) : { items: [] };
     },
 
-    async update(req, ctx) {
-      const request = create(UpdateIdentityProviderRequestSchema, {
-        identityProvider: PROVIDER_V1.toV2(req),
-        updateMask: PROVIDER_V1.mask,
-      });
-      return PROVIDER_V1.toV1(await v2.updateIdentityProvider(request, ctx));
-    },
-
-    async delete(req, ctx) {
-      await v2.deleteIdentityProvider(create(DeleteIdentityProviderRequestSchema, { uid: req.id }), ctx);
-      return {};
-    },
+    update: (req, ctx) => face.update(PROVIDER_V1.toV2(req), ctx),
+    delete: (req, ctx) => face.delete(req.id, ctx),
   };
 }
