@@ -31,6 +31,11 @@ export interface RepoStore {
   get(uid: string): Promise<RepoRow | undefined>;
   getByName(groupUid: string, name: string): Promise<RepoRow | undefined>;
   list(filter: RepoFilter, window: ListWindow): Promise<ListSlice<RepoListRow>>;
+  /**
+   * The readmes of the repos among `uids` that exist, by uid, in one read (for a listed page of
+   * repos, which a list answers without readmes). An empty readme is an entry too.
+   */
+  readmes(uids: readonly string[]): Promise<Map<string, string>>;
   /** ALREADY_EXISTS when the group already has a repo of that name. */
   insert(row: RepoRow): Promise<void>;
   update(row: RepoRow): Promise<boolean>;

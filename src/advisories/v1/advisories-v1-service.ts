@@ -1,29 +1,16 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
-import {
-  type Advisories,
-  type Advisory,
-  AdvisorySchema,
-} from "../../gen/platform/vulnerabilities/v1/advisories_pb.js";
+import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
+import { type Advisories, AdvisorySchema } from "../../gen/platform/vulnerabilities/v1/advisories_pb.js";
 import {
   type AdvisoriesService,
   ListAdvisoriesRequestSchema,
-  type Advisory as V2Advisory,
   AdvisorySchema as V2AdvisorySchema,
 } from "../../gen/platform/vulnerabilities/v2/advisories_pb.js";
 
-/** The v1 advisory of a v2 one: `id`, and `created_at`/`updated_at`/`deleted_at` for the v2 times. */
-function advisoryV1(a: V2Advisory): Advisory {
-  const { $typeName: _, uid, createTime, updateTime, deleteTime, ...same } = a;
-  return create(AdvisorySchema, {
-    ...same,
-    id: uid,
-    ...(createTime ? { createdAt: createTime } : {}),
-    ...(updateTime ? { updatedAt: updateTime } : {}),
-    ...(deleteTime ? { deletedAt: deleteTime } : {}),
-  });
-}
+/** A v1 advisory: the v2 one by table (`id`, `created_at`/`updated_at`/`deleted_at` for the v2 times). */
+const ADVISORY_V1 = v1Resource({ v1: AdvisorySchema, v2: V2AdvisorySchema, updatable: [] });
 
 /**
  * The v1 Advisories service, a face over the v2 AdvisoriesService handlers `advisories`
@@ -37,17 +24,16 @@ export function createAdvisoriesV1Service(
       const { $typeName: _, id, uidp: given, ...filters } = req;
       const uidp = withIdFilter(given, id);
       if (!uidp) return { items: [] };
-      const found = await allV2Pages<V2Advisory>("/vulnerabilities/v2/advisories", async (pageToken) => {
-        const page = await advisories.listAdvisories(
-          create(ListAdvisoriesRequestSchema, { ...filters, uidp, pageSize: V2_GATHER_PAGE_SIZE, pageToken }),
-          ctx,
-        );
-        return {
-          items: (page.advisories ?? []).map((a) => create(V2AdvisorySchema, a)),
-          nextPageToken: page.nextPageToken ?? "",
-        };
-      });
-      return { items: found.map(advisoryV1) };
+      const found = await everyV2Item(
+        "/vulnerabilities/v2/advisories",
+        (paging) =>
+          advisories.listAdvisories(
+            create(ListAdvisoriesRequestSchema, { ...filters, uidp, ...paging }),
+            ctx,
+          ),
+        (page) => page.advisories,
+      );
+      return { items: found.map(ADVISORY_V1.toV1) };
     },
   };
 }

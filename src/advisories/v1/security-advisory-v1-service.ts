@@ -1,30 +1,26 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE } from "../../core/v1-face.js";
-import type {
-  SecurityAdvisory,
-  VulnerabilityMetadata,
+import { everyV2Item } from "../../core/v1-face.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
+import {
+  type SecurityAdvisory,
+  VulnerabilityMetadataSchema,
 } from "../../gen/platform/advisory/v1/security_advisory_pb.js";
-import { VulnerabilityMetadataSchema } from "../../gen/platform/advisory/v1/security_advisory_pb.js";
 import {
   ListDocumentsRequestSchema,
   ListVulnerabilityMetadataRequestSchema,
   ResolvedVulnsRequestSchema,
   type SecurityAdvisoryService,
-  type VulnerabilityMetadata as V2VulnerabilityMetadata,
   VulnerabilityMetadataSchema as V2VulnerabilityMetadataSchema,
 } from "../../gen/platform/advisory/v2/security_advisory_pb.js";
 
 /** The v1 metadata of a v2 one: the same, with `severities` named `severity`. */
-function metadataV1(m: V2VulnerabilityMetadata): VulnerabilityMetadata {
-  return create(VulnerabilityMetadataSchema, {
-    id: m.id,
-    summary: m.summary,
-    details: m.details,
-    references: m.references,
-    severity: m.severities,
-  });
-}
+const METADATA_V1 = v1Resource({
+  v1: VulnerabilityMetadataSchema,
+  v2: V2VulnerabilityMetadataSchema,
+  updatable: [],
+  renames: { severities: "severity" },
+});
 
 /**
  * The v1 SecurityAdvisory service, a face over the v2 SecurityAdvisoryService handlers `feed`
@@ -44,22 +40,16 @@ export function createSecurityAdvisoryV1Service(
     },
 
     async listVulnerabilityMetadata(req, ctx) {
-      const found = await allV2Pages<V2VulnerabilityMetadata>("/advisory/v2/metadata", async (pageToken) => {
-        const page = await feed.listVulnerabilityMetadata(
-          create(ListVulnerabilityMetadataRequestSchema, {
-            id: req.id,
-            ids: req.ids,
-            pageSize: V2_GATHER_PAGE_SIZE,
-            pageToken,
-          }),
-          ctx,
-        );
-        return {
-          items: (page.vulnerabilityMetadata ?? []).map((m) => create(V2VulnerabilityMetadataSchema, m)),
-          nextPageToken: page.nextPageToken ?? "",
-        };
-      });
-      return { items: found.map(metadataV1) };
+      const found = await everyV2Item(
+        "/advisory/v2/metadata",
+        (paging) =>
+          feed.listVulnerabilityMetadata(
+            create(ListVulnerabilityMetadataRequestSchema, { id: req.id, ids: req.ids, ...paging }),
+            ctx,
+          ),
+        (page) => page.vulnerabilityMetadata,
+      );
+      return { items: found.map(METADATA_V1.toV1) };
     },
 
     async resolvedVulns(req, ctx) {

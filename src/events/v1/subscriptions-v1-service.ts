@@ -1,57 +1,33 @@
-import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
-import type { Subscriptions } from "../../gen/platform/events/v1/subscriptions_pb.js";
+import { withIdFilter } from "../../core/v1-face.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
+import { v1Crud } from "../../core/v1-face-crud.js";
+import { SubscriptionSchema, type Subscriptions } from "../../gen/platform/events/v1/subscriptions_pb.js";
 import {
-  CreateSubscriptionRequestSchema,
-  DeleteSubscriptionRequestSchema,
-  ListSubscriptionsRequestSchema,
-  type SubscriptionsService,
-  type Subscription as V2Subscription,
+  SubscriptionsService,
   SubscriptionSchema as V2SubscriptionSchema,
 } from "../../gen/platform/events/v2/subscriptions_pb.js";
 
-/** The v1 subscription of a v2 one (`id`, `sink`; the v2 delivery status has no v1 field). */
-const subscriptionV1 = (s: V2Subscription) => ({ id: s.uid, sink: s.sink });
+/**
+ * A v1 subscription: the v2 one by table (`id`, `sink`; the v2 delivery status has no v1 field).
+ * A create body writes only its sink (no PUT).
+ */
+const SUBSCRIPTION_V1 = v1Resource({ v1: SubscriptionSchema, v2: V2SubscriptionSchema, updatable: ["sink"] });
 
 /**
- * The v1 Subscriptions service, a face over the v2 SubscriptionsService handlers `subscriptions`
- * (docs/adr/0030): the same checks, sink rules, errors and events.
+ * The v1 Subscriptions service, the standard v1 CRUD over the v2 SubscriptionsService handlers
+ * `subscriptions` (docs/adr/0030), without PUT: the same checks, sink rules, errors and events.
  */
 export function createSubscriptionsV1Service(
   subscriptions: ServiceHandlers<typeof SubscriptionsService>,
 ): ServiceHandlers<typeof Subscriptions> {
+  const face = v1Crud(SubscriptionsService, subscriptions, SUBSCRIPTION_V1, "/events/v2/subscriptions");
   return {
     async list(req, ctx) {
       const uidp = withIdFilter(req.uidp, req.id);
-      if (!uidp) return { items: [] };
-      const found = await allV2Pages<V2Subscription>("/events/v2/subscriptions", async (pageToken) => {
-        const page = await subscriptions.listSubscriptions(
-          create(ListSubscriptionsRequestSchema, { uidp, pageSize: V2_GATHER_PAGE_SIZE, pageToken }),
-          ctx,
-        );
-        return {
-          items: (page.subscriptions ?? []) as V2Subscription[],
-          nextPageToken: page.nextPageToken ?? "",
-        };
-      });
-      return { items: found.map(subscriptionV1) };
+      return uidp ? face.list({ uidp }, ctx) : { items: [] };
     },
-
-    async create(req, ctx) {
-      const created = await subscriptions.createSubscription(
-        create(CreateSubscriptionRequestSchema, {
-          parent: req.parentId,
-          subscription: { sink: req.subscription?.sink ?? "" },
-        }),
-        ctx,
-      );
-      return subscriptionV1(create(V2SubscriptionSchema, created));
-    },
-
-    async delete(req, ctx) {
-      await subscriptions.deleteSubscription(create(DeleteSubscriptionRequestSchema, { uid: req.id }), ctx);
-      return {};
-    },
+    create: (req, ctx) => face.create(req.parentId, { sink: req.subscription?.sink ?? "" }, ctx),
+    delete: (req, ctx) => face.delete(req.id, ctx),
   };
 }

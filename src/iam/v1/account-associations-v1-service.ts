@@ -1,84 +1,47 @@
-import { create } from "@bufbuild/protobuf";
-import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, foundOrNothing, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
-import type { GroupAccountAssociations } from "../../gen/platform/iam/v1/account_associations_pb.js";
+import { foundOrNothing, withIdFilter } from "../../core/v1-face.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
+import { v1Crud } from "../../core/v1-face-crud.js";
 import {
-  type AccountAssociationsService,
-  CreateAccountAssociationRequestSchema,
-  DeleteAccountAssociationRequestSchema,
-  GetAccountAssociationRequestSchema,
-  ListAccountAssociationsRequestSchema,
-  UpdateAccountAssociationRequestSchema,
+  AccountAssociationsSchema,
+  type GroupAccountAssociations,
+} from "../../gen/platform/iam/v1/account_associations_pb.js";
+import {
+  AccountAssociationSchema,
+  AccountAssociationsService,
 } from "../../gen/platform/iam/v2/account_associations_pb.js";
 import { checkAccountAssociation } from "./account-associations-v1-check.js";
-import {
-  accountAssociationsV1Message,
-  accountAssociationV2Input,
-} from "./account-associations-v1-mapping.js";
-
-/** Every field a v1 PUT replaces: a provider block the body omits is removed. */
-const REPLACED_FIELDS = ["name", "description", "amazon", "google", "azure", "github"];
 
 /**
- * GroupAccountAssociations (v1): a face over the v2 AccountAssociationsService handlers
- * (docs/adr/0030), keyed by `group`. A filter on `group` narrows the v2 List (missing → empty
- * list); PUT is a full replacement; Check (scoped on `group` by the transport) reads the association
- * through the v2 Get.
+ * A v1 association: the v2 one keyed by `group` (its uid), without timestamps. A PUT replaces every
+ * field: a provider block the body omits is removed.
+ */
+const ASSOCIATION_V1 = v1Resource({
+  v1: AccountAssociationsSchema,
+  v2: AccountAssociationSchema,
+  updatable: ["name", "description", "amazon", "google", "azure", "github"],
+  renames: { uid: "group" },
+});
+
+/**
+ * GroupAccountAssociations (v1): the standard v1 CRUD over the v2 AccountAssociationsService
+ * handlers (docs/adr/0030), keyed by `group` (the association's uid, and the parent it is created
+ * under). A filter on `group` narrows the v2 List (missing → empty list); PUT is a full
+ * replacement; Check (scoped on `group` by the transport) reads the association through the v2 Get.
  */
 export function createGroupAccountAssociationsV1Service(
   v2: ServiceHandlers<typeof AccountAssociationsService>,
 ): ServiceHandlers<typeof GroupAccountAssociations> {
-  const getByGroup = (group: string, ctx: Parameters<typeof v2.getAccountAssociation>[1]) =>
-    foundOrNothing(() =>
-      v2.getAccountAssociation(create(GetAccountAssociationRequestSchema, { uid: group }), ctx),
-    );
-
+  const face = v1Crud(AccountAssociationsService, v2, ASSOCIATION_V1, "/iam/v2/accountAssociations");
   return {
-    async create(req, ctx) {
-      const request = create(CreateAccountAssociationRequestSchema, {
-        parent: req.group,
-        accountAssociation: accountAssociationV2Input(req),
-      });
-      return accountAssociationsV1Message(await v2.createAccountAssociation(request, ctx));
-    },
-
-    async update(req, ctx) {
-      const request = create(UpdateAccountAssociationRequestSchema, {
-        accountAssociation: accountAssociationV2Input(req),
-        updateMask: create(FieldMaskSchema, { paths: REPLACED_FIELDS }),
-      });
-      return accountAssociationsV1Message(await v2.updateAccountAssociation(request, ctx));
-    },
-
-    async list(req, ctx) {
-      const uidp = withIdFilter(undefined, req.group, "group");
-      const associations = await allV2Pages("/iam/v2/accountAssociations", async (pageToken) => {
-        const page = await v2.listAccountAssociations(
-          create(ListAccountAssociationsRequestSchema, {
-            uidp,
-            name: req.name,
-            pageToken,
-            pageSize: V2_GATHER_PAGE_SIZE,
-          }),
-          ctx,
-        );
-        return { items: page.associations ?? [], nextPageToken: page.nextPageToken ?? "" };
-      });
-      return { items: associations.map(accountAssociationsV1Message) };
-    },
-
-    async delete(req, ctx) {
-      await v2.deleteAccountAssociation(
-        create(DeleteAccountAssociationRequestSchema, { uid: req.group }),
-        ctx,
-      );
-      return {};
-    },
+    create: (req, ctx) => face.create(req.group, ASSOCIATION_V1.toV2(req), ctx),
+    update: (req, ctx) => face.update(ASSOCIATION_V1.toV2(req), ctx),
+    list: (req, ctx) => face.list({ uidp: withIdFilter(undefined, req.group, "group"), name: req.name }, ctx),
+    delete: (req, ctx) => face.delete(req.group, ctx),
 
     async check(req, ctx) {
-      const found = await getByGroup(req.group, ctx);
-      return checkAccountAssociation(found && accountAssociationsV1Message(found), req.accountType);
+      const found = await foundOrNothing(() => face.get(req.group, ctx));
+      return checkAccountAssociation(found && ASSOCIATION_V1.toV1(found), req.accountType);
     },
   };
 }

@@ -1,27 +1,17 @@
-import { create } from "@bufbuild/protobuf";
 import { principalOf } from "../../core/context.js";
 import { notFound } from "../../core/errors.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { everyV2Item, itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
+import { itemsOf } from "../../core/v1-face.js";
+import { v1Crud } from "../../core/v1-face-crud.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Groups } from "../../gen/platform/iam/v1/groups_pb.js";
-import {
-  CreateGroupRequestSchema,
-  DeleteGroupRequestSchema,
-  GetGroupRequestSchema,
-  type GroupsService,
-  ListGroupsRequestSchema,
-  UpdateGroupRequestSchema,
-} from "../../gen/platform/iam/v2/groups_pb.js";
+import { GroupsService } from "../../gen/platform/iam/v2/groups_pb.js";
 import type { Store } from "../../storage/store.js";
 import { groupMessage } from "../group-mapping.js";
-import { groupV1Message, groupV2Input } from "./groups-v1-mapping.js";
-
-/** Every field a v1 PUT replaces (the v2 Group's updatable fields). */
-const GROUP_REPLACED_FIELDS = ["name", "description"];
+import { GROUP_V1, groupV1Message, groupV2Input } from "./groups-v1-mapping.js";
 
 /**
- * The v1 Groups service: a translation over the v2 GroupsService handlers `groups` (same
+ * The v1 Groups service: the standard v1 CRUD over the v2 GroupsService handlers `groups` (same
  * validation, capability checks, events and errors). LookupGroup has no v2 counterpart and reads
  * `store` (the groups and identities the v2 side stores).
  */
@@ -29,47 +19,21 @@ export function createGroupsV1Service(
   groups: ServiceHandlers<typeof GroupsService>,
   store: Pick<Store, "groups" | "identities">,
 ): ServiceHandlers<typeof Groups> {
+  const face = v1Crud(GroupsService, groups, GROUP_V1, "/iam/v2/groups");
   return {
-    async create(req, ctx) {
-      const v2Request = create(CreateGroupRequestSchema, {
-        parent: req.parent,
-        ...(req.group ? { group: groupV2Input(req.group) } : {}),
-      });
-      return groupV1Message(await groups.createGroup(v2Request, ctx));
-    },
+    create: (req, ctx) => face.create(req.parent, req.group && groupV2Input(req.group), ctx),
 
     async list(req, ctx) {
       if (req.id !== "") {
-        const found = await scopedGetOrNothing(ctx, req.id, [Capability.CAP_IAM_GROUPS_LIST], () =>
-          groups.getGroup(create(GetGroupRequestSchema, { uid: req.id }), ctx),
-        );
+        const found = await face.getIfListed(req.id, [Capability.CAP_IAM_GROUPS_LIST], ctx);
         const matching = itemsOf(found).filter((g) => req.name === "" || g.name === req.name);
         return { items: matching.map(groupV1Message) };
       }
-      const all = await everyV2Item(
-        "/iam/v2/groups",
-        (paging) =>
-          groups.listGroups(
-            create(ListGroupsRequestSchema, { uidp: req.uidp, name: req.name, ...paging }),
-            ctx,
-          ),
-        (page) => page.groups,
-      );
-      return { items: all.map(groupV1Message) };
+      return face.list({ uidp: req.uidp, name: req.name }, ctx);
     },
 
-    async update(req, ctx) {
-      const v2Request = create(UpdateGroupRequestSchema, {
-        group: groupV2Input(req),
-        updateMask: { paths: GROUP_REPLACED_FIELDS },
-      });
-      return groupV1Message(await groups.updateGroup(v2Request, ctx));
-    },
-
-    async delete(req, ctx) {
-      await groups.deleteGroup(create(DeleteGroupRequestSchema, { uid: req.id }), ctx);
-      return {};
-    },
+    update: (req, ctx) => face.update(groupV2Input(req), ctx),
+    delete: (req, ctx) => face.delete(req.id, ctx),
 
     async lookupGroup(_req, ctx) {
       const identity = await store.identities.get(principalOf(ctx).identityUid);

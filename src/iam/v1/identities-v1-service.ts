@@ -1,66 +1,30 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { everyV2Item, itemsOf, scopedGetOrNothing } from "../../core/v1-face.js";
+import { itemsOf } from "../../core/v1-face.js";
+import { v1Crud } from "../../core/v1-face-crud.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Identities } from "../../gen/platform/iam/v1/identities_pb.js";
-import {
-  CreateIdentityRequestSchema,
-  DeleteIdentityRequestSchema,
-  GetIdentityRequestSchema,
-  type IdentitiesService,
-  ListIdentitiesRequestSchema,
-  LookupIdentityRequestSchema,
-  UpdateIdentityRequestSchema,
-} from "../../gen/platform/iam/v2/identities_pb.js";
-import { identityV1Message, identityV2Input } from "./identities-v1-mapping.js";
+import { IdentitiesService, LookupIdentityRequestSchema } from "../../gen/platform/iam/v2/identities_pb.js";
+import { IDENTITY_V1, identityV1Message, identityV2Input } from "./identities-v1-mapping.js";
 
-/**
- * Every field a v1 PUT replaces (the v2 Identity's updatable fields): the relationship is one of
- * the two, so naming both replaces whichever the body carries.
- */
-const IDENTITY_REPLACED_FIELDS = ["name", "description", "claim_match", "static_keys"];
-
-/** The v1 Identities service: a translation over the v2 IdentitiesService handlers `identities`. */
+/** The v1 Identities service: the standard v1 CRUD over the v2 IdentitiesService handlers `identities`. */
 export function createIdentitiesV1Service(
   identities: ServiceHandlers<typeof IdentitiesService>,
 ): ServiceHandlers<typeof Identities> {
+  const face = v1Crud(IdentitiesService, identities, IDENTITY_V1, "/iam/v2/identities");
   return {
-    async create(req, ctx) {
-      const v2Request = create(CreateIdentityRequestSchema, {
-        parent: req.parentId,
-        ...(req.identity ? { identity: identityV2Input(req.identity) } : {}),
-      });
-      return identityV1Message(await identities.createIdentity(v2Request, ctx));
-    },
+    create: (req, ctx) => face.create(req.parentId, req.identity && identityV2Input(req.identity), ctx),
 
     async list(req, ctx) {
       if (req.id !== "") {
-        const found = await scopedGetOrNothing(ctx, req.id, [Capability.CAP_IAM_IDENTITY_LIST], () =>
-          identities.getIdentity(create(GetIdentityRequestSchema, { uid: req.id }), ctx),
-        );
+        const found = await face.getIfListed(req.id, [Capability.CAP_IAM_IDENTITY_LIST], ctx);
         return { items: itemsOf(found).map(identityV1Message) };
       }
-      const all = await everyV2Item(
-        "/iam/v2/identities",
-        (paging) =>
-          identities.listIdentities(create(ListIdentitiesRequestSchema, { uidp: req.uidp, ...paging }), ctx),
-        (page) => page.identities,
-      );
-      return { items: all.map(identityV1Message) };
+      return face.list({ uidp: req.uidp }, ctx);
     },
 
-    async update(req, ctx) {
-      const v2Request = create(UpdateIdentityRequestSchema, {
-        identity: identityV2Input(req),
-        updateMask: { paths: IDENTITY_REPLACED_FIELDS },
-      });
-      return identityV1Message(await identities.updateIdentity(v2Request, ctx));
-    },
-
-    async delete(req, ctx) {
-      await identities.deleteIdentity(create(DeleteIdentityRequestSchema, { uid: req.id }), ctx);
-      return {};
-    },
+    update: (req, ctx) => face.update(identityV2Input(req), ctx),
+    delete: (req, ctx) => face.delete(req.id, ctx),
 
     async lookup(req, ctx) {
       const v2Request = create(LookupIdentityRequestSchema, { issuer: req.issuer, subject: req.subject });

@@ -1,18 +1,36 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE } from "../../core/v1-face.js";
-import type { Artifacts } from "../../gen/platform/libraries/v1/artifacts_pb.js";
+import { everyV2Item } from "../../core/v1-face.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
+import {
+  ArtifactSchema,
+  type Artifacts,
+  ArtifactVersionSchema,
+  SourceType,
+} from "../../gen/platform/libraries/v1/artifacts_pb.js";
 import {
   type ArtifactsService,
   CountArtifactsRequestSchema,
   ListArtifactsRequestSchema,
   ListArtifactVersionsRequestSchema,
-  type Artifact as V2Artifact,
   ArtifactSchema as V2ArtifactSchema,
-  type ArtifactVersion as V2ArtifactVersion,
   ArtifactVersionSchema as V2ArtifactVersionSchema,
 } from "../../gen/platform/libraries/v2/artifacts_pb.js";
-import { artifactV1, artifactVersionV1 } from "./artifacts-v1-mapping.js";
+
+/** A v1 artifact: the v2 one by table (`uid` → `id`, `created_at`/`updated_at` for the v2 times). */
+const ARTIFACT_V1 = v1Resource({ v1: ArtifactSchema, v2: V2ArtifactSchema, updatable: [] });
+
+/**
+ * A v1 version: the v2 one by table. Every version Wharf holds was built from source (`INTERNAL`,
+ * or `INTERNAL_REMEDIATED` for a remediated build); Wharf imports no malware scans or upstream
+ * dates, so those fields stay empty.
+ */
+const VERSION_V1 = v1Resource({
+  v1: ArtifactVersionSchema,
+  v2: V2ArtifactVersionSchema,
+  updatable: [],
+  v1Extras: (v) => ({ sourceType: v.remediated ? SourceType.INTERNAL_REMEDIATED : SourceType.INTERNAL }),
+});
 
 /**
  * The v1 Artifacts service, a face over the v2 ArtifactsService handlers `artifacts`
@@ -37,31 +55,23 @@ export function createArtifactsV1Service(
         ctx,
       );
       return {
-        items: (page.artifacts ?? []).map((a) => artifactV1(create(V2ArtifactSchema, a as V2Artifact))),
+        items: (page.artifacts ?? []).map(ARTIFACT_V1.toV1),
         nextPageToken: page.nextPageToken ?? "",
         totalArtifacts: BigInt(page.totalCount ?? 0),
       };
     },
 
     async listVersions(req, ctx) {
-      const versions = await allV2Pages<V2ArtifactVersion>(
+      const versions = await everyV2Item(
         `/libraries/v2/artifacts/${req.id}/versions`,
-        async (pageToken) => {
-          const page = await artifacts.listArtifactVersions(
-            create(ListArtifactVersionsRequestSchema, {
-              artifactId: req.id,
-              pageSize: V2_GATHER_PAGE_SIZE,
-              pageToken,
-            }),
+        (paging) =>
+          artifacts.listArtifactVersions(
+            create(ListArtifactVersionsRequestSchema, { artifactId: req.id, ...paging }),
             ctx,
-          );
-          return {
-            items: (page.artifactVersions ?? []).map((v) => create(V2ArtifactVersionSchema, v)),
-            nextPageToken: page.nextPageToken ?? "",
-          };
-        },
+          ),
+        (page) => page.artifactVersions,
       );
-      return { items: versions.map(artifactVersionV1) };
+      return { items: versions.map(VERSION_V1.toV1) };
     },
 
     async count(req, ctx) {

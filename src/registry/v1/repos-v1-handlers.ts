@@ -3,7 +3,8 @@ import { Code } from "@connectrpc/connect";
 import type { RequestContext } from "../../core/context.js";
 import { isDomainError } from "../../core/errors.js";
 import type { ServiceHandlers } from "../../core/service.js";
-import { allV2Pages, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
+import { everyV2Item, withIdFilter } from "../../core/v1-face.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Registry } from "../../gen/platform/registry/v1/registry_pb.js";
 import { type Repo, RepoSchema } from "../../gen/platform/registry/v1/repos_tags_pb.js";
@@ -20,15 +21,22 @@ import {
 } from "../../gen/platform/registry/v2/repos_pb.js";
 import type { Store } from "../../storage/store.js";
 import { validateReadme } from "../readme.js";
-import { repoV1 } from "./repo-v1-mapping.js";
 
-/** Every field a v1 PUT replaces through the v2 UpdateRepo (the readme goes through UpdateRepoReadme). */
-const REPO_REPLACE_MASK = ["name", "description"];
+/**
+ * A v1 repo: the v2 repo by table (`uid` → `id`; v1 keeps `create_time`). Catalog tier, bundles,
+ * aliases, active tags, sync_config and custom_overlay stay empty: Wharf stores none of them. A PUT
+ * replaces name and description through the v2 UpdateRepo; the readme goes through UpdateRepoReadme.
+ */
+const REPO_V1 = v1Resource({ v1: RepoSchema, v2: V2RepoSchema, updatable: ["name", "description"] });
+
+/** The v1 repo of a v2 repo and its readme (a v2 sub-resource, inline in v1). */
+const repoV1 = (repo: V2Repo, readme: string): Repo => Object.assign(REPO_V1.toV1(repo), { readme });
 
 /**
  * The v1 repo RPCs of the Registry service, as a face over the v2 ReposService handlers
- * (docs/adr/0030): the v1 inline readme is read and written through the v2 readme sub-resource.
- * `store` is read only to find the repo a create collides with.
+ * (docs/adr/0030): the v1 inline readme is written through the v2 readme sub-resource, and read
+ * through it by a PUT. `store` is read to find the repo a create collides with, and for the readmes
+ * of a listed page in one read.
  */
 export function createReposV1Handlers(
   repos: ServiceHandlers<typeof ReposService>,
@@ -53,8 +61,8 @@ export function createReposV1Handlers(
       V2RepoSchema,
       await repos.updateRepo(
         create(UpdateRepoRequestSchema, {
-          repo: { uid: input.id, name: input.name, description: input.description },
-          updateMask: { paths: REPO_REPLACE_MASK },
+          repo: REPO_V1.toV2(input),
+          updateMask: REPO_V1.mask,
         }),
         ctx,
       ),
@@ -67,14 +75,23 @@ export function createReposV1Handlers(
     async listRepos(req, ctx) {
       const uidp = withIdFilter(req.uidp, req.id);
       if (!uidp) return { items: [] };
-      const found = await allV2Pages<V2Repo>("/registry/v2/repos", async (pageToken) => {
-        const page = await repos.listRepos(
-          create(ListReposRequestSchema, { uidp, name: req.name, pageSize: V2_GATHER_PAGE_SIZE, pageToken }),
-          ctx,
-        );
-        return { items: (page.repos ?? []) as V2Repo[], nextPageToken: page.nextPageToken ?? "" };
-      });
-      return { items: await Promise.all(found.map(async (r) => repoV1(r, await readmeOf(r.uid, ctx)))) };
+      // Each page's readmes in one store read. The v2 List answers only repos where the caller holds
+      // CAP_REPO_LIST, the one capability GetRepoReadme asks at the repo, so the List has already
+      // authorized every readme read here (one GetRepoReadme per repo read the same rows one by one).
+      const items = await everyV2Item(
+        "/registry/v2/repos",
+        async (paging) => {
+          const page = await repos.listRepos(
+            create(ListReposRequestSchema, { uidp, name: req.name, ...paging }),
+            ctx,
+          );
+          const listed = (page.repos ?? []).map((r) => create(V2RepoSchema, r));
+          const readmes = await store.repos.readmes(listed.map((r) => r.uid));
+          return { ...page, v1: listed.map((r) => repoV1(r, readmes.get(r.uid) ?? "")) };
+        },
+        (page) => page.v1,
+      );
+      return { items };
     },
 
     async createRepo(req, ctx) {

@@ -3,21 +3,33 @@ import { fromTimestamp, toTimestamp } from "../../core/api-convert.js";
 import { invalidArgument } from "../../core/errors.js";
 import type { ServiceHandlers } from "../../core/service.js";
 import { parentOf } from "../../core/uidp.js";
-import { allV2Pages, foundOrNothing, V2_GATHER_PAGE_SIZE, withIdFilter } from "../../core/v1-face.js";
+import { everyV2Item, foundOrNothing, withIdFilter } from "../../core/v1-face.js";
+import { v1Resource } from "../../core/v1-face-convert.js";
 import type { Registry } from "../../gen/platform/registry/v1/registry_pb.js";
+import { TagSchema } from "../../gen/platform/registry/v1/repos_tags_pb.js";
 import {
   CreateTagRequestSchema,
   DeleteTagRequestSchema,
   GetTagRequestSchema,
   ListTagsRequestSchema,
   type TagsService,
-  type Tag as V2Tag,
   TagSchema as V2TagSchema,
 } from "../../gen/platform/registry/v2/tags_pb.js";
 import type { Store } from "../../storage/store.js";
 import { tagHistoryPage } from "../tag-history.js";
 import { isExcludedTagName } from "./tag-name-kinds.js";
-import { tagV1 } from "./tag-v1-mapping.js";
+
+/**
+ * A v1 tag: the v2 tag by table (`uid` → `id`, `update_time` → `last_updated`); bundles stay empty
+ * (not stored). A PUT is no v2 Update (the tag moves by CreateTag), so nothing is updatable.
+ */
+const TAG_V1 = v1Resource({
+  v1: TagSchema,
+  v2: V2TagSchema,
+  updatable: [],
+  renames: { update_time: "last_updated" },
+});
+const tagV1 = TAG_V1.toV1;
 
 /**
  * The v1 tag RPCs of the Registry service, as a face over the v2 TagsService handlers
@@ -36,21 +48,23 @@ export function createTagsV1Handlers(
     async listTags(req, ctx) {
       const uidp = withIdFilter(req.uidp, req.id);
       if (!uidp) return { items: [] };
-      const found = await allV2Pages<V2Tag>("/registry/v2/tags", async (pageToken) => {
-        const page = await tags.listTags(
-          create(ListTagsRequestSchema, {
-            uidp,
-            name: req.name,
-            digest: req.digest,
-            ...(req.updatedSince ? { updatedSince: req.updatedSince } : {}),
-            pageSize: V2_GATHER_PAGE_SIZE,
-            pageToken,
-          }),
-          ctx,
-        );
-        return { items: (page.tags ?? []) as V2Tag[], nextPageToken: page.nextPageToken ?? "" };
-      });
-      return { items: found.filter((t) => !isExcludedTagName(t.name, req)).map(tagV1) };
+      const found = await everyV2Item(
+        "/registry/v2/tags",
+        (paging) =>
+          tags.listTags(
+            create(ListTagsRequestSchema, {
+              uidp,
+              name: req.name,
+              digest: req.digest,
+              ...(req.updatedSince ? { updatedSince: req.updatedSince } : {}),
+              ...paging,
+            }),
+            ctx,
+          ),
+        (page) => page.tags,
+      );
+      const listed = found.map((t) => create(V2TagSchema, t));
+      return { items: listed.filter((t) => !isExcludedTagName(t.name, req)).map(tagV1) };
     },
 
     async createTag(req, ctx) {

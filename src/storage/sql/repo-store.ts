@@ -4,7 +4,7 @@ import { parentOf } from "../../core/uidp.js";
 import type { RepoListRow, RepoRow, RepoStore } from "../registry-store.js";
 import { readInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
-import { commonPredicates, equalsIfSet } from "./predicates.js";
+import { commonPredicates, equalsIfSet, isIn } from "./predicates.js";
 import type { ReposTable } from "./schema.js";
 import { guardWrite, parentColumn, precompiled, type SqlContext } from "./sql-context.js";
 
@@ -76,6 +76,12 @@ export function createRepoStore(ctx: SqlContext): RepoStore {
         },
         window,
       );
+    },
+
+    async readmes(uids) {
+      if (uids.length === 0) return new Map();
+      const rows = await db.selectFrom("repos").select(["uid", "readme"]).where(isIn(uids)).execute();
+      return new Map(rows.map((r) => [r.uid, r.readme]));
     },
 
     async insert(row) {

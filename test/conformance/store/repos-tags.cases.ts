@@ -82,6 +82,22 @@ export function repoTagCases(db: TestDatabase): void {
       assert.deepEqual(scoped.rows, [expected], "within a subtree");
     });
 
+    it("reads the readmes of many repos at once, by uid, leaving out uids that are no repo", async () => {
+      const withReadme = await newRepo("readme-a");
+      const empty = { ...repoRow(group, "readme-empty"), readme: "" };
+      await store.repos.insert(empty);
+      const ghost = newChildUid(group);
+      const readmes = await store.repos.readmes([withReadme.uid, empty.uid, ghost]);
+      assert.deepEqual(
+        readmes,
+        new Map([
+          [withReadme.uid, "# readme-a"],
+          [empty.uid, ""],
+        ]),
+      );
+      assert.deepEqual(await store.repos.readmes([]), new Map());
+    });
+
     it("rejects a second repo of the same name in a group as ALREADY_EXISTS", async () => {
       const repo = await newRepo("twin");
       await assertAlreadyExists(store.repos.insert(repoRow(group, "twin")));
