@@ -15,13 +15,7 @@ export {
   redeemLoginCode,
 } from "./browser-login.js";
 export { formatBytes } from "./byte-size.js";
-export {
-  type ClientsOf,
-  clientsFor,
-  createWharfClient,
-  type WharfClient,
-  type WharfClientOptions,
-} from "./client.js";
+export { createWharfClient, type WharfClient, type WharfClientOptions } from "./client.js";
 export {
   type ErrorReason,
   type ErrorResource,
@@ -42,7 +36,14 @@ export {
   type TagHistoryRecord,
   type TagHistoryWindow,
 } from "./registry.js";
-export { type ServiceTable, WHARF_SERVICES } from "./services.js";
+export { type ClientsOf, clientsFor, type ServiceTable, typedErrorClient } from "./service-clients.js";
+export { ADVISORY_SERVICES } from "./services/advisory.js";
+export { EVENTS_SERVICES } from "./services/events.js";
+export { IAM_SERVICES } from "./services/iam.js";
+export { LIBRARIES_SERVICES } from "./services/libraries.js";
+export { REGISTRY_SERVICES } from "./services/registry.js";
+export { VULNERABILITIES_SERVICES } from "./services/vulnerabilities.js";
+export { WHARF_SERVICES } from "./services.js";
 export {
   type ExchangeParameters,
   exchangeRefreshToken,

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
-import type { ServiceTable } from "../../sdk/services.js";
+import type { ServiceTable } from "../../sdk/service-clients.js";
 import type { CommandContext, GlobalFlags, Io } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { OUTPUT_FORMATS, render, UsageError, type View } from "./output.js";

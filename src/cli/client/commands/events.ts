@@ -1,11 +1,8 @@
 import type { Command } from "commander";
-import {
-  DeliverySchema,
-  SubscriptionSchema,
-  SubscriptionsService,
-} from "../../../gen/platform/events/v2/subscriptions_pb.js";
+import { DeliverySchema, SubscriptionSchema } from "../../../gen/platform/events/v2/subscriptions_pb.js";
 import { GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
 import { listAll } from "../../../sdk/pages.js";
+import { EVENTS_SERVICES } from "../../../sdk/services/events.js";
 import { timeCell } from "../output.js";
 import { type BindFor, print, subcommand } from "../program.js";
 import { groupUid } from "../resolve.js";
@@ -36,7 +33,7 @@ const deliveryView = protoView(
 );
 
 /** The services `wharf events` calls (only these load: see leanClient). */
-const SERVICES = { iam: { groups: GroupsService }, events: { subscriptions: SubscriptionsService } };
+const SERVICES = { iam: { groups: GroupsService }, events: EVENTS_SERVICES };
 
 /** `wharf events …`: webhook subscriptions and their deliveries. */
 export function registerEvents(program: Command, bindFor: BindFor): void {

@@ -1,25 +1,17 @@
 import { readFileSync } from "node:fs";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Command } from "commander";
-import {
-  AccountAssociationSchema,
-  AccountAssociationsService,
-} from "../../../gen/platform/iam/v2/account_associations_pb.js";
-import {
-  ExternalGroupRoleMappingSchema,
-  ExternalGroupRoleMappingsService,
-} from "../../../gen/platform/iam/v2/external_group_role_mappings_pb.js";
-import { GroupInviteSchema, GroupInvitesService } from "../../../gen/platform/iam/v2/group_invites_pb.js";
-import { GroupSchema, GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
-import { IdentitiesService, IdentitySchema } from "../../../gen/platform/iam/v2/identities_pb.js";
-import {
-  IdentityProviderSchema,
-  IdentityProvidersService,
-} from "../../../gen/platform/iam/v2/identity_providers_pb.js";
-import { RoleBindingSchema, RoleBindingsService } from "../../../gen/platform/iam/v2/role_bindings_pb.js";
-import { RoleSchema, RolesService } from "../../../gen/platform/iam/v2/roles_pb.js";
-import { TermsAcceptanceSchema, TermsService } from "../../../gen/platform/iam/v2/terms_pb.js";
+import { AccountAssociationSchema } from "../../../gen/platform/iam/v2/account_associations_pb.js";
+import { ExternalGroupRoleMappingSchema } from "../../../gen/platform/iam/v2/external_group_role_mappings_pb.js";
+import { GroupInviteSchema } from "../../../gen/platform/iam/v2/group_invites_pb.js";
+import { GroupSchema } from "../../../gen/platform/iam/v2/groups_pb.js";
+import { IdentitySchema } from "../../../gen/platform/iam/v2/identities_pb.js";
+import { IdentityProviderSchema } from "../../../gen/platform/iam/v2/identity_providers_pb.js";
+import { RoleBindingSchema } from "../../../gen/platform/iam/v2/role_bindings_pb.js";
+import { RoleSchema } from "../../../gen/platform/iam/v2/roles_pb.js";
+import { TermsAcceptanceSchema } from "../../../gen/platform/iam/v2/terms_pb.js";
 import { listAll } from "../../../sdk/pages.js";
+import { IAM_SERVICES } from "../../../sdk/services/iam.js";
 import { CAPABILITIES, capabilityName, parseCapability } from "../capabilities.js";
 import type { CommandContext } from "../context.js";
 import { timeCell, UsageError } from "../output.js";
@@ -157,20 +149,8 @@ function mask(options: Record<string, unknown>, fields: Record<string, string>):
   return { paths };
 }
 
-/** The services `wharf iam` calls (only these load: see leanClient). */
-const SERVICES = {
-  iam: {
-    groups: GroupsService,
-    identities: IdentitiesService,
-    roles: RolesService,
-    roleBindings: RoleBindingsService,
-    identityProviders: IdentityProvidersService,
-    accountAssociations: AccountAssociationsService,
-    groupInvites: GroupInvitesService,
-    externalGroupRoleMappings: ExternalGroupRoleMappingsService,
-    terms: TermsService,
-  },
-};
+/** The services `wharf iam` calls: the IAM domain (only these load: see leanClient). */
+const SERVICES = { iam: IAM_SERVICES };
 
 /** `wharf iam …`: organizations, folders, identities, roles, bindings, providers, invites, terms. */
 export function registerIam(program: Command, bindFor: BindFor): void {

@@ -2,13 +2,13 @@ import { Code } from "@connectrpc/connect";
 import type { Command } from "commander";
 import { GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
 import { Registry } from "../../../gen/platform/registry/v1/registry_pb.js";
-import { ImagesService } from "../../../gen/platform/registry/v2/images_pb.js";
-import { RepoSchema, ReposService } from "../../../gen/platform/registry/v2/repos_pb.js";
-import { TagSchema, TagsService } from "../../../gen/platform/registry/v2/tags_pb.js";
+import { RepoSchema } from "../../../gen/platform/registry/v2/repos_pb.js";
+import { TagSchema } from "../../../gen/platform/registry/v2/tags_pb.js";
 import { formatBytes } from "../../../sdk/byte-size.js";
 import { WharfApiError } from "../../../sdk/errors.js";
 import { listAll } from "../../../sdk/pages.js";
 import type { TagHistoryRecord } from "../../../sdk/registry.js";
+import { REGISTRY_SERVICES } from "../../../sdk/services/registry.js";
 import type { CommandContext } from "../context.js";
 import { timeCell, UsageError, type View } from "../output.js";
 import { type Bind, type BindFor, print, subcommand } from "../program.js";
@@ -124,7 +124,7 @@ async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
 /** The services `wharf images` calls (only these load: see leanClient). */
 const SERVICES = {
   iam: { groups: GroupsService },
-  registry: { repos: ReposService, tags: TagsService, images: ImagesService },
+  registry: REGISTRY_SERVICES,
   registryV1: { registry: Registry },
 };
 

@@ -1,13 +1,13 @@
 import type { Command } from "commander";
 import {
   ArtifactSchema,
-  ArtifactsService,
   ArtifactVersionSchema,
   Ecosystem,
   EcosystemCountSchema,
 } from "../../../gen/platform/libraries/v2/artifacts_pb.js";
 import { formatBytes } from "../../../sdk/byte-size.js";
 import { listAll } from "../../../sdk/pages.js";
+import { LIBRARIES_SERVICES } from "../../../sdk/services/libraries.js";
 import { timeCell, UsageError } from "../output.js";
 import { type BindFor, collect, print, subcommand } from "../program.js";
 import { CLIENT_GROUPS } from "../routing.js";
@@ -54,7 +54,7 @@ const countView = protoView(
 );
 
 /** The services `wharf libraries` calls (only these load: see leanClient). */
-const SERVICES = { libraries: { artifacts: ArtifactsService } };
+const SERVICES = { libraries: LIBRARIES_SERVICES };
 
 /** `wharf libraries …`: the language libraries (Java, Python, JavaScript artifacts) of the server. */
 export function registerLibraries(program: Command, bindFor: BindFor): void {
