@@ -26,6 +26,15 @@ export {
   WharfApiError,
 } from "./errors.js";
 export type { FetchFunction } from "./http.js";
+// The generated messages, enums and schemas of each domain of the current API, one namespace per
+// domain (`iam.Role`, `events.Delivery`, `iam.IdentitySchema`): to build requests, read answers and
+// name their types outside a call. (Two domains share message names, hence the namespaces.)
+export * as advisory from "./messages/advisory.js";
+export * as events from "./messages/events.js";
+export * as iam from "./messages/iam.js";
+export * as libraries from "./messages/libraries.js";
+export * as registry from "./messages/registry.js";
+export * as vulnerabilities from "./messages/vulnerabilities.js";
 export { type ItemOf, type ListMethod, listAll, pages } from "./pages.js";
 export {
   MANIFEST_ACCEPT,
