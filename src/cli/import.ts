@@ -82,7 +82,7 @@ export const IMPORT_KINDS: readonly ImportKind[] = [
         .option("--repo <org/repo>", "the image's repository")
         .option("--digest <digest>", "the image's digest"),
     run: async (_argv, io, parsed) =>
-      (await import("./import-vulnreport.js")).runVulnReportImport(parsed, io),
+      (await import("./client/import-vulnreport.js")).runVulnReportImport(parsed, io),
   },
   {
     kind: "eol",

@@ -156,8 +156,8 @@ export function registerLoginCommands(program: Command, io: ServerCommandIo): vo
       serverAction(
         io,
         failing("login", async (o) => {
-          const { apiUrlOf } = await import("./auth.js");
-          const { login } = await import("./auth-login.js");
+          const { apiUrlOf } = await import("./client/api-url.js");
+          const { login } = await import("./client/auth-login.js");
           await login({
             apiUrl: apiUrlOf(text(o.apiUrl), io.env),
             identityProvider: text(o.identityProvider) ?? "",
@@ -176,9 +176,9 @@ export function registerLoginCommands(program: Command, io: ServerCommandIo): vo
       serverAction(
         io,
         failing("logout", async (o) => {
-          const { apiUrlOf } = await import("./auth.js");
+          const { apiUrlOf } = await import("./client/api-url.js");
           const apiUrl = apiUrlOf(text(o.apiUrl), io.env);
-          const { logout } = await import("./auth-login.js");
+          const { logout } = await import("./client/auth-login.js");
           io.stderr.write(`${(await logout(apiUrl)) ? "Logged out of" : "Not logged in to"} ${apiUrl}\n`);
           return 0;
         }),

@@ -1,10 +1,9 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { ConfigError } from "../config/config.js";
-import { apiUrlOf } from "./auth.js";
+import { apiUrlOf } from "./api-url.js";
 import { currentToken } from "./auth-login.js";
-import type { ParsedImport } from "./import-progress.js";
+import { UsageError } from "./output.js";
 
 /** Where `wharf import vulnreport` writes. */
 export interface VulnReportImportIo {
@@ -12,6 +11,12 @@ export interface VulnReportImportIo {
   stderr: { write(text: string): unknown };
   /** Default process.env. */
   env?: NodeJS.ProcessEnv;
+}
+
+/** The operands and options `wharf import vulnreport` was given (a ParsedImport of `wharf import`). */
+export interface VulnReportImportArgs {
+  operands: readonly string[];
+  options: Readonly<Record<string, unknown>>;
 }
 
 type Json = Record<string, unknown>;
@@ -30,7 +35,7 @@ async function getJson(apiUrl: string, token: string, path: string): Promise<Jso
 export async function resolveRepoUid(apiUrl: string, token: string, path: string): Promise<string> {
   const parts = path.split("/").filter((p) => p !== "");
   const repoName = parts.pop();
-  if (!repoName || parts.length === 0) throw new ConfigError(`--repo must be ORG/REPO (got "${path}")`);
+  if (!repoName || parts.length === 0) throw new UsageError(`--repo must be ORG/REPO (got "${path}")`);
   let parent = "";
   for (const name of parts) {
     const scope = parent === "" ? "uidp.in_root=true" : `uidp.children_of=${parent}`;
@@ -54,7 +59,10 @@ export async function resolveRepoUid(apiUrl: string, token: string, path: string
  * `POST /registry/v1/vuln_reports/{repo uid}?digest=D` and prints what was stored. Resolves to the
  * exit code: 0, 1 when the upload failed, 2 for a usage error.
  */
-export async function runVulnReportImport(parsed: ParsedImport, io: VulnReportImportIo): Promise<number> {
+export async function runVulnReportImport(
+  parsed: VulnReportImportArgs,
+  io: VulnReportImportIo,
+): Promise<number> {
   const env = io.env ?? process.env;
   const text = (name: string) => {
     const value = parsed.options[name];
@@ -95,7 +103,7 @@ export async function runVulnReportImport(parsed: ParsedImport, io: VulnReportIm
     );
     return 0;
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof UsageError) {
       io.stderr.write(`wharf import vulnreport: ${err.message}\n`);
       return 2;
     }

@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { loadCredentials, saveCredentials } from "../sdk/node/stored-credentials.js";
-import { storedToken } from "../sdk/node/stored-login.js";
+import { loadCredentials, saveCredentials } from "../../sdk/node/stored-credentials.js";
+import { storedToken } from "../../sdk/node/stored-login.js";
 
 /** How long `wharf auth login` waits for the browser to come back. */
 const LOGIN_TIMEOUT_MS = 5 * 60_000;
