@@ -11,7 +11,9 @@
 // src/gen/ (generated protobuf code) may be imported by any layer and imports nothing of ours.
 // src/sdk/ (the client SDK, `wharf/sdk`, ADR 0027) stands beside the layers: it imports only itself
 // and src/gen/; the CLI (composition) may use it, the server's layers never do.
-// src/cli/client/ (the everyday client commands, ADR 0028) imports only itself, src/sdk/ and src/gen/.
+// src/cli/ forks in two: src/cli/server/ (serve, gc, admin, import …, on the server's modules) and
+// src/cli/client/ (the everyday client commands, ADR 0028), which imports only itself, src/sdk/ and
+// src/gen/; src/cli/main.ts and program.ts join both into one command tree.
 // Tests live under test/ only, so src/ is exactly what ships.
 // console/src/ (the web console, ADR 0032) is checked too: it reaches the server only through the
 // SDK (`wharf/sdk`, resolved to src/sdk/index.ts by tsconfig.depcruise.json) and has no cycles.

@@ -2,7 +2,7 @@
 // part of them). Each is also an environment variable, which loadConfig reads when the flag is
 // absent: the flags are declared here without defaults so that the variables keep working.
 import { type Command, Option } from "commander";
-import type { ConfigInput } from "../config/config.js";
+import type { ConfigInput } from "../../config/config.js";
 
 /** One configuration flag: its commander flags, the ConfigInput field and its help. */
 interface ConfigFlag {

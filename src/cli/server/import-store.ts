@@ -1,6 +1,6 @@
-import { type ConfigInput, loadConfig } from "../config/config.js";
-import { openConfiguredStore } from "../config/open-configured-store.js";
-import type { Store } from "../storage/store.js";
+import { type ConfigInput, loadConfig } from "../../config/config.js";
+import { openConfiguredStore } from "../../config/open-configured-store.js";
+import type { Store } from "../../storage/store.js";
 import { configInputOf, STORE_FIELDS } from "./config-options.js";
 import {
   createImportProgress,

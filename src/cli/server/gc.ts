@@ -1,11 +1,11 @@
-import { ConfigError, type ConfigInput, loadConfig } from "../config/config.js";
-import { openConfiguredStore } from "../config/open-configured-store.js";
-import { storageLocationsOf } from "../config/storage-locations.js";
-import { systemClock } from "../core/clock.js";
-import { parseDurationSeconds } from "../core/duration.js";
-import { collectGarbage } from "../oci/garbage-collector.js";
-import { bindBlobStore } from "../storage/blob-store-identity.js";
-import { openBlobDriver } from "../storage/blobs/open-blob-driver.js";
+import { ConfigError, type ConfigInput, loadConfig } from "../../config/config.js";
+import { openConfiguredStore } from "../../config/open-configured-store.js";
+import { storageLocationsOf } from "../../config/storage-locations.js";
+import { systemClock } from "../../core/clock.js";
+import { parseDurationSeconds } from "../../core/duration.js";
+import { collectGarbage } from "../../oci/garbage-collector.js";
+import { bindBlobStore } from "../../storage/blob-store-identity.js";
+import { openBlobDriver } from "../../storage/blobs/open-blob-driver.js";
 import { createGcProgress } from "./gc-progress.js";
 
 /**

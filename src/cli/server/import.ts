@@ -2,7 +2,7 @@
 // server). Kept free of the store and the importers' code (each `run` loads its module), so that
 // printing the usage loads none of it.
 import type { Command } from "commander";
-import { commandIndex } from "./command-index.js";
+import { commandIndex } from "../command-index.js";
 import { addConfigOptions, STORE_FIELDS } from "./config-options.js";
 import type { ImportIo, ParsedImport } from "./import-progress.js";
 
@@ -82,7 +82,7 @@ export const IMPORT_KINDS: readonly ImportKind[] = [
         .option("--repo <org/repo>", "the image's repository")
         .option("--digest <digest>", "the image's digest"),
     run: async (_argv, io, parsed) =>
-      (await import("./client/import-vulnreport.js")).runVulnReportImport(parsed, io),
+      (await import("../client/import-vulnreport.js")).runVulnReportImport(parsed, io),
   },
   {
     kind: "eol",

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { storeLibraryVersions } from "../libraries/library-import.js";
-import { type LibraryVersionRecord, parseLibraryVersionLine } from "../libraries/library-record.js";
+import { storeLibraryVersions } from "../../libraries/library-import.js";
+import { type LibraryVersionRecord, parseLibraryVersionLine } from "../../libraries/library-record.js";
 import type { ImportIo, ParsedImport } from "./import-progress.js";
 import { type FileImporter, runLocalImport } from "./import-store.js";
 

@@ -5,13 +5,13 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { importAdvisoryPaths } from "../../../src/cli/import-advisories.js";
-import { createImportProgress, type RejectedRecord } from "../../../src/cli/import-progress.js";
-import type { ListWindow } from "../../../src/core/list.js";
-import { openStore } from "../../../src/storage/sql/open-store.js";
-import type { Store } from "../../../src/storage/store.js";
+import { importAdvisoryPaths } from "../../../../src/cli/server/import-advisories.js";
+import { createImportProgress, type RejectedRecord } from "../../../../src/cli/server/import-progress.js";
+import type { ListWindow } from "../../../../src/core/list.js";
+import { openStore } from "../../../../src/storage/sql/open-store.js";
+import type { Store } from "../../../../src/storage/store.js";
 
-const FIXTURES = fileURLToPath(new URL("../../fixtures/advisories/", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../../../fixtures/advisories/", import.meta.url));
 const ALL: ListWindow = { order: { field: "uid", desc: false }, limit: 200, skip: 0 };
 
 function progress() {

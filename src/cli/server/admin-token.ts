@@ -1,11 +1,11 @@
-import { createIssuer } from "../auth/issuer.js";
-import { recordedIssuerUrls } from "../auth/issuer-urls.js";
-import { MAX_TOKEN_TTL_SECONDS } from "../auth/token-limits.js";
-import { ADMIN_IDENTITY_UID, ensureAdminIdentity } from "../authz/admin-identity.js";
-import { ConfigError, type ConfigInput, loadConfig, publicUrlOf } from "../config/config.js";
-import { openConfiguredStore } from "../config/open-configured-store.js";
-import { systemClock } from "../core/clock.js";
-import { parseDurationSeconds } from "../core/duration.js";
+import { createIssuer } from "../../auth/issuer.js";
+import { recordedIssuerUrls } from "../../auth/issuer-urls.js";
+import { MAX_TOKEN_TTL_SECONDS } from "../../auth/token-limits.js";
+import { ADMIN_IDENTITY_UID, ensureAdminIdentity } from "../../authz/admin-identity.js";
+import { ConfigError, type ConfigInput, loadConfig, publicUrlOf } from "../../config/config.js";
+import { openConfiguredStore } from "../../config/open-configured-store.js";
+import { systemClock } from "../../core/clock.js";
+import { parseDurationSeconds } from "../../core/duration.js";
 
 /**
  * `wharf admin token`: mints a token for the built-in platform administrator with the issuer keys

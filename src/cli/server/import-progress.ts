@@ -5,9 +5,9 @@ import {
   PLAIN_LINE_INTERVAL_MS,
   type ProgressStream,
   terminalBar,
-} from "./client/progress.js";
+} from "../client/progress.js";
 
-export { PLAIN_LINE_INTERVAL_MS, type ProgressStream, TTY_REDRAW_INTERVAL_MS } from "./client/progress.js";
+export { PLAIN_LINE_INTERVAL_MS, type ProgressStream, TTY_REDRAW_INTERVAL_MS } from "../client/progress.js";
 
 /** What one import run did to the stored records, counted once per record. */
 export interface ImportSummary {

@@ -1,6 +1,6 @@
-import { ConfigError } from "../config/config.js";
-import { parseDurationSeconds } from "../core/duration.js";
-import { createPullToken, MAX_PULL_TOKEN_TTL_SECONDS, revokePullToken } from "../federation/pull-token.js";
+import { ConfigError } from "../../config/config.js";
+import { parseDurationSeconds } from "../../core/duration.js";
+import { createPullToken, MAX_PULL_TOKEN_TTL_SECONDS, revokePullToken } from "../../federation/pull-token.js";
 
 /** The options of `wharf auth pull-token create` and `revoke` (`--api-url`, `--token` are global). */
 export interface PullTokenOptions {

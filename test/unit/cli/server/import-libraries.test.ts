@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { librariesImporter } from "../../../src/cli/import-libraries.js";
-import type { ImportSink } from "../../../src/cli/import-store.js";
+import { librariesImporter } from "../../../../src/cli/server/import-libraries.js";
+import type { ImportSink } from "../../../../src/cli/server/import-store.js";
 
 function recordingSink() {
   const seen = { total: undefined as number | undefined, advanced: 0, rejected: [] as unknown[] };

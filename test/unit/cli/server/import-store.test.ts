@@ -5,16 +5,16 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { Command } from "commander";
-import { CommandExit } from "../../../src/cli/client/exit-codes.js";
-import { runProgram } from "../../../src/cli/client/program.js";
+import { CommandExit } from "../../../../src/cli/client/exit-codes.js";
+import { runProgram } from "../../../../src/cli/client/program.js";
 import {
   declareLocalImport,
   type ImportKind,
   type ParsedImport,
   registerImport,
-} from "../../../src/cli/import.js";
-import { type FileImporter, runLocalImport } from "../../../src/cli/import-store.js";
-import { openStore } from "../../../src/storage/sql/open-store.js";
+} from "../../../../src/cli/server/import.js";
+import { type FileImporter, runLocalImport } from "../../../../src/cli/server/import-store.js";
+import { openStore } from "../../../../src/storage/sql/open-store.js";
 
 function captureStream(): Writable & { text(): string } {
   const chunks: string[] = [];

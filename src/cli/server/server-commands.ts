@@ -2,9 +2,9 @@
 // commands, declared on the one commander tree. Each action loads its module when it runs, so help
 // loads none of the server's code.
 import type { Command } from "commander";
-import { BlobStoreMismatchError } from "../storage/blob-store-identity.js";
-import { subcommand } from "./client/program.js";
-import { CLIENT_GROUPS } from "./client/routing.js";
+import { BlobStoreMismatchError } from "../../storage/blob-store-identity.js";
+import { subcommand } from "../client/program.js";
+import { CLIENT_GROUPS } from "../client/routing.js";
 import { addConfigOptions, configInputOf } from "./config-options.js";
 
 /** Where the server-side commands' failures go, and how a non-zero exit code ends the command line. */
@@ -36,7 +36,7 @@ function serverAction(io: ServerCommandIo, run: Run) {
 }
 
 async function reportFailure(io: ServerCommandIo, err: unknown): Promise<number> {
-  const { ConfigError } = await import("../config/config.js");
+  const { ConfigError } = await import("../../config/config.js");
   if (err instanceof ConfigError) {
     io.stderr.write(`wharf: ${err.message}\n`);
     return 2;
@@ -156,8 +156,8 @@ export function registerLoginCommands(program: Command, io: ServerCommandIo): vo
       serverAction(
         io,
         failing("login", async (o) => {
-          const { apiUrlOf } = await import("./client/api-url.js");
-          const { login } = await import("./client/auth-login.js");
+          const { apiUrlOf } = await import("../client/api-url.js");
+          const { login } = await import("../client/auth-login.js");
           await login({
             apiUrl: apiUrlOf(text(o.apiUrl), io.env),
             identityProvider: text(o.identityProvider) ?? "",
@@ -176,9 +176,9 @@ export function registerLoginCommands(program: Command, io: ServerCommandIo): vo
       serverAction(
         io,
         failing("logout", async (o) => {
-          const { apiUrlOf } = await import("./client/api-url.js");
+          const { apiUrlOf } = await import("../client/api-url.js");
           const apiUrl = apiUrlOf(text(o.apiUrl), io.env);
-          const { logout } = await import("./client/auth-login.js");
+          const { logout } = await import("../client/auth-login.js");
           io.stderr.write(`${(await logout(apiUrl)) ? "Logged out of" : "Not logged in to"} ${apiUrl}\n`);
           return 0;
         }),

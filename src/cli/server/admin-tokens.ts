@@ -1,11 +1,11 @@
-import { TOKEN_ACCEPTANCE_HORIZON_MS } from "../auth/token-limits.js";
-import { revokeTokens } from "../auth/token-revocations.js";
-import { ConfigError, type ConfigInput, loadConfig } from "../config/config.js";
-import { openConfiguredStore } from "../config/open-configured-store.js";
-import { formatTimestamp, systemClock } from "../core/clock.js";
-import { isDomainError } from "../core/errors.js";
-import { MAX_PULL_TOKEN_TTL_SECONDS } from "../federation/pull-token.js";
-import { REFRESH_TOKEN_TTL_MS } from "../federation/refresh-tokens.js";
+import { TOKEN_ACCEPTANCE_HORIZON_MS } from "../../auth/token-limits.js";
+import { revokeTokens } from "../../auth/token-revocations.js";
+import { ConfigError, type ConfigInput, loadConfig } from "../../config/config.js";
+import { openConfiguredStore } from "../../config/open-configured-store.js";
+import { formatTimestamp, systemClock } from "../../core/clock.js";
+import { isDomainError } from "../../core/errors.js";
+import { MAX_PULL_TOKEN_TTL_SECONDS } from "../../federation/pull-token.js";
+import { REFRESH_TOKEN_TTL_MS } from "../../federation/refresh-tokens.js";
 
 /**
  * How long a revocation is kept past its cutoff: the longest anything it matches can still be

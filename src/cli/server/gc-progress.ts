@@ -1,6 +1,6 @@
-import { GARBAGE_PHASES, type GarbageProgress } from "../oci/garbage-collector.js";
-import { formatBytes } from "../sdk/byte-size.js";
-import { isTerminal, lineTicker, type ProgressStream, terminalBar } from "./client/progress.js";
+import { GARBAGE_PHASES, type GarbageProgress } from "../../oci/garbage-collector.js";
+import { formatBytes } from "../../sdk/byte-size.js";
+import { isTerminal, lineTicker, type ProgressStream, terminalBar } from "../client/progress.js";
 
 const LABEL = "wharf gc";
 

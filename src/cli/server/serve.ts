@@ -1,6 +1,6 @@
-import { type ConfigInput, loadConfig, redactUrl } from "../config/config.js";
-import { prepareConfiguredDatabase, sqlitePathOf } from "../config/open-configured-store.js";
-import { startServer } from "../server.js";
+import { type ConfigInput, loadConfig, redactUrl } from "../../config/config.js";
+import { prepareConfiguredDatabase, sqlitePathOf } from "../../config/open-configured-store.js";
+import { startServer } from "../../server.js";
 
 /**
  * `wharf serve`: readies the database (creating a missing PostgreSQL database when the role may),

@@ -1,4 +1,4 @@
-import { redactUrl } from "../config/config.js";
+import { redactUrl } from "../../config/config.js";
 
 /** A Node.js system error (`listen`, `mkdir`, `connect`, DNS…) or a PostgreSQL error, as far as read here. */
 interface SystemError {

@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
-import { systemClock } from "../core/clock.js";
-import { type EolProductData, parseEndOfLifeJson } from "../registry/eol/endoflife-json.js";
+import { systemClock } from "../../core/clock.js";
+import { type EolProductData, parseEndOfLifeJson } from "../../registry/eol/endoflife-json.js";
 import {
   type MatchRule,
   parseMatchRule,
   productProblem,
   storeEolProduct,
-} from "../registry/eol/eol-import.js";
+} from "../../registry/eol/eol-import.js";
 import type { ImportIo, ParsedImport } from "./import-progress.js";
 import { type FileImporter, runLocalImport } from "./import-store.js";
 

@@ -1,7 +1,7 @@
-import { createSigningKeyRing, type SigningKeyStatus } from "../auth/signing-keys.js";
-import { type ConfigInput, loadConfig } from "../config/config.js";
-import { openConfiguredStore } from "../config/open-configured-store.js";
-import { formatTimestamp, systemClock } from "../core/clock.js";
+import { createSigningKeyRing, type SigningKeyStatus } from "../../auth/signing-keys.js";
+import { type ConfigInput, loadConfig } from "../../config/config.js";
+import { openConfiguredStore } from "../../config/open-configured-store.js";
+import { formatTimestamp, systemClock } from "../../core/clock.js";
 
 /**
  * `wharf admin keys rotate`: stores a new signing key, which every server sharing the database

@@ -6,7 +6,7 @@ import {
   PLAIN_LINE_INTERVAL_MS,
   StrictImportError,
   TTY_REDRAW_INTERVAL_MS,
-} from "../../../src/cli/import-progress.js";
+} from "../../../../src/cli/server/import-progress.js";
 
 /** A real Writable that keeps what was written; `tty` makes it look like a terminal. */
 function captureStream(tty: boolean): Writable & { isTTY?: boolean; columns?: number; text(): string } {

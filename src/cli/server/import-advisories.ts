@@ -1,7 +1,7 @@
-import { fromPath, type SourceFile } from "../advisories/import-sources.js";
-import { type ImportKind as ParseKind, parseSourceFile } from "../advisories/parse-source-file.js";
-import { loadConfig } from "../config/config.js";
-import type { Store } from "../storage/store.js";
+import { fromPath, type SourceFile } from "../../advisories/import-sources.js";
+import { type ImportKind as ParseKind, parseSourceFile } from "../../advisories/parse-source-file.js";
+import { loadConfig } from "../../config/config.js";
+import type { Store } from "../../storage/store.js";
 import {
   createImportProgress,
   type ImportIo,
