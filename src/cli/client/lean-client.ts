@@ -15,8 +15,8 @@ import { connectWebTransport } from "../../sdk/web-transports.js";
  * decoding, so a command loads only the ones it calls (bench:cli). The same parts as
  * createWharfClient: the Connect transport over fetch with the bearer of `tokenSource`, the SDK's
  * clients with typed WharfApiError failures (clientsFor, which loads no service table), and the
- * registry helpers. Calling a service outside `services` is a
- * programming error (a TypeError), caught by the e2e test of each verb.
+ * registry helpers. Calling a service outside `services` is a programming error (a TypeError),
+ * caught by the e2e test of each verb.
  */
 export function leanClient(options: {
   apiUrl: string;
