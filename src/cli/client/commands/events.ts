@@ -45,7 +45,7 @@ export function registerEvents(program: Command, bindFor: BindFor): void {
     .description("list subscriptions")
     .option("--parent <group>", "only those of this organization or folder")
     .action(
-      bind(async (ctx, _args, o) => {
+      bind(async (ctx, _args, o: { parent?: string }) => {
         const request =
           typeof o.parent === "string"
             ? { uidp: { descendantsOf: await groupUid(ctx.client, o.parent) } }
@@ -62,10 +62,10 @@ export function registerEvents(program: Command, bindFor: BindFor): void {
     .requiredOption("--parent <group>", "the organization or folder")
     .requiredOption("--sink <url>", "the webhook URL")
     .action(
-      bind(async (ctx, _args, o) => {
+      bind(async (ctx, _args, o: { parent: string; sink: string }) => {
         const created = await ctx.client.events.subscriptions.createSubscription({
-          parent: await groupUid(ctx.client, o.parent as string),
-          subscription: { sink: o.sink as string },
+          parent: await groupUid(ctx.client, o.parent),
+          subscription: { sink: o.sink },
         });
         print(ctx, [created], subscriptionView, true);
       }),
@@ -94,8 +94,8 @@ export function registerEvents(program: Command, bindFor: BindFor): void {
     .requiredOption("--subscription <uid>", "the subscription")
     .option("--failed", "only the ones given up on")
     .action(
-      bind(async (ctx, _args, o) => {
-        const request = { subscriptionUid: o.subscription as string, state: o.failed ? "failed" : "" };
+      bind(async (ctx, _args, o: { subscription: string; failed?: boolean }) => {
+        const request = { subscriptionUid: o.subscription, state: o.failed ? "failed" : "" };
         const rows = [];
         for await (const d of listAll(ctx.client.events.subscriptions.listDeliveries, request)) rows.push(d);
         print(ctx, rows, deliveryView);

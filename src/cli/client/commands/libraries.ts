@@ -67,10 +67,10 @@ export function registerLibraries(program: Command, bindFor: BindFor): void {
     .option("--query <text>", "names containing this")
     .option("--remediated", "only those with remediated versions")
     .action(
-      bind(async (ctx, _args, o) => {
+      bind(async (ctx, _args, o: { ecosystem?: string[]; query?: string; remediated?: boolean }) => {
         const request = {
-          ecosystems: ecosystems(o.ecosystem as string[] | undefined),
-          query: (o.query as string) ?? "",
+          ecosystems: ecosystems(o.ecosystem),
+          query: o.query ?? "",
           remediated: o.remediated === true,
         };
         const rows = [];
@@ -94,9 +94,9 @@ export function registerLibraries(program: Command, bindFor: BindFor): void {
     .description("how many libraries each ecosystem has")
     .option("--ecosystem <name>", "only this ecosystem (repeatable)", collect)
     .action(
-      bind(async (ctx, _args, o) => {
+      bind(async (ctx, _args, o: { ecosystem?: string[] }) => {
         const { counts } = await ctx.client.libraries.artifacts.countArtifacts({
-          ecosystems: ecosystems(o.ecosystem as string[] | undefined),
+          ecosystems: ecosystems(o.ecosystem),
         });
         print(ctx, counts, countView);
       }),
