@@ -11,8 +11,12 @@
 // src/gen/ (generated protobuf code) may be imported by any layer and imports nothing of ours.
 // src/sdk/ (the client SDK, `wharf/sdk`, ADR 0027) stands beside the layers: it imports only itself
 // and src/gen/; the CLI (composition) may use it, the server's layers never do.
-// src/cli/client/ (the everyday client commands, ADR 0028) imports only itself, src/sdk/ and src/gen/.
+// src/cli/ forks in two: src/cli/server/ (serve, gc, admin, import …, on the server's modules) and
+// src/cli/client/ (the everyday client commands, ADR 0028), which imports only itself, src/sdk/ and
+// src/gen/; src/cli/main.ts and program.ts join both into one command tree.
 // Tests live under test/ only, so src/ is exactly what ships.
+// console/src/ (the web console, ADR 0032) is checked too: it reaches the server only through the
+// SDK (`wharf/sdk`, resolved to src/sdk/index.ts by tsconfig.depcruise.json) and has no cycles.
 
 const COMPOSITION = "^src/(server\\.ts|service-bindings\\.ts|cli/|config/|workers/)";
 const EDGES = "^src/(transport|oci|plain-routes)/";
@@ -41,7 +45,7 @@ module.exports = {
         "Folders are the units of the architecture: when two import each other, a piece sits in " +
         "the wrong one (login <-> federation, registry <-> oci were such cycles).",
       scope: "folder",
-      from: { path: "^src/" },
+      from: { path: "^(src|console)/" },
       to: { circular: true },
     },
     {
@@ -124,6 +128,16 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/(cli/client|sdk|gen)/" },
     },
     {
+      name: "console-on-the-sdk",
+      severity: "error",
+      comment:
+        "The web console (console/, ADR 0032) talks to the API only through the SDK, like any " +
+        "user's program: it imports `wharf/sdk` (src/sdk/), which re-exports the generated messages, " +
+        "enums and schemas it needs per domain, and nothing else of src/ (not src/gen/ directly).",
+      from: { path: "^console/" },
+      to: { path: "^src/", pathNot: "^src/sdk/" },
+    },
+    {
       name: "sdk-browser-safe",
       severity: "error",
       comment:
@@ -165,9 +179,11 @@ module.exports = {
     {
       name: "src-not-to-tests",
       severity: "error",
-      comment: "src/ is what ships: it never imports test code, fixtures, benches or scripts.",
+      comment:
+        "src/ is what ships: it never imports test code, fixtures, benches or scripts, nor the " +
+        "console's sources (built apart into dist/console and served as files).",
       from: { path: "^src/" },
-      to: { path: "^(test|bench|scripts)/" },
+      to: { path: "^(test|bench|scripts|console)/" },
     },
     {
       name: "no-tests-in-src",
@@ -181,11 +197,13 @@ module.exports = {
     doNotFollow: { path: "node_modules" },
     // Type-only imports count: a type cycle is still a cycle for the reader.
     tsPreCompilationDeps: true,
-    tsConfig: { fileName: "tsconfig.json" },
+    // The root's tsconfig, plus the console's `wharf/sdk` path (tsconfig.depcruise.json).
+    tsConfig: { fileName: "tsconfig.depcruise.json" },
     enhancedResolveOptions: {
       exportsFields: ["exports"],
       conditionNames: ["import", "require", "node", "default", "types"],
-      extensions: [".ts", ".mjs", ".js"],
+      // .tsx: the console's components (which import without extensions).
+      extensions: [".ts", ".tsx", ".mjs", ".js"],
     },
   },
 };

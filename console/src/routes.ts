@@ -1,7 +1,5 @@
 import { type ComponentType, type LazyExoticComponent, lazy } from "react";
-
-/** A page's path variables, given to it as props. */
-export type RouteParams = Record<string, string>;
+import type { RouteParams } from "./lib/route-params";
 
 /** One page of the console: its path pattern (see `matchPath`) and its lazily loaded component. */
 export interface RouteDef {

@@ -10,8 +10,8 @@ import { UsageError } from "./client/output.js";
 import { rootCommand } from "./client/program.js";
 import type { ClientGroup } from "./client/routing.js";
 import { commandIndex } from "./command-index.js";
-import { registerImport } from "./import.js";
-import { registerLoginCommands, registerServerCommands } from "./server-commands.js";
+import { registerImport } from "./server/import.js";
+import { registerLoginCommands, registerServerCommands } from "./server/server-commands.js";
 
 /** The version `wharf version` and `wharf --version` print. */
 export const WHARF_VERSION = "wharf 0.1.0";

@@ -1,14 +1,16 @@
-import type { DescService } from "@bufbuild/protobuf";
-import { type Client, Code, createClient, type Transport } from "@connectrpc/connect";
-import { toWharfApiError, WharfApiError } from "./errors.js";
+import { Code, type Transport } from "@connectrpc/connect";
+import { WharfApiError } from "./errors.js";
 import type { FetchFunction } from "./http.js";
 import { authInterceptor } from "./interceptors.js";
 import { createRegistryHelpers, type RegistryHelpers } from "./registry.js";
-import { type ServiceTable, WHARF_SERVICES } from "./services.js";
+import { type ClientsOf, clientsFor } from "./service-clients.js";
+import { WHARF_SERVICES } from "./services.js";
 import { fetchServerConfig } from "./sts.js";
 import type { TokenSource } from "./token-sources.js";
 import { connectWebTransport, type TransportFactory } from "./web-transports.js";
 import { fetchWhoAmI, type WhoAmI } from "./who-am-i.js";
+
+export { type ClientsOf, clientsFor } from "./service-clients.js";
 
 /** Options of {@link createWharfClient}. */
 export interface WharfClientOptions {
@@ -23,13 +25,6 @@ export interface WharfClientOptions {
   /** The fetch of every HTTP request (the transport's too, where it uses fetch); default the global one. */
   fetch?: FetchFunction;
 }
-
-/** Typed Connect clients for a table of services, with the table's grouping. */
-export type ClientsOf<T extends ServiceTable> = {
-  readonly [K in keyof T]: T[K] extends DescService
-    ? Client<T[K]>
-    : { readonly [S in keyof T[K]]: T[K][S] extends DescService ? Client<T[K][S]> : never };
-};
 
 /** A Wharf client: every service by domain (`client.iam.groups.listGroups(…)`), and the registry helpers. */
 export type WharfClient = ClientsOf<typeof WHARF_SERVICES> &
@@ -92,38 +87,4 @@ export function createWharfClient(options: WharfClientOptions): WharfClient {
     whoAmI: () => fetchWhoAmI(apiUrl, options.tokenSource, fetchFn),
     transport,
   };
-}
-
-/** The clients of every service of `table` on `transport`, grouped as in the table. */
-export function clientsFor<T extends ServiceTable>(table: T, transport: Transport): ClientsOf<T> {
-  const out: Record<string, unknown> = {};
-  for (const [key, entry] of Object.entries(table)) {
-    out[key] = isService(entry)
-      ? typedErrorClient(entry, transport)
-      : Object.fromEntries(
-          Object.entries(entry).map(([name, service]) => [name, typedErrorClient(service, transport)]),
-        );
-  }
-  return out as ClientsOf<T>;
-}
-
-/**
- * A Connect client whose unary methods reject with WharfApiError. (An interceptor cannot do it:
- * Connect turns whatever an interceptor throws back into a ConnectError.)
- */
-function typedErrorClient<S extends DescService>(service: S, transport: Transport): Client<S> {
-  const client = createClient(service, transport) as unknown as Record<string, unknown>;
-  for (const method of service.methods) {
-    if (method.methodKind !== "unary") continue;
-    const call = client[method.localName] as (...args: unknown[]) => Promise<unknown>;
-    client[method.localName] = (...args: unknown[]) =>
-      call(...args).catch((err: unknown) => {
-        throw toWharfApiError(err);
-      });
-  }
-  return client as unknown as Client<S>;
-}
-
-function isService(entry: ServiceTable[string]): entry is DescService {
-  return (entry as DescService).kind === "service";
 }

@@ -15,13 +15,7 @@ export {
   redeemLoginCode,
 } from "./browser-login.js";
 export { formatBytes } from "./byte-size.js";
-export {
-  type ClientsOf,
-  clientsFor,
-  createWharfClient,
-  type WharfClient,
-  type WharfClientOptions,
-} from "./client.js";
+export { createWharfClient, type WharfClient, type WharfClientOptions } from "./client.js";
 export {
   type ErrorReason,
   type ErrorResource,
@@ -32,6 +26,15 @@ export {
   WharfApiError,
 } from "./errors.js";
 export type { FetchFunction } from "./http.js";
+// The generated messages, enums and schemas of each domain of the current API, one namespace per
+// domain (`iam.Role`, `events.Delivery`, `iam.IdentitySchema`): to build requests, read answers and
+// name their types outside a call. (Two domains share message names, hence the namespaces.)
+export * as advisory from "./messages/advisory.js";
+export * as events from "./messages/events.js";
+export * as iam from "./messages/iam.js";
+export * as libraries from "./messages/libraries.js";
+export * as registry from "./messages/registry.js";
+export * as vulnerabilities from "./messages/vulnerabilities.js";
 export { type ItemOf, type ListMethod, listAll, pages } from "./pages.js";
 export {
   MANIFEST_ACCEPT,
@@ -42,7 +45,14 @@ export {
   type TagHistoryRecord,
   type TagHistoryWindow,
 } from "./registry.js";
-export { type ServiceTable, WHARF_SERVICES } from "./services.js";
+export { type ClientsOf, clientsFor, type ServiceTable, typedErrorClient } from "./service-clients.js";
+export { ADVISORY_SERVICES } from "./services/advisory.js";
+export { EVENTS_SERVICES } from "./services/events.js";
+export { IAM_SERVICES } from "./services/iam.js";
+export { LIBRARIES_SERVICES } from "./services/libraries.js";
+export { REGISTRY_SERVICES } from "./services/registry.js";
+export { VULNERABILITIES_SERVICES } from "./services/vulnerabilities.js";
+export { WHARF_SERVICES } from "./services.js";
 export {
   type ExchangeParameters,
   exchangeRefreshToken,

@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { decodeJwt } from "jose";
 import { BUILT_IN_ROLE_UIDS } from "../../src/authz/built-in-roles.js";
-import { currentToken, login, logout } from "../../src/cli/auth-login.js";
+import { currentToken, login, logout } from "../../src/cli/client/auth-login.js";
 import { newChildUid } from "../../src/core/uidp.js";
 import { registeredIdentityUid } from "../../src/iam/registered-identity.js";
 import { SESSION_GRANTS_CLAIM } from "../../src/login/session-grants.js";

@@ -4,7 +4,7 @@ import type { WharfClient } from "../../sdk/client.js";
 import type { FetchFunction } from "../../sdk/http.js";
 import { configDir } from "../../sdk/node/stored-credentials.js";
 import { storedLogin } from "../../sdk/node/stored-login.js";
-import type { ServiceTable } from "../../sdk/services.js";
+import type { ServiceTable } from "../../sdk/service-clients.js";
 import { staticToken, type TokenSource } from "../../sdk/token-sources.js";
 import { leanClient } from "./lean-client.js";
 import { chooseFormat, type OutputFormat, UsageError } from "./output.js";

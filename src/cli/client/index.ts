@@ -10,7 +10,7 @@ type Register = (program: Command, bindFor: BindFor) => void;
  * generated services and views, and a cold process pays for every module it loads (bench:cli).
  */
 const GROUPS: Record<ClientGroup, () => Promise<Register>> = {
-  iam: async () => (await import("./commands/iam.js")).registerIam,
+  iam: async () => (await import("./commands/iam/index.js")).registerIam,
   images: async () => (await import("./commands/images.js")).registerImages,
   libraries: async () => (await import("./commands/libraries.js")).registerLibraries,
   events: async () => (await import("./commands/events.js")).registerEvents,

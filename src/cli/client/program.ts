@@ -1,14 +1,26 @@
 import { Command, CommanderError, Option } from "commander";
-import type { ServiceTable } from "../../sdk/services.js";
+import type { ServiceTable } from "../../sdk/service-clients.js";
 import type { CommandContext, GlobalFlags, Io } from "./context.js";
 import { EXIT } from "./exit-codes.js";
 import { OUTPUT_FORMATS, render, UsageError, type View } from "./output.js";
 
-/** What a command's action gets: its context, positional arguments and its own options. */
-export type Action = (ctx: CommandContext, args: string[], options: Record<string, unknown>) => Promise<void>;
+/**
+ * What a command's action gets: its context, positional arguments and its own options. `O` is the
+ * type of the options the command declares (commander's camel-cased names: `--default-role` is
+ * `defaultRole`; a value option is a string, a repeatable one a string array, a flag a boolean)
+ * and `A` that of its operands (`[uid: string]` for `describe <uid>`): the action states them once
+ * in its parameters, so it reads them without casts.
+ */
+export type Action<O extends object = Record<string, unknown>, A extends string[] = string[]> = (
+  ctx: CommandContext,
+  args: A,
+  options: O,
+) => Promise<void>;
 
 /** Turns an {@link Action} into a commander action handler with the client context built. */
-export type Bind = (action: Action) => (...args: unknown[]) => Promise<void>;
+export type Bind = <O extends object = Record<string, unknown>, A extends string[] = string[]>(
+  action: Action<O, A>,
+) => (...args: unknown[]) => Promise<void>;
 
 /** The {@link Bind} of a command group whose actions call `services` (a part of WHARF_SERVICES). */
 export type BindFor = (services: ServiceTable) => Bind;
@@ -49,7 +61,7 @@ export function rootCommand(io: Io): { program: Command; bindFor: BindFor } {
   const bindFor: BindFor =
     (services) =>
     (action) =>
-    async (...args) => {
+    async (...args: unknown[]) => {
       const command = args[args.length - 1] as Command;
       const positional = args
         .slice(0, -2)
@@ -58,7 +70,9 @@ export function rootCommand(io: Io): { program: Command; bindFor: BindFor } {
       // and the server-side commands never need.
       const { commandContext } = await import("./context.js");
       const ctx = commandContext(command.optsWithGlobals() as GlobalFlags, io, services);
-      await action(ctx, positional, command.opts());
+      // The one place options and operands get their declared types: commander parsed them by
+      // the same declarations (required operands and options are there, repeatable ones arrays).
+      await action(ctx, positional as never, command.opts() as never);
     };
   return { program, bindFor };
 }

@@ -1,7 +1,6 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import { isWharfApiError } from "wharf/sdk";
-import { IdentityProvider_CorrelationRule } from "../../../../src/gen/platform/iam/v2/identity_providers_pb";
+import { iam, isWharfApiError } from "wharf/sdk";
 import { emptyIdentityProviderDraft, identityProviderRequest } from "./identity-provider-request";
 import { emptyIdentityDraft, identityRequest } from "./identity-request";
 
@@ -102,7 +101,7 @@ describe("identityProviderRequest", () => {
         additionalScopes: ["profile", "email", "groups"],
         groupsClaim: "groups",
         pkceEnabled: false,
-        correlationRule: IdentityProvider_CorrelationRule.OID_EQUALS_EXTERNAL_ID,
+        correlationRule: iam.IdentityProvider_CorrelationRule.OID_EQUALS_EXTERNAL_ID,
       },
     });
   });
@@ -113,6 +112,6 @@ describe("identityProviderRequest", () => {
     expect("clientSecret" in oidc).toBe(false);
     expect(oidc.pkceEnabled).toBe(true);
     expect(oidc.additionalScopes).toEqual([]);
-    expect(oidc.correlationRule).toBe(IdentityProvider_CorrelationRule.SUB_EQUALS_EXTERNAL_ID);
+    expect(oidc.correlationRule).toBe(iam.IdentityProvider_CorrelationRule.SUB_EQUALS_EXTERNAL_ID);
   });
 });

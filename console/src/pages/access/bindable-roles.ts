@@ -1,5 +1,4 @@
-import { listAll } from "wharf/sdk";
-import type { Role } from "../../../../src/gen/platform/iam/v2/roles_pb";
+import { type iam, listAll } from "wharf/sdk";
 import { firstItems } from "../../components/first-items";
 import { type Query, useQuery } from "../../lib/use-query";
 import { useClient } from "../../lib/wharf-context";
@@ -9,9 +8,9 @@ const MAX_ROLES = 200;
 
 /** The roles a binding, invite or identity provider of a group can name. */
 export interface BindableRoles {
-  builtIn: Role[];
+  builtIn: iam.Role[];
   /** The group's custom roles. */
-  custom: Role[];
+  custom: iam.Role[];
 }
 
 /** The built-in roles and the custom roles of `group`, for the role pickers and the roles list. */

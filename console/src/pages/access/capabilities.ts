@@ -1,16 +1,11 @@
 // Capabilities as people read them: the short names of the generated enum (`repo.list`), grouped
 // by the resource they act on (`repo`: create, delete, list, update).
 import { getOption } from "@bufbuild/protobuf";
-import {
-  Capability,
-  CapabilitySchema,
-  internal_only,
-  short_name,
-} from "../../../../src/gen/platform/capabilities/capabilities_pb";
+import { iam } from "wharf/sdk";
 
 /** One capability a custom role may hold. */
 export interface CapabilityChoice {
-  capability: Capability;
+  capability: iam.Capability;
   /** `repo.blobs.get`. */
   shortName: string;
   /** The verb, the short name's last part: `get`. */
@@ -27,15 +22,19 @@ export interface CapabilityGroup {
 }
 
 /** Every capability a custom role may hold (internal-only ones and UNKNOWN left out), in enum order. */
-export const CAPABILITY_CHOICES: readonly CapabilityChoice[] = CapabilitySchema.values
-  .filter((v) => v.number !== Capability.UNKNOWN && !getOption(v, internal_only))
+export const CAPABILITY_CHOICES: readonly CapabilityChoice[] = iam.CapabilitySchema.values
+  .filter((v) => v.number !== iam.Capability.UNKNOWN && !getOption(v, iam.internal_only))
   .map((v) => {
-    const shortName = getOption(v, short_name) || v.name;
-    return { capability: v.number as Capability, shortName, verb: shortName.split(".").at(-1) ?? shortName };
+    const shortName = getOption(v, iam.short_name) || v.name;
+    return {
+      capability: v.number as iam.Capability,
+      shortName,
+      verb: shortName.split(".").at(-1) ?? shortName,
+    };
   });
 
 /** The short name of `capability` (`repo.list`), or its number for one this console does not know. */
-export function capabilityName(capability: Capability): string {
+export function capabilityName(capability: iam.Capability): string {
   return CAPABILITY_CHOICES.find((c) => c.capability === capability)?.shortName ?? `capability ${capability}`;
 }
 
@@ -43,7 +42,7 @@ export function capabilityName(capability: Capability): string {
  * `capabilities` grouped by resource, groups in order of first appearance, verbs within a group
  * in the given order. Unknown numbers form a group of their own ("Other").
  */
-export function groupCapabilities(capabilities: readonly Capability[]): CapabilityGroup[] {
+export function groupCapabilities(capabilities: readonly iam.Capability[]): CapabilityGroup[] {
   const groups = new Map<string, CapabilityGroup>();
   for (const capability of capabilities) {
     const known = CAPABILITY_CHOICES.find((c) => c.capability === capability);

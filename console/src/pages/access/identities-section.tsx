@@ -1,6 +1,5 @@
 import { useState } from "react";
-import { listAll } from "wharf/sdk";
-import type { Identity } from "../../../../src/gen/platform/iam/v2/identities_pb";
+import { type iam, listAll } from "wharf/sdk";
 import { ApiError, TextField, violationsOf } from "../../components/api-error";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { EmptyState } from "../../components/empty-state";
@@ -56,7 +55,7 @@ export default function IdentitiesSection({ group }: { group: string }) {
   );
 }
 
-function IdentityRow({ identity, onDeleted }: { identity: Identity; onDeleted: () => void }) {
+function IdentityRow({ identity, onDeleted }: { identity: iam.Identity; onDeleted: () => void }) {
   const client = useClient();
   const r = identity.relationship;
   const issuer =

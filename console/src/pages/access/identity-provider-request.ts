@@ -1,8 +1,5 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import {
-  type CreateIdentityProviderRequestSchema,
-  IdentityProvider_CorrelationRule,
-} from "../../../../src/gen/platform/iam/v2/identity_providers_pb";
+import { iam } from "wharf/sdk";
 
 /** The identity provider form as typed. */
 export interface IdentityProviderDraft {
@@ -44,7 +41,7 @@ export function emptyIdentityProviderDraft(): IdentityProviderDraft {
 export function identityProviderRequest(
   parent: string,
   draft: IdentityProviderDraft,
-): MessageInitShape<typeof CreateIdentityProviderRequestSchema> {
+): MessageInitShape<typeof iam.CreateIdentityProviderRequestSchema> {
   const secret = draft.clientSecret.trim();
   return {
     parent,
@@ -63,8 +60,8 @@ export function identityProviderRequest(
           pkceEnabled: draft.pkceEnabled,
           correlationRule:
             draft.correlation === "oid"
-              ? IdentityProvider_CorrelationRule.OID_EQUALS_EXTERNAL_ID
-              : IdentityProvider_CorrelationRule.SUB_EQUALS_EXTERNAL_ID,
+              ? iam.IdentityProvider_CorrelationRule.OID_EQUALS_EXTERNAL_ID
+              : iam.IdentityProvider_CorrelationRule.SUB_EQUALS_EXTERNAL_ID,
         },
       },
     },

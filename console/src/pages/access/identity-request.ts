@@ -1,7 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, WharfApiError } from "wharf/sdk";
-import type { CreateIdentityRequestSchema } from "../../../../src/gen/platform/iam/v2/identities_pb";
+import { Code, type iam, WharfApiError } from "wharf/sdk";
 
 /** How tokens of another issuer may assume the identity (the API requires exactly one). */
 export type IdentityKind = "claimMatch" | "staticKeys";
@@ -56,7 +55,7 @@ export function emptyIdentityDraft(kind: IdentityKind = "claimMatch"): IdentityD
 export function identityRequest(
   parent: string,
   draft: IdentityDraft,
-): MessageInitShape<typeof CreateIdentityRequestSchema> {
+): MessageInitShape<typeof iam.CreateIdentityRequestSchema> {
   const base = { name: draft.name.trim(), description: draft.description.trim() };
   if (draft.kind === "claimMatch") {
     return {

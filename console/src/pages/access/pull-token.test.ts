@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { IdentitySchema } from "../../../../src/gen/platform/iam/v2/identities_pb";
+import { iam } from "wharf/sdk";
 import { isPullToken, PULL_TOKEN_ISSUER, signEs256Jwt } from "./pull-token";
 
 function decode(part: string): unknown {
@@ -45,12 +45,12 @@ describe("signEs256Jwt", () => {
 describe("isPullToken", () => {
   it("accepts static-keys identities of the pull-token issuer only", () => {
     const keys = (issuer: string) =>
-      create(IdentitySchema, { relationship: { case: "staticKeys", value: { issuer } } });
+      create(iam.IdentitySchema, { relationship: { case: "staticKeys", value: { issuer } } });
     expect(isPullToken(keys(PULL_TOKEN_ISSUER))).toBe(true);
     expect(isPullToken(keys("https://other.example"))).toBe(false);
     expect(
       isPullToken(
-        create(IdentitySchema, {
+        create(iam.IdentitySchema, {
           relationship: { case: "claimMatch", value: { issuer: PULL_TOKEN_ISSUER } },
         }),
       ),

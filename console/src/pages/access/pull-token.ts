@@ -3,8 +3,7 @@
 // built-in registry.pull role, and one JWT signed with it. Web Crypto does the signing, so the
 // private key never leaves the page and is dropped when the call returns.
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, WharfApiError, type WharfClient } from "wharf/sdk";
-import type { Identity } from "../../../../src/gen/platform/iam/v2/identities_pb";
+import { Code, type iam, WharfApiError, type WharfClient } from "wharf/sdk";
 
 /** The `iss` of pull-token identities: the CLI's, so both list and revoke each other's tokens. */
 export const PULL_TOKEN_ISSUER = "https://pull-tokens.wharf.invalid";
@@ -24,7 +23,7 @@ export interface CreatedPullToken {
 }
 
 /** Whether `identity` is a pull token (a static-keys identity of {@link PULL_TOKEN_ISSUER}). */
-export function isPullToken(identity: Identity): boolean {
+export function isPullToken(identity: iam.Identity): boolean {
   return (
     identity.relationship.case === "staticKeys" && identity.relationship.value.issuer === PULL_TOKEN_ISSUER
   );

@@ -1,6 +1,5 @@
 import { useState } from "react";
-import { listAll } from "wharf/sdk";
-import type { Identity } from "../../../../src/gen/platform/iam/v2/identities_pb";
+import { type iam, listAll } from "wharf/sdk";
 import { ApiError } from "../../components/api-error";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { EmptyState } from "../../components/empty-state";
@@ -78,7 +77,7 @@ function useBindableIdentities(group: string) {
     const people = await firstItems(
       listAll(client.iam.identities.listIdentities, { uidp: { inRoot: true } }),
       MAX_ROWS,
-    ).catch(() => ({ items: [] as Identity[], more: false }));
+    ).catch(() => ({ items: [] as iam.Identity[], more: false }));
     return { own: own.items, people: people.items };
   }, [client, group]);
 }

@@ -1,6 +1,5 @@
 import { useState } from "react";
-import type { Capability } from "../../../../src/gen/platform/capabilities/capabilities_pb";
-import type { Role } from "../../../../src/gen/platform/iam/v2/roles_pb";
+import type { iam } from "wharf/sdk";
 import { ApiError, TextField, violationsOf } from "../../components/api-error";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { EmptyState } from "../../components/empty-state";
@@ -54,8 +53,8 @@ function RoleTable({
   action,
 }: {
   caption: string;
-  roles: Role[];
-  action?: (role: Role) => React.ReactNode;
+  roles: iam.Role[];
+  action?: (role: iam.Role) => React.ReactNode;
 }) {
   return (
     <div className="table-wrap">
@@ -102,9 +101,9 @@ function CreateRoleForm({ group, onCreated }: { group: string; onCreated: () => 
   const client = useClient();
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
-  const [picked, setPicked] = useState<ReadonlySet<Capability>>(new Set());
+  const [picked, setPicked] = useState<ReadonlySet<iam.Capability>>(new Set());
   const submit = useSubmit();
-  const toggle = (capability: Capability) =>
+  const toggle = (capability: iam.Capability) =>
     setPicked((old) => {
       const next = new Set(old);
       if (next.has(capability)) next.delete(capability);

@@ -1,14 +1,14 @@
 import { useState } from "react";
-import type { Delivery } from "../../../../src/gen/platform/events/v2/subscriptions_pb";
+import type { events } from "wharf/sdk";
 import { ApiError } from "../../components/api-error";
 import { EmptyState } from "../../components/empty-state";
 import { Loading } from "../../components/loading";
 import "../../components/panels.css";
 import { TimeText } from "../../components/time-text";
+import type { RouteParams } from "../../lib/route-params";
 import { Link, useNavigate, useSearchParams } from "../../lib/router";
 import { useQuery } from "../../lib/use-query";
 import { useClient } from "../../lib/wharf-context";
-import type { RouteParams } from "../../routes";
 
 /** The states the list can show: the dead letters, those still owed, or both. */
 const STATES = [
@@ -35,7 +35,7 @@ export default function DeliveriesPage(params: RouteParams) {
   const state = stateParam === "all" ? "" : (stateParam ?? "failed");
   const subscription = useQuery(() => client.events.subscriptions.getSubscription({ uid }), [client, uid]);
   const [pageToken, setPageToken] = useState("");
-  const [earlier, setEarlier] = useState<Delivery[]>([]);
+  const [earlier, setEarlier] = useState<events.Delivery[]>([]);
   const page = useQuery(
     () =>
       client.events.subscriptions.listDeliveries({ subscriptionUid: uid, state, pageSize: 50, pageToken }),

@@ -9,10 +9,10 @@ import "../../components/panels.css";
 import { ResourceList } from "../../components/resource-list";
 import { TimeText } from "../../components/time-text";
 import { useSubmit } from "../../components/use-submit";
+import type { RouteParams } from "../../lib/route-params";
 import { Link } from "../../lib/router";
 import { useQuery } from "../../lib/use-query";
 import { useClient } from "../../lib/wharf-context";
-import type { RouteParams } from "../../routes";
 
 const MAX_SUBSCRIPTIONS = 200;
 

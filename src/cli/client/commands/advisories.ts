@@ -2,7 +2,6 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import type { Command } from "commander";
 import {
-  AdvisoriesService,
   type Advisory,
   AdvisorySchema,
   EventTypeFilter,
@@ -10,6 +9,7 @@ import {
 } from "../../../gen/platform/vulnerabilities/v2/advisories_pb.js";
 import { WharfApiError } from "../../../sdk/errors.js";
 import { listAll } from "../../../sdk/pages.js";
+import { VULNERABILITIES_SERVICES } from "../../../sdk/services/vulnerabilities.js";
 import type { CommandContext } from "../context.js";
 import { timeCell, UsageError } from "../output.js";
 import { type BindFor, collect, print, subcommand } from "../program.js";
@@ -75,7 +75,7 @@ export function advisoriesRequest(o: Record<string, unknown>): ListRequest {
 }
 
 /** The services `wharf advisories` calls (only these load: see leanClient). */
-const SERVICES = { vulnerabilities: { advisories: AdvisoriesService } };
+const SERVICES = { vulnerabilities: VULNERABILITIES_SERVICES };
 
 /** `wharf advisories …`: the security advisories the operator imported. */
 export function registerAdvisories(program: Command, bindFor: BindFor): void {

@@ -82,7 +82,7 @@ export function registerAuth(program: Command, bindFor: BindFor): void {
     )
     .option("--audience <aud>", "registry, api or a URL (default: the login's own token)")
     .action(
-      bind(async (ctx, _args, o) => {
+      bind(async (ctx, _args, o: { audience?: string }) => {
         if (o.audience === undefined) {
           // No login is a plain failure (exit 1), as `wharf auth token` always answered scripts.
           const token = await ctx.tokenSource.token().catch((err: Error) => {
@@ -97,7 +97,7 @@ export function registerAuth(program: Command, bindFor: BindFor): void {
             ? await ctx.client.registryUrl()
             : o.audience === "api"
               ? ctx.apiUrl
-              : (o.audience as string);
+              : o.audience;
         const issued = await exchangeToken(ctx.apiUrl, token, { audience: [audience] }, ctx.fetch);
         ctx.stdout.write(`${issued.token}\n`);
       }),
@@ -109,8 +109,8 @@ export function registerAuth(program: Command, bindFor: BindFor): void {
     )
     .option("--registry <host>", "the registry host (default: the server's)")
     .action(
-      bind(async (ctx, _args, o) => {
-        const host = (o.registry as string) ?? new URL(await ctx.client.registryUrl()).host;
+      bind(async (ctx, _args, o: { registry?: string }) => {
+        const host = o.registry ?? new URL(await ctx.client.registryUrl()).host;
         const files = [dockerConfigFile(ctx.env), containersAuthFile(ctx.env)];
         for (const file of files) await addCredentialHelper(file, host);
         await rememberRegistry(ctx.env, host, ctx.apiUrl);
@@ -125,8 +125,8 @@ export function registerAuth(program: Command, bindFor: BindFor): void {
     .description("list the pull tokens of an organization")
     .requiredOption("--parent <org>", "the organization")
     .action(
-      bind(async (ctx, _args, o) => {
-        const uidp = { descendantsOf: await groupUid(ctx.client, o.parent as string) };
+      bind(async (ctx, _args, o: { parent: string }) => {
+        const uidp = { descendantsOf: await groupUid(ctx.client, o.parent) };
         const rows = [];
         for await (const identity of listAll(ctx.client.iam.identities.listIdentities, { uidp })) {
           if (

@@ -1,11 +1,8 @@
 import type { Command } from "commander";
-import {
-  DeliverySchema,
-  SubscriptionSchema,
-  SubscriptionsService,
-} from "../../../gen/platform/events/v2/subscriptions_pb.js";
+import { DeliverySchema, SubscriptionSchema } from "../../../gen/platform/events/v2/subscriptions_pb.js";
 import { GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
 import { listAll } from "../../../sdk/pages.js";
+import { EVENTS_SERVICES } from "../../../sdk/services/events.js";
 import { timeCell } from "../output.js";
 import { type BindFor, print, subcommand } from "../program.js";
 import { groupUid } from "../resolve.js";
@@ -36,7 +33,7 @@ const deliveryView = protoView(
 );
 
 /** The services `wharf events` calls (only these load: see leanClient). */
-const SERVICES = { iam: { groups: GroupsService }, events: { subscriptions: SubscriptionsService } };
+const SERVICES = { iam: { groups: GroupsService }, events: EVENTS_SERVICES };
 
 /** `wharf events …`: webhook subscriptions and their deliveries. */
 export function registerEvents(program: Command, bindFor: BindFor): void {
@@ -48,7 +45,7 @@ export function registerEvents(program: Command, bindFor: BindFor): void {
     .description("list subscriptions")
     .option("--parent <group>", "only those of this organization or folder")
     .action(
-      bind(async (ctx, _args, o) => {
+      bind(async (ctx, _args, o: { parent?: string }) => {
         const request =
           typeof o.parent === "string"
             ? { uidp: { descendantsOf: await groupUid(ctx.client, o.parent) } }
@@ -65,10 +62,10 @@ export function registerEvents(program: Command, bindFor: BindFor): void {
     .requiredOption("--parent <group>", "the organization or folder")
     .requiredOption("--sink <url>", "the webhook URL")
     .action(
-      bind(async (ctx, _args, o) => {
+      bind(async (ctx, _args, o: { parent: string; sink: string }) => {
         const created = await ctx.client.events.subscriptions.createSubscription({
-          parent: await groupUid(ctx.client, o.parent as string),
-          subscription: { sink: o.sink as string },
+          parent: await groupUid(ctx.client, o.parent),
+          subscription: { sink: o.sink },
         });
         print(ctx, [created], subscriptionView, true);
       }),
@@ -97,8 +94,8 @@ export function registerEvents(program: Command, bindFor: BindFor): void {
     .requiredOption("--subscription <uid>", "the subscription")
     .option("--failed", "only the ones given up on")
     .action(
-      bind(async (ctx, _args, o) => {
-        const request = { subscriptionUid: o.subscription as string, state: o.failed ? "failed" : "" };
+      bind(async (ctx, _args, o: { subscription: string; failed?: boolean }) => {
+        const request = { subscriptionUid: o.subscription, state: o.failed ? "failed" : "" };
         const rows = [];
         for await (const d of listAll(ctx.client.events.subscriptions.listDeliveries, request)) rows.push(d);
         print(ctx, rows, deliveryView);

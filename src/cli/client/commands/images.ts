@@ -2,13 +2,13 @@ import { Code } from "@connectrpc/connect";
 import type { Command } from "commander";
 import { GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
 import { Registry } from "../../../gen/platform/registry/v1/registry_pb.js";
-import { ImagesService } from "../../../gen/platform/registry/v2/images_pb.js";
-import { RepoSchema, ReposService } from "../../../gen/platform/registry/v2/repos_pb.js";
-import { TagSchema, TagsService } from "../../../gen/platform/registry/v2/tags_pb.js";
+import { RepoSchema } from "../../../gen/platform/registry/v2/repos_pb.js";
+import { TagSchema } from "../../../gen/platform/registry/v2/tags_pb.js";
 import { formatBytes } from "../../../sdk/byte-size.js";
 import { WharfApiError } from "../../../sdk/errors.js";
 import { listAll } from "../../../sdk/pages.js";
 import type { TagHistoryRecord } from "../../../sdk/registry.js";
+import { REGISTRY_SERVICES } from "../../../sdk/services/registry.js";
 import type { CommandContext } from "../context.js";
 import { timeCell, UsageError, type View } from "../output.js";
 import { type Bind, type BindFor, print, subcommand } from "../program.js";
@@ -124,7 +124,7 @@ async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
 /** The services `wharf images` calls (only these load: see leanClient). */
 const SERVICES = {
   iam: { groups: GroupsService },
-  registry: { repos: ReposService, tags: TagsService, images: ImagesService },
+  registry: REGISTRY_SERVICES,
   registryV1: { registry: Registry },
 };
 
@@ -143,17 +143,21 @@ export function registerImages(program: Command, bindFor: BindFor): void {
     .option("--until <time>", "before this time (RFC 3339)")
     .option("--pin", "print IMAGE@sha256:… of the latest record (or the one --at picks)")
     .option("--at <time>", "with --pin: the digest the tag pointed to at this time")
-    .action(bind(async (ctx, [ref], o) => history(ctx, ref as string, o)));
+    .action(
+      bind(async (ctx, [ref]: [string], o: { since?: string; until?: string; pin?: boolean; at?: string }) =>
+        history(ctx, ref, o),
+      ),
+    );
   images
     .command("describe <image>")
     .description("an image (ORG/REPO[:TAG|@DIGEST]): architectures, size per architecture, referrers")
-    .action(bind(async (ctx, [ref]) => print(ctx, [await describe(ctx, ref as string)], describeView, true)));
+    .action(bind(async (ctx, [ref]: [string]) => print(ctx, [await describe(ctx, ref)], describeView, true)));
   images
     .command("diff <first> <second>")
     .description(
       "the layers only one of two images has (ORG/REPO@DIGEST or :TAG each), and the vulnerabilities only one has when both have a report",
     )
-    .action(bind(async (ctx, [a, b]) => print(ctx, await diff(ctx, a as string, b as string), diffView)));
+    .action(bind(async (ctx, [a, b]: [string, string]) => print(ctx, await diff(ctx, a, b), diffView)));
 }
 
 function registerRepos(images: Command, bind: Bind): void {
@@ -164,10 +168,10 @@ function registerRepos(images: Command, bind: Bind): void {
     .option("--parent <group>", "only those of this organization or folder")
     .option("--name <name>", "only the one with this name")
     .action(
-      bind(async (ctx, _args, o) => {
+      bind(async (ctx, _args, o: { parent?: string; name?: string }) => {
         const uidp =
           typeof o.parent === "string" ? { descendantsOf: await groupUid(ctx.client, o.parent) } : undefined;
-        const request = { ...(uidp ? { uidp } : {}), name: (o.name as string) ?? "", orderBy: "name" };
+        const request = { ...(uidp ? { uidp } : {}), name: o.name ?? "", orderBy: "name" };
         print(ctx, await collectAll(listAll(ctx.client.registry.repos.listRepos, request)), repoView);
       }),
     );
@@ -176,13 +180,13 @@ function registerRepos(images: Command, bind: Bind): void {
     .description("create a repository (ORG[/FOLDER]/NAME)")
     .option("--description <text>", "what it holds")
     .action(
-      bind(async (ctx, [path], o) => {
-        const slash = (path as string).lastIndexOf("/");
+      bind(async (ctx, [path]: [string], o: { description?: string }) => {
+        const slash = path.lastIndexOf("/");
         if (slash <= 0) throw new UsageError(`"${path}" is not ORG/REPO`);
-        const parent = await groupUid(ctx.client, (path as string).slice(0, slash));
+        const parent = await groupUid(ctx.client, path.slice(0, slash));
         const repo = await ctx.client.registry.repos.createRepo({
           parent,
-          repo: { name: (path as string).slice(slash + 1), description: (o.description as string) ?? "" },
+          repo: { name: path.slice(slash + 1), description: o.description ?? "" },
         });
         print(ctx, [repo], repoView, true);
       }),
@@ -191,17 +195,17 @@ function registerRepos(images: Command, bind: Bind): void {
     .command("describe <repo>")
     .description("show a repository (ORG/REPO or uid)")
     .action(
-      bind(async (ctx, [ref]) => print(ctx, [await resolveRepo(ctx.client, ref as string)], repoView, true)),
+      bind(async (ctx, [ref]: [string]) => print(ctx, [await resolveRepo(ctx.client, ref)], repoView, true)),
     );
   repos
     .command("update <repo>")
     .description("change a repository's description")
     .requiredOption("--description <text>", "the new description")
     .action(
-      bind(async (ctx, [ref], o) => {
-        const current = await resolveRepo(ctx.client, ref as string);
+      bind(async (ctx, [ref]: [string], o: { description: string }) => {
+        const current = await resolveRepo(ctx.client, ref);
         const repo = await ctx.client.registry.repos.updateRepo({
-          repo: { uid: current.uid, description: o.description as string },
+          repo: { uid: current.uid, description: o.description },
           updateMask: { paths: ["description"] },
         });
         print(ctx, [repo], repoView, true);
@@ -211,8 +215,8 @@ function registerRepos(images: Command, bind: Bind): void {
     .command("delete <repo>")
     .description("delete a repository (ORG/REPO or uid)")
     .action(
-      bind(async (ctx, [ref]) => {
-        const repo = await resolveRepo(ctx.client, ref as string);
+      bind(async (ctx, [ref]: [string]) => {
+        const repo = await resolveRepo(ctx.client, ref);
         await ctx.client.registry.repos.deleteRepo({ uid: repo.uid });
         ctx.stderr.write(`deleted repository ${repo.uid}\n`);
       }),
@@ -226,8 +230,8 @@ function registerTags(images: Command, bind: Bind): void {
     .description("list the tags of a repository (ORG/REPO or uid)")
     .option("--deprecated", "only deprecated tags")
     .action(
-      bind(async (ctx, [ref], o) => {
-        const repo = await resolveRepo(ctx.client, ref as string);
+      bind(async (ctx, [ref]: [string], o: { deprecated?: boolean }) => {
+        const repo = await resolveRepo(ctx.client, ref);
         const all = await collectAll(
           listAll(ctx.client.registry.tags.listTags, { uidp: { childrenOf: repo.uid }, orderBy: "name" }),
         );
@@ -239,12 +243,12 @@ function registerTags(images: Command, bind: Bind): void {
     .description("point a new tag at a digest")
     .requiredOption("--digest <digest>", "the manifest digest (sha256:…)")
     .action(
-      bind(async (ctx, [ref], o) => {
-        const image = requireTag(parseImage(ref as string));
+      bind(async (ctx, [ref]: [string], o: { digest: string }) => {
+        const image = requireTag(parseImage(ref));
         const repo = await resolveRepo(ctx.client, image.repository);
         const tag = await ctx.client.registry.tags.createTag({
           parent: repo.uid,
-          tag: { name: image.tag, digest: o.digest as string },
+          tag: { name: image.tag, digest: o.digest },
         });
         print(ctx, [tag], tagView, true);
       }),
@@ -253,8 +257,8 @@ function registerTags(images: Command, bind: Bind): void {
     .command("delete <image:tag>")
     .description("delete a tag")
     .action(
-      bind(async (ctx, [ref]) => {
-        const image = requireTag(parseImage(ref as string));
+      bind(async (ctx, [ref]: [string]) => {
+        const image = requireTag(parseImage(ref));
         const repo = await resolveRepo(ctx.client, image.repository);
         const tag = await resolveTag(ctx.client, repo.uid, image.tag);
         await ctx.client.registry.tags.deleteTag({ uid: tag.uid });

@@ -1,13 +1,13 @@
 import type { Command } from "commander";
 import {
   ArtifactSchema,
-  ArtifactsService,
   ArtifactVersionSchema,
   Ecosystem,
   EcosystemCountSchema,
 } from "../../../gen/platform/libraries/v2/artifacts_pb.js";
 import { formatBytes } from "../../../sdk/byte-size.js";
 import { listAll } from "../../../sdk/pages.js";
+import { LIBRARIES_SERVICES } from "../../../sdk/services/libraries.js";
 import { timeCell, UsageError } from "../output.js";
 import { type BindFor, collect, print, subcommand } from "../program.js";
 import { CLIENT_GROUPS } from "../routing.js";
@@ -54,7 +54,7 @@ const countView = protoView(
 );
 
 /** The services `wharf libraries` calls (only these load: see leanClient). */
-const SERVICES = { libraries: { artifacts: ArtifactsService } };
+const SERVICES = { libraries: LIBRARIES_SERVICES };
 
 /** `wharf libraries …`: the language libraries (Java, Python, JavaScript artifacts) of the server. */
 export function registerLibraries(program: Command, bindFor: BindFor): void {
@@ -67,10 +67,10 @@ export function registerLibraries(program: Command, bindFor: BindFor): void {
     .option("--query <text>", "names containing this")
     .option("--remediated", "only those with remediated versions")
     .action(
-      bind(async (ctx, _args, o) => {
+      bind(async (ctx, _args, o: { ecosystem?: string[]; query?: string; remediated?: boolean }) => {
         const request = {
-          ecosystems: ecosystems(o.ecosystem as string[] | undefined),
-          query: (o.query as string) ?? "",
+          ecosystems: ecosystems(o.ecosystem),
+          query: o.query ?? "",
           remediated: o.remediated === true,
         };
         const rows = [];
@@ -94,9 +94,9 @@ export function registerLibraries(program: Command, bindFor: BindFor): void {
     .description("how many libraries each ecosystem has")
     .option("--ecosystem <name>", "only this ecosystem (repeatable)", collect)
     .action(
-      bind(async (ctx, _args, o) => {
+      bind(async (ctx, _args, o: { ecosystem?: string[] }) => {
         const { counts } = await ctx.client.libraries.artifacts.countArtifacts({
-          ecosystems: ecosystems(o.ecosystem as string[] | undefined),
+          ecosystems: ecosystems(o.ecosystem),
         });
         print(ctx, counts, countView);
       }),

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { describe, it } from "node:test";
 import { cliReference } from "../../../../src/cli/cli-reference.js";
-import { CONFIG_FLAGS, envOf } from "../../../../src/cli/config-options.js";
+import { CONFIG_FLAGS, envOf } from "../../../../src/cli/server/config-options.js";
 import { CONFIG_ENV } from "../../../../src/config/config.js";
 
 describe("docs/cli.md", () => {

@@ -1,0 +1,158 @@
+// The server's configuration flags (`serve`, `gc`, `admin …` and the local importers take them or a
+// part of them). Each is also an environment variable, which loadConfig reads when the flag is
+// absent: the flags are declared here without defaults so that the variables keep working.
+import { type Command, Option } from "commander";
+import type { ConfigInput } from "../../config/config.js";
+
+/** One configuration flag: its commander flags, the ConfigInput field and its help. */
+interface ConfigFlag {
+  flags: string;
+  field: keyof ConfigInput;
+  help: string;
+}
+
+/**
+ * The environment variable of a ConfigInput field, `WHARF_` and the field in upper snake case
+ * (CONFIG_ENV of config.ts, which help does not load: a test holds them equal).
+ */
+export function envOf(field: keyof ConfigInput): string {
+  return `WHARF_${field.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+/** Every configuration flag, in the order help lists them. */
+export const CONFIG_FLAGS: readonly ConfigFlag[] = [
+  { flags: "--data-dir <dir>", field: "dataDir", help: "data folder (default ./wharf-data)" },
+  {
+    flags: "--api-addr <host:port>",
+    field: "apiAddr",
+    help: "platform API listener (default 127.0.0.1:8080)",
+  },
+  {
+    flags: "--registry-addr <host:port>",
+    field: "registryAddr",
+    help: "registry listener (default 127.0.0.1:5000)",
+  },
+  {
+    flags: "--database-url <url>",
+    field: "databaseUrl",
+    help: "postgres://… (default: SQLite in the data dir)",
+  },
+  {
+    flags: "--public-url <url>",
+    field: "publicUrl",
+    help: "public URL of the API and issuer (default http://<api-addr>)",
+  },
+  {
+    flags: "--registry-url <url>",
+    field: "registryUrl",
+    help: "public URL of the registry (default http://<registry-addr>)",
+  },
+  {
+    flags: "--blob-store <url>",
+    field: "blobStore",
+    help: "blob storage: a folder (default <data-dir>/blobs) or s3://bucket/prefix?endpoint=…&region=…",
+  },
+  {
+    flags: "--public-namespace <org>",
+    field: "publicNamespace",
+    help: "organization whose latest tags anyone may pull (default public)",
+  },
+  {
+    flags: "--gc-interval <duration>",
+    field: "gcInterval",
+    help: "run garbage collection in the server this often (default 0: never)",
+  },
+  {
+    flags: "--terms-documents <ids>",
+    field: "termsDocuments",
+    help: "legal documents groups may accept, comma-separated (default sfdpa.v1,guardener-tos.v1,skills-tos.v1)",
+  },
+  {
+    flags: "--login-issuer <url>",
+    field: "loginIssuer",
+    help: "OpenID Connect issuer people log in through when they name no organization identity provider (default: none)",
+  },
+  { flags: "--login-client-id <id>", field: "loginClientId", help: "Wharf's client id at that issuer" },
+  {
+    flags: "--login-client-secret <secret>",
+    field: "loginClientSecret",
+    help: "its client secret (prefer the variable; omit for PKCE-only clients)",
+  },
+  {
+    flags: "--events-allow-http <bool>",
+    field: "eventsAllowHttp",
+    help: "allow plain-http webhook sinks beyond loopback (default false)",
+  },
+  {
+    flags: "--events-sink-allow <cidrs>",
+    field: "eventsSinkAllow",
+    help: "comma-separated ranges webhook sinks may reach although refused (link-local, metadata, multicast…; default none)",
+  },
+  {
+    flags: "--events-allow-loopback <bool>",
+    field: "eventsAllowLoopback",
+    help: "allow webhook sinks on loopback addresses (default false)",
+  },
+  {
+    flags: "--events-max-attempts <n>",
+    field: "eventsMaxAttempts",
+    help: "attempts before a delivery is given up on (default 20)",
+  },
+  {
+    flags: "--events-timeout <duration>",
+    field: "eventsTimeout",
+    help: "time limit of one delivery attempt (default 10s)",
+  },
+  {
+    flags: "--events-lease <duration>",
+    field: "eventsLease",
+    help: "how long a stopped process's deliveries wait before another process takes them over (default 60s)",
+  },
+  {
+    flags: "--metrics-public <bool>",
+    field: "metricsPublic",
+    help: "serve /metrics without a token (default false: administrator only)",
+  },
+  {
+    flags: "--vuln-report-max-mb <n>",
+    field: "vulnReportMaxMb",
+    help: "largest vulnerability report an upload takes (default 256)",
+  },
+  {
+    flags: "--eol-grace-months <n>",
+    field: "eolGraceMonths",
+    help: "months a tag stays in grace after its EOL date (default 6)",
+  },
+];
+
+/** The flags of the commands that only open the store (gc, admin, local imports). */
+export const STORE_FIELDS: readonly (keyof ConfigInput)[] = ["dataDir", "databaseUrl"];
+
+/**
+ * Declares the configuration flags on `command` (all of them, or those of `fields`), each
+ * described with its environment variable. Read them back with {@link configInputOf}.
+ */
+export function addConfigOptions(command: Command, fields?: readonly (keyof ConfigInput)[]): Command {
+  for (const flag of CONFIG_FLAGS) {
+    if (fields && !fields.includes(flag.field)) continue;
+    command.addOption(new Option(flag.flags, `${flag.help} [${envOf(flag.field)}]`));
+  }
+  return command;
+}
+
+/**
+ * The ConfigInput of a command's parsed options (of `fields` only, when given); absent flags stay
+ * undefined, so loadConfig reads their variables.
+ */
+export function configInputOf(
+  options: Readonly<Record<string, unknown>>,
+  fields?: readonly (keyof ConfigInput)[],
+): ConfigInput {
+  const input: ConfigInput = {};
+  for (const flag of CONFIG_FLAGS) {
+    if (fields && !fields.includes(flag.field)) continue;
+    const value = options[flag.field];
+    if (typeof value === "string") input[flag.field] = value;
+  }
+  return input;
+}

@@ -1,0 +1,25 @@
+import { type ConfigInput, loadConfig, redactUrl } from "../../config/config.js";
+import { prepareConfiguredDatabase, sqlitePathOf } from "../../config/open-configured-store.js";
+import { startServer } from "../../server.js";
+
+/**
+ * `wharf serve`: readies the database (creating a missing PostgreSQL database when the role may),
+ * starts everything and runs until SIGINT/SIGTERM, then shuts down gracefully. A start-up failure
+ * rejects with its cause (the CLI prints it as one line).
+ */
+export async function runServe(input: ConfigInput): Promise<number> {
+  const config = loadConfig(input);
+  await prepareConfiguredDatabase(config);
+  const server = await startServer(config);
+  const storage = config.databaseUrl ? redactUrl(config.databaseUrl) : sqlitePathOf(config);
+  process.stderr.write(
+    `wharf: platform API on ${server.apiUrl}\nwharf: registry on ${server.registryUrl}\nwharf: metadata in ${storage}\n`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  process.stderr.write("wharf: shutting down\n");
+  await server.close();
+  return 0;
+}

@@ -1,0 +1,219 @@
+// The `wharf` commands that run the server or open its store (serve, gc, admin …) and the login
+// commands, declared on the one commander tree. Each action loads its module when it runs, so help
+// loads none of the server's code.
+import type { Command } from "commander";
+import { BlobStoreMismatchError } from "../../storage/blob-store-identity.js";
+import { subcommand } from "../client/program.js";
+import { CLIENT_GROUPS } from "../client/routing.js";
+import { addConfigOptions, configInputOf } from "./config-options.js";
+
+/** Where the server-side commands' failures go, and how a non-zero exit code ends the command line. */
+export interface ServerCommandIo {
+  /** Where the commands that print a result (auth pull-token create|revoke) print it. */
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  /** Ends the command line with `code` (its message already printed). */
+  exit(code: number): void;
+}
+
+type Run = (options: Record<string, unknown>, command: Command) => Promise<number>;
+
+/**
+ * An action running `run` with the command's options (global ones included). A failure prints one
+ * line and exits as `wharf` always did: a ConfigError 2, a blob store of another database 1, any
+ * other start-up failure 1 with its one-line cause (WHARF_DEBUG=1 adds the stack).
+ */
+function serverAction(io: ServerCommandIo, run: Run) {
+  return async (...args: unknown[]) => {
+    const command = args[args.length - 1] as Command;
+    let code: number;
+    try {
+      code = await run(command.optsWithGlobals(), command);
+    } catch (err) {
+      code = await reportFailure(io, err);
+    }
+    if (code !== 0) io.exit(code);
+  };
+}
+
+async function reportFailure(io: ServerCommandIo, err: unknown): Promise<number> {
+  const { ConfigError } = await import("../../config/config.js");
+  if (err instanceof ConfigError) {
+    io.stderr.write(`wharf: ${err.message}\n`);
+    return 2;
+  }
+  if (err instanceof BlobStoreMismatchError) {
+    io.stderr.write(`wharf: ${err.message}\n`);
+    return 1;
+  }
+  if (io.env.WHARF_DEBUG) io.stderr.write(`${(err as Error)?.stack ?? err}\n`);
+  const { startupFailureLine } = await import("./startup-failure.js");
+  io.stderr.write(`wharf: ${startupFailureLine(err)}\n`);
+  return 1;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+/** `wharf serve`, `wharf gc` and `wharf admin …`. */
+export function registerServerCommands(program: Command, io: ServerCommandIo): void {
+  addConfigOptions(
+    program.command("serve").description("run the platform API, token issuer and registry"),
+  ).action(serverAction(io, async (o) => (await import("./serve.js")).runServe(configInputOf(o))));
+
+  addConfigOptions(
+    program
+      .command("gc")
+      .description(
+        "remove manifests and blobs no tag, recent tag history (--window) or push in flight (--grace) can reach; progress on stderr, the report as one JSON line on stdout",
+      )
+      .option("--window <duration>", "keep digests tag history names this recently", "720h")
+      .option("--grace <duration>", "keep anything younger (pushes in flight)", "1h"),
+  ).action(
+    serverAction(io, async (o) =>
+      (await import("./gc.js")).runGc(configInputOf(o), {
+        window: text(o.window) ?? "720h",
+        grace: text(o.grace) ?? "1h",
+      }),
+    ),
+  );
+
+  const admin = program
+    .command("admin")
+    .description("the platform administrator's commands, run where the data lives");
+  addConfigOptions(
+    admin
+      .command("token")
+      .description(
+        "print a token of the built-in platform administrator (--ttl at most 24h; signed for the URLs the server recorded)",
+      )
+      .option("--ttl <duration>", "lifetime, at most 24h", "1h")
+      .option("--audience <aud>", "api, registry or a URL", "api"),
+  ).action(
+    serverAction(io, async (o) =>
+      (await import("./admin-token.js")).runAdminToken(configInputOf(o), {
+        ttl: text(o.ttl) ?? "1h",
+        audience: text(o.audience) ?? "api",
+      }),
+    ),
+  );
+  const keys = admin.command("keys").description("the issuer's signing keys");
+  addConfigOptions(
+    keys
+      .command("rotate")
+      .description(
+        "make a new issuer signing key current (every server within seconds); replaced keys verify until their tokens expire",
+      ),
+  ).action(
+    serverAction(io, async (o) => (await import("./admin-keys.js")).runAdminKeysRotate(configInputOf(o))),
+  );
+  addConfigOptions(
+    keys.command("list").description("the issuer's signing keys: kid, created, state, retire time"),
+  ).action(
+    serverAction(io, async (o) => (await import("./admin-keys.js")).runAdminKeysList(configInputOf(o))),
+  );
+  const tokens = admin.command("tokens").description("token revocation");
+  addConfigOptions(
+    tokens
+      .command("revoke")
+      .description(
+        "withdraw tokens within seconds on every server: S's tokens issued until now (S may get new ones), or every token (of S) with iat before TIME (RFC 3339, not in the future)",
+      )
+      .option("--subject <s>", "only the tokens of this subject")
+      .option("--issued-before <time>", "only tokens issued before this RFC 3339 time"),
+  ).action(
+    serverAction(io, async (o) =>
+      (await import("./admin-tokens.js")).runAdminTokensRevoke(configInputOf(o), {
+        subject: text(o.subject),
+        issuedBefore: text(o.issuedBefore),
+      }),
+    ),
+  );
+}
+
+/**
+ * `wharf auth login|logout` and `wharf auth pull-token create|revoke` (the client verbs of `auth`
+ * join the same commands: src/cli/client/commands/auth.ts). `--api-url` and `--token` are the
+ * global flags.
+ */
+export function registerLoginCommands(program: Command, io: ServerCommandIo): void {
+  const auth = subcommand(program, "auth", CLIENT_GROUPS.auth);
+  const failing =
+    (name: string, run: Run): Run =>
+    async (o, command) => {
+      try {
+        return await run(o, command);
+      } catch (err) {
+        io.stderr.write(`wharf auth ${name}: ${(err as Error).message}\n`);
+        return 1;
+      }
+    };
+  auth
+    .command("login")
+    .description("log in through the browser; keeps the tokens for later commands")
+    .option("--identity-provider <uid>", "an organization's identity provider (default: the server's)")
+    .option("--audience <url>", "the audience of the tokens (default: the API)")
+    .option("--no-browser", "print the URL to open instead of opening a browser")
+    .action(
+      serverAction(
+        io,
+        failing("login", async (o) => {
+          const { apiUrlOf } = await import("../client/api-url.js");
+          const { login } = await import("../client/auth-login.js");
+          await login({
+            apiUrl: apiUrlOf(text(o.apiUrl), io.env),
+            identityProvider: text(o.identityProvider) ?? "",
+            audience: text(o.audience) ?? "",
+            browser: o.browser !== false,
+            print: (line) => io.stderr.write(`${line}\n`),
+          });
+          return 0;
+        }),
+      ),
+    );
+  auth
+    .command("logout")
+    .description("forget the stored tokens")
+    .action(
+      serverAction(
+        io,
+        failing("logout", async (o) => {
+          const { apiUrlOf } = await import("../client/api-url.js");
+          const apiUrl = apiUrlOf(text(o.apiUrl), io.env);
+          const { logout } = await import("../client/auth-login.js");
+          io.stderr.write(`${(await logout(apiUrl)) ? "Logged out of" : "Not logged in to"} ${apiUrl}\n`);
+          return 0;
+        }),
+      ),
+    );
+  const pull = subcommand(auth, "pull-token", "registry pull credentials");
+  pull
+    .command("create")
+    .description("create registry pull credentials for ORG (token: --token or WHARF_TOKEN)")
+    .option("--parent <org>", "the organization uid")
+    .option("--ttl <duration>", "lifetime, up to 8760h", "720h")
+    .option("--name <name>", "a name for the credentials")
+    .action(
+      serverAction(io, async (o) =>
+        (await import("./pull-token.js")).runPullTokenCreate(pullTokenOptions(o), io.env, io),
+      ),
+    );
+  pull
+    .command("revoke")
+    .description("revoke them: delete the identity's role bindings, then the identity")
+    .option("--identity <uid>", "the pull token's username")
+    .action(
+      serverAction(io, async (o) =>
+        (await import("./pull-token.js")).runPullTokenRevoke(pullTokenOptions(o), io.env, io),
+      ),
+    );
+}
+
+function pullTokenOptions(o: Record<string, unknown>) {
+  const values: Record<string, string> = {};
+  for (const key of ["parent", "ttl", "name", "identity", "apiUrl", "token"]) {
+    const value = text(o[key]);
+    if (value !== undefined) values[key] = value;
+  }
+  return values;
+}

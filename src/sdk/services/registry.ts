@@ -1,0 +1,11 @@
+import { ImagesService } from "../../gen/platform/registry/v2/images_pb.js";
+import { ReposService } from "../../gen/platform/registry/v2/repos_pb.js";
+import { TagsService } from "../../gen/platform/registry/v2/tags_pb.js";
+import type { ServiceTable } from "../service-clients.js";
+
+/** The services of the registry domain (`client.registry.…`). */
+export const REGISTRY_SERVICES = {
+  repos: ReposService,
+  tags: TagsService,
+  images: ImagesService,
+} as const satisfies ServiceTable[string];
