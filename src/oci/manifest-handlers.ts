@@ -1,15 +1,15 @@
 import { pullEvent, pushEvent, type RegistryEventFacts } from "../events/registry-events.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { DeleteTagRequestSchema } from "../gen/platform/registry/v2/tags_pb.js";
+import { commitManifest } from "../registry/data-plane/manifest-commit.js";
+import type { ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import { digestOf, isDigest, parseDigest } from "../registry/digest.js";
 import { MAX_MANIFEST_BYTES, parseManifest } from "../registry/manifest-parser.js";
 import type { RepoRow } from "../storage/store.js";
 import { type CachedManifest, manifestCacheOf } from "./manifest-cache.js";
-import { commitManifest } from "./manifest-commit.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { readBody } from "./read-body.js";
 import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
-import type { ResolvedName } from "./repo-resolver.js";
 import { TAG } from "./routes.js";
 
 type Reference = { digest: string } | { tag: string };

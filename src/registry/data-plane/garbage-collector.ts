@@ -1,6 +1,5 @@
-import type { Clock } from "../core/clock.js";
-import { parseDigest } from "../registry/digest.js";
-import type { BlobDriver } from "../storage/blobs/blob-driver.js";
+import type { Clock } from "../../core/clock.js";
+import type { BlobDriver } from "../../storage/blobs/blob-driver.js";
 import {
   BLOBS_PREFIX,
   blobKey,
@@ -8,9 +7,10 @@ import {
   parseUploadKey,
   UPLOADS_PREFIX,
   uploadKey,
-} from "../storage/blobs/blob-layout.js";
-import type { GarbageBounds } from "../storage/registry-store.js";
-import type { Store } from "../storage/store.js";
+} from "../../storage/blobs/blob-layout.js";
+import type { GarbageBounds } from "../../storage/registry-store.js";
+import type { Store } from "../../storage/store.js";
+import { parseDigest } from "../digest.js";
 
 /** How far back garbage collection looks before removing anything. */
 export interface GarbageCollectionOptions {

@@ -1,13 +1,13 @@
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { setBounded } from "../core/bounded-map.js";
-import type { Clock } from "../core/clock.js";
-import { createDigester, type Digest, type DigestAlgorithm } from "../registry/digest.js";
-import type { BlobDriver } from "../storage/blobs/blob-driver.js";
-import { blobKey, newUploadId, uploadKey } from "../storage/blobs/blob-layout.js";
-import type { BlobRow, UploadRow } from "../storage/registry-store.js";
-import type { Store } from "../storage/store.js";
-import { OciError, ociError } from "./oci-errors.js";
+import { setBounded } from "../../core/bounded-map.js";
+import type { Clock } from "../../core/clock.js";
+import type { BlobDriver } from "../../storage/blobs/blob-driver.js";
+import { blobKey, newUploadId, uploadKey } from "../../storage/blobs/blob-layout.js";
+import type { BlobRow, UploadRow } from "../../storage/registry-store.js";
+import type { Store } from "../../storage/store.js";
+import { InvalidDigestError, UploadRangeError, UploadSessionError } from "../content-errors.js";
+import { createDigester, type Digest, type DigestAlgorithm } from "../digest.js";
 import { createUploadHasher, type RunningDigest, type UploadHasher } from "./upload-hasher.js";
 
 /** Upload sessions over the blob driver: chunks append to the session's `uploadKey`; finishing verifies and commits. */
@@ -17,14 +17,14 @@ export interface BlobUploads {
   get(id: string): Promise<UploadRow | undefined>;
   /**
    * Appends `body` to the session; `rangeStart` (from Content-Range) must equal the bytes received
-   * so far, else 416 RANGE_INVALID carrying the current range. Returns the new size. A body that
+   * so far, else UploadRangeError carrying the size received. Returns the new size. A body that
    * breaks off midway leaves the session at its previous size. `length` is the body's declared
    * length when known (it picks where the running hash is computed).
    */
   append(upload: UploadRow, body: Readable, rangeStart?: number, length?: number): Promise<number>;
   /**
    * Appends the optional final `body`, checks the content against `digest` and makes the blob
-   * visible in the session's repo; the session ends either way. A mismatch is DIGEST_INVALID and
+   * visible in the session's repo; the session ends either way. A mismatch is InvalidDigestError and
    * stores nothing.
    */
   finish(upload: UploadRow, digest: Digest, body?: Readable, length?: number): Promise<BlobRow>;
@@ -125,9 +125,9 @@ export function createBlobUploads(opts: {
   /**
    * Throws, ending the session, unless its stored bytes are exactly the `size` its row records. A
    * crash mid-chunk can leave bytes past the recorded size: appending after them or hashing them
-   * would corrupt the blob, and no driver can cut them off (BLOB_UPLOAD_INVALID). A crash while
+   * would corrupt the blob, and no driver can cut them off (UploadSessionError `broken`). A crash while
    * finishing can leave a row whose bytes were already moved to the blob's key but never linked
-   * (BLOB_UPLOAD_UNKNOWN: nothing of the session is left). `drain` discards the request body first.
+   * (UploadSessionError `gone`: nothing of the session is left). `drain` discards the request body first.
    */
   async function requireIntactSession(upload: UploadRow, drain: () => void): Promise<void> {
     const stored = await blobs.stat(uploadKey(upload.id));
@@ -137,12 +137,12 @@ export function createBlobUploads(opts: {
     await store.uploads.delete(upload.id);
     await blobs.delete(uploadKey(upload.id));
     if (stored === undefined) {
-      throw ociError(
-        "BLOB_UPLOAD_UNKNOWN",
+      throw new UploadSessionError(
         "the upload's bytes are gone (interrupted while finishing); start it again",
+        "gone",
       );
     }
-    throw ociError("BLOB_UPLOAD_INVALID", "the upload was interrupted mid-chunk; start it again");
+    throw new UploadSessionError("the upload was interrupted mid-chunk; start it again", "broken");
   }
 
   async function verifyAndCommit(
@@ -154,10 +154,7 @@ export function createBlobUploads(opts: {
     const actual = await contentDigest(id, digest, size);
     if (actual !== digest.hex) {
       await blobs.delete(uploadKey(id));
-      throw ociError(
-        "DIGEST_INVALID",
-        `content digest is ${digest.algorithm}:${actual}, not ${digest.value}`,
-      );
+      throw new InvalidDigestError(`content digest is ${digest.algorithm}:${actual}, not ${digest.value}`);
     }
     return commit(id, repoUid, digest, size);
   }
@@ -190,11 +187,9 @@ export function createBlobUploads(opts: {
     async append(upload, body, rangeStart, length) {
       if (rangeStart !== undefined && rangeStart !== upload.size) {
         body.resume();
-        throw new OciError(
-          "RANGE_INVALID",
+        throw new UploadRangeError(
           `chunk starts at ${rangeStart}, but ${upload.size} bytes were received so far`,
-          undefined,
-          { range: `0-${Math.max(upload.size - 1, 0)}` },
+          upload.size,
         );
       }
       await requireIntactSession(upload, () => body.resume());
@@ -212,7 +207,7 @@ export function createBlobUploads(opts: {
       if (tracked) tracked.size = size;
       if (!(await store.uploads.advance(upload.id, upload.size, size, clock.now()))) {
         forget(upload.id);
-        throw ociError("BLOB_UPLOAD_INVALID", "the upload changed concurrently; restart it");
+        throw new UploadSessionError("the upload changed concurrently; restart it", "broken");
       }
       upload.size = size;
       return size;

@@ -1,15 +1,19 @@
 import { Code } from "@connectrpc/connect";
-import type { Clock } from "../core/clock.js";
-import type { Principal } from "../core/context.js";
-import { invalidArgument, isDomainError } from "../core/errors.js";
-import { MAX_GROUP_NAME_LENGTH, MAX_REPO_NAME_LENGTH, pathComponentProblem } from "../core/registry-name.js";
-import { newChildUid } from "../core/uidp.js";
-import type { EventRecorder } from "../events/event-recorder.js";
-import { GroupSchema } from "../gen/platform/iam/v2/groups_pb.js";
-import { RepoSchema } from "../gen/platform/registry/v2/repos_pb.js";
-import { groupMessage } from "../iam/group-mapping.js";
-import { repoMessage } from "../registry/mapping.js";
-import type { GroupRow, RepoRow, Store } from "../storage/store.js";
+import type { Clock } from "../../core/clock.js";
+import type { Principal } from "../../core/context.js";
+import { invalidArgument, isDomainError } from "../../core/errors.js";
+import {
+  MAX_GROUP_NAME_LENGTH,
+  MAX_REPO_NAME_LENGTH,
+  pathComponentProblem,
+} from "../../core/registry-name.js";
+import { newChildUid } from "../../core/uidp.js";
+import type { EventRecorder } from "../../events/event-recorder.js";
+import { GroupSchema } from "../../gen/platform/iam/v2/groups_pb.js";
+import { RepoSchema } from "../../gen/platform/registry/v2/repos_pb.js";
+import { groupMessage } from "../../iam/group-mapping.js";
+import type { GroupRow, RepoRow, Store } from "../../storage/store.js";
+import { repoMessage } from "../mapping.js";
 
 /**
  * An image path `<org>/<subgroups…>/<repo>` resolved against the group tree: how far it exists.
