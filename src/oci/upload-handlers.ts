@@ -75,13 +75,7 @@ async function mountBlob(deps: RegistryDeps, ex: Exchange, digest: string, from:
     const source = await authorize(deps, ex, from, "pull");
     if (!source.resolved.repo) return false;
     const sourceUid = source.resolved.repo.uid;
-    return await deps.store.transaction(async (tx) => {
-      await tx.garbage.lockRegistry("shared");
-      const blob = await tx.blobs.getLinked(sourceUid, digest);
-      if (!blob) return false;
-      await tx.blobs.link(repoUid, blob, deps.clock.now());
-      return true;
-    });
+    return await deps.uploads.mount(sourceUid, repoUid, digest);
   } catch {
     // Not allowed, not there, or a bad digest: the spec says fall back to a regular upload.
     return false;

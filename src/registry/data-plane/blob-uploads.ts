@@ -8,6 +8,7 @@ import type { BlobRow, UploadRow } from "../../storage/registry-store.js";
 import type { Store } from "../../storage/store.js";
 import { InvalidDigestError, UploadRangeError, UploadSessionError } from "../content-errors.js";
 import { createDigester, type Digest, type DigestAlgorithm } from "../digest.js";
+import { inRegistryLock } from "./registry-lock.js";
 import { createUploadHasher, type RunningDigest, type UploadHasher } from "./upload-hasher.js";
 
 /** Upload sessions over the blob driver: chunks append to the session's `uploadKey`; finishing verifies and commits. */
@@ -32,6 +33,11 @@ export interface BlobUploads {
   cancel(upload: UploadRow): Promise<void>;
   /** A whole blob in one request (POST with `digest`), verified like `finish`. */
   putMonolithic(repoUid: string, digest: Digest, body: Readable, length?: number): Promise<BlobRow>;
+  /**
+   * Links blob `digest` of repo `fromRepoUid` into repo `repoUid` (a cross-repository mount), under
+   * the shared registry lock; false when `fromRepoUid` does not link it.
+   */
+  mount(fromRepoUid: string, repoUid: string, digest: string): Promise<boolean>;
   /** Drops the running hashes and stops the hashing worker (the registry server's close calls it). */
   close(): Promise<void>;
 }
@@ -109,8 +115,7 @@ export function createBlobUploads(opts: {
     const target = blobKey(digest);
     const now = clock.now();
     const row: BlobRow = { digest: digest.value, size, createTime: now };
-    await store.transaction(async (tx) => {
-      await tx.garbage.lockRegistry("shared");
+    await inRegistryLock(store, "shared", async (tx) => {
       const existing = await blobs.stat(target);
       if (existing && existing.size === size) await blobs.delete(uploadKey(id));
       else if (size === 0) {
@@ -243,6 +248,15 @@ export function createBlobUploads(opts: {
         await blobs.delete(uploadKey(id));
         throw err;
       }
+    },
+
+    mount(fromRepoUid, repoUid, digest) {
+      return inRegistryLock(store, "shared", async (tx) => {
+        const blob = await tx.blobs.getLinked(fromRepoUid, digest);
+        if (!blob) return false;
+        await tx.blobs.link(repoUid, blob, clock.now());
+        return true;
+      });
     },
 
     async close() {

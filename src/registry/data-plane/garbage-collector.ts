@@ -11,6 +11,7 @@ import {
 import type { GarbageBounds } from "../../storage/registry-store.js";
 import type { Store } from "../../storage/store.js";
 import { parseDigest } from "../digest.js";
+import { inRegistryLock } from "./registry-lock.js";
 
 /** How far back garbage collection looks before removing anything. */
 export interface GarbageCollectionOptions {
@@ -97,11 +98,7 @@ export async function collectGarbage(
     current.bytesFreed = report.bytes;
     options.onProgress?.({ ...current });
   };
-  const exclusively = <T>(fn: (tx: Store) => Promise<T>) =>
-    store.transaction(async (tx) => {
-      await tx.garbage.lockRegistry("exclusive");
-      return fn(tx);
-    });
+  const exclusively = <T>(fn: (tx: Store) => Promise<T>) => inRegistryLock(store, "exclusive", fn);
 
   phase("uploads");
   for (const upload of await store.uploads.staleBefore(uploadCutoff)) {

@@ -2,6 +2,7 @@ import { newChildUid } from "../../core/uidp.js";
 import type { RepoRow, Store } from "../../storage/store.js";
 import { MissingReferenceError } from "../content-errors.js";
 import { EMPTY_BLOB_DIGEST, type ParsedManifest } from "../manifest-parser.js";
+import { withRegistryLock } from "./registry-lock.js";
 
 /**
  * Stores a validated manifest in `repo` and, with `tag`, points the tag at it (keeping its
@@ -26,7 +27,7 @@ export async function commitManifest(
 ): Promise<void> {
   const { repo, name, digest, content, parsed, now } = args;
   await store.transaction(async (tx) => {
-    await tx.garbage.lockRegistry("shared");
+    await withRegistryLock(tx, "shared");
     for (const reference of parsed.references) {
       const present =
         reference.kind === "manifest"
