@@ -3,7 +3,7 @@ import { pipeline } from "node:stream/promises";
 import { setBounded } from "../../core/bounded-map.js";
 import type { Clock } from "../../core/clock.js";
 import type { BlobDriver } from "../../storage/blobs/blob-driver.js";
-import { blobKey, newUploadId, uploadKey } from "../../storage/blobs/blob-layout.js";
+import { blobKey, isUploadId, newUploadId, uploadKey } from "../../storage/blobs/blob-layout.js";
 import type { BlobRow, UploadRow } from "../../storage/registry-store.js";
 import type { Store } from "../../storage/store.js";
 import { InvalidDigestError, UploadRangeError, UploadSessionError } from "../content-errors.js";
@@ -15,7 +15,8 @@ import { createUploadHasher, type RunningDigest, type UploadHasher } from "./upl
 export interface BlobUploads {
   /** Opens a session for `repoUid` on behalf of `identityUid`. */
   start(repoUid: string, identityUid: string): Promise<UploadRow>;
-  get(id: string): Promise<UploadRow | undefined>;
+  /** The session `id`, or undefined when there is none (or `id` is no upload id at all). */
+  get(id: string): Promise<UploadSession | undefined>;
   /**
    * Appends `body` to the session; `rangeStart` (from Content-Range) must equal the bytes received
    * so far, else UploadRangeError carrying the size received. Returns the new size. A body that
@@ -41,6 +42,9 @@ export interface BlobUploads {
   /** Drops the running hashes and stops the hashing worker (the registry server's close calls it). */
   close(): Promise<void>;
 }
+
+/** An upload session: its id, repo, starter and the bytes received so far. */
+export type UploadSession = UploadRow;
 
 const MAX_RUNNING_HASHES = 10_000;
 
@@ -187,7 +191,7 @@ export function createBlobUploads(opts: {
       return row;
     },
 
-    get: (id) => store.uploads.get(id),
+    get: async (id) => (isUploadId(id) ? store.uploads.get(id) : undefined),
 
     async append(upload, body, rangeStart, length) {
       if (rangeStart !== undefined && rangeStart !== upload.size) {
