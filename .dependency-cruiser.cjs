@@ -67,6 +67,16 @@ module.exports = {
       to: { path: `${DOMAINS}|^src/(oci|plain-routes)/` },
     },
     {
+      name: "oci-not-to-storage",
+      severity: "error",
+      comment:
+        "oci/ is the registry's HTTP edge (routes, auth challenge, request parsing, OCI error bodies); " +
+        "blobs, manifests, tags, uploads and GC are the registry domain's (src/registry/data-plane/, " +
+        "ADR 0008), so a handler reaches content only through its functions, never the store or a blob driver.",
+      from: { path: "^src/oci/" },
+      to: { path: SEAMS },
+    },
+    {
       name: "domains-not-to-edges-or-composition",
       severity: "error",
       comment:

@@ -33,19 +33,20 @@ import { resolveSessionGrants, sessionGrantUids } from "./login/session-grants.j
 import type { GcMetrics } from "./observability/gc-metrics.js";
 import { createReadinessCheck, writeBlobProbe } from "./observability/readiness.js";
 import { createServerMetrics } from "./observability/server-metrics.js";
-import { createBlobUploads } from "./oci/blob-uploads.js";
-import { collectGarbage } from "./oci/garbage-collector.js";
-import { createPublicContent } from "./oci/public-content.js";
 import { ANONYMOUS_SUBJECT, createRegistryAuthenticator } from "./oci/registry-auth.js";
 import { createRegistryGate } from "./oci/registry-gate.js";
 import type { RegistryDeps } from "./oci/registry-request.js";
 import type { RegistryServer } from "./oci/registry-server.js";
 import { startRegistryServer } from "./oci/registry-server.js";
-import { createRepoResolver } from "./oci/repo-resolver.js";
 import { createUpstreamOidc } from "./oidc/upstream-oidc-client.js";
 import { createFederationRoutes } from "./plain-routes/federation-routes.js";
 import { createLoginRoutes } from "./plain-routes/login-routes.js";
 import { createVulnReportRoutes } from "./plain-routes/vuln-report-routes.js";
+import { createBlobUploads } from "./registry/data-plane/blob-uploads.js";
+import { collectGarbage } from "./registry/data-plane/garbage-collector.js";
+import { createPublicContent } from "./registry/data-plane/public-content.js";
+import { createRegistryContent } from "./registry/data-plane/registry-content.js";
+import { createRepoResolver } from "./registry/data-plane/repo-resolver.js";
 import { createServiceBindings } from "./service-bindings.js";
 import { bindBlobStore } from "./storage/blob-store-identity.js";
 import type { BlobDriver } from "./storage/blobs/blob-driver.js";
@@ -351,8 +352,7 @@ async function startRegistry(
     pullTokens: parts.pullTokens,
   });
   deps = {
-    store,
-    blobs,
+    content: createRegistryContent({ store, blobs, clock, events }),
     uploads: createBlobUploads({ store, blobs, clock }),
     resolver: createRepoResolver({ store, clock, events }),
     auth,

@@ -31,18 +31,19 @@ export function pathComponentProblem(value: string, maxLength: number): string |
 
 /**
  * Throws INVALID_ARGUMENT naming `field` unless `value` is a group name usable in registry paths:
- * a path component of 1 to MAX_GROUP_NAME_LENGTH characters.
+ * a path component of 1 to MAX_GROUP_NAME_LENGTH characters. The description starts with
+ * `subject` (default: the field's name), e.g. `group name "x"` where a path holds several names.
  */
-export function validateGroupName(value: string, field = "name"): void {
+export function validateGroupName(value: string, field = "name", subject = field): void {
   const problem = pathComponentProblem(value, MAX_GROUP_NAME_LENGTH);
-  if (problem) throw invalidArgument(field, `${field} ${problem}`);
+  if (problem) throw invalidArgument(field, `${subject} ${problem}`);
 }
 
 /**
  * Throws INVALID_ARGUMENT naming `field` unless `value` is a repo name usable in registry paths:
- * a path component of 1 to MAX_REPO_NAME_LENGTH characters.
+ * a path component of 1 to MAX_REPO_NAME_LENGTH characters. `subject` as for validateGroupName.
  */
-export function validateRepoName(value: string, field = "name"): void {
+export function validateRepoName(value: string, field = "name", subject = field): void {
   const problem = pathComponentProblem(value, MAX_REPO_NAME_LENGTH);
-  if (problem) throw invalidArgument(field, `${field} ${problem}`);
+  if (problem) throw invalidArgument(field, `${subject} ${problem}`);
 }

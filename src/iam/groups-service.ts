@@ -14,7 +14,7 @@ import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import { validateGroupName } from "../core/registry-name.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { newChildUid, newRootUid, parentOf, requireUidp } from "../core/uidp.js";
+import { newChildUid, parentOf, requireUidp } from "../core/uidp.js";
 import { validateDescription } from "../core/validation.js";
 import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
@@ -25,6 +25,7 @@ import {
 } from "../gen/platform/iam/v2/groups_pb.js";
 import type { GroupChildren, GroupRow } from "../storage/iam-store.js";
 import type { Store } from "../storage/store.js";
+import { createGroupIn, newGroupRow, validateNewGroup } from "./group-creation.js";
 import { groupMessage } from "./group-mapping.js";
 import type { IamServiceDeps } from "./service-deps.js";
 
@@ -79,8 +80,7 @@ export function createGroupsService(deps: IamServiceDeps): ServiceHandlers<typeo
     async createGroup(req, ctx) {
       const principal = principalOf(ctx);
       const input = req.group;
-      validateGroupName(input?.name ?? "");
-      validateDescription(input?.description ?? "");
+      validateNewGroup(input?.name ?? "", input?.description ?? "");
       const parent = req.parent;
       if (parent === "") requireMayNameOrganization(principal, input?.name ?? "");
       // A token outlives a deleted identity; an organization must not be created for a ghost.
@@ -93,17 +93,9 @@ export function createGroupsService(deps: IamServiceDeps): ServiceHandlers<typeo
         if (!(await store.groups.get(parent))) throw notFound("group", parent);
       }
       const now = ctx.clock.now();
-      const row: GroupRow = {
-        uid: parent === "" ? newRootUid() : newChildUid(parent),
-        name: input?.name ?? "",
-        description: input?.description ?? "",
-        verified: false,
-        createTime: now,
-        updateTime: now,
-      };
-      const message = groupMessage(row);
+      const row = newGroupRow(parent, input?.name ?? "", input?.description ?? "", now);
       const insertGroup = async (tx: Store) => {
-        await tx.groups.insert(row);
+        await createGroupIn(tx, deps, ctx, row, parent);
         // Whoever creates an organization owns it; the administrator needs no binding.
         if (parent === "" && !principal.isAdmin) {
           // Checked again under the lock: an identity deleted meanwhile must not own the new org.
@@ -120,16 +112,9 @@ export function createGroupsService(deps: IamServiceDeps): ServiceHandlers<typeo
           });
         }
       };
-      await recordedMutation(deps, ctx, insertGroup, {
-        resource: "group",
-        verb: "created",
-        subject: row.uid,
-        group: row.uid,
-        schema: GroupSchema,
-        body: message,
-      });
+      await store.transaction(insertGroup, ctx.signal);
       if (parent === "") deps.bindingsChanged(principal.identityUid);
-      return message;
+      return groupMessage(row);
     },
 
     async updateGroup(req, ctx) {

@@ -1,6 +1,5 @@
 import { type Digest, parseDigest } from "../registry/digest.js";
 import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST } from "../registry/manifest-parser.js";
-import { blobKey } from "../storage/blobs/blob-layout.js";
 import { sendBlobBytes, sendBlobHead } from "./blob-content.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
@@ -35,7 +34,7 @@ export async function getBlob(
     publicFallback: async (r) => (r.repo ? deps.publicContent.blob(r.repo.uid, digest.value) : false),
   });
   const repo = existingRepo(resolved);
-  const blob = await deps.store.blobs.getLinked(repo.uid, digest.value);
+  const blob = await deps.content.linkedBlob(repo.uid, digest.value);
   const headers = {
     "content-type": "application/octet-stream",
     "docker-content-digest": digest.value,
@@ -56,7 +55,6 @@ export async function getBlob(
       "content-range": `bytes */${blob.size}`,
     });
   }
-  const key = blobKey(digest);
   const [status, answer] = range
     ? ([
         206,
@@ -67,8 +65,8 @@ export async function getBlob(
         },
       ] as const)
     : ([200, { ...headers, "content-length": blob.size }] as const);
-  if (ex.head || blob.size === 0) return sendBlobHead(deps.blobs, ex, key, status, answer);
-  await sendBlobBytes(deps.blobs, ex, key, status, answer, range);
+  if (ex.head || blob.size === 0) return sendBlobHead(deps.content, ex, digest, status, answer);
+  await sendBlobBytes(deps.content, ex, digest, status, answer, range);
 }
 
 /** DELETE `/v2/<name>/blobs/<digest>`: unlinks the blob from the repo (GC reclaims the bytes). 202. */
@@ -81,7 +79,7 @@ export async function deleteBlob(
   const digest = readDigest(digestValue, name);
   const { resolved } = await authorize(deps, ex, name, "delete");
   const repo = existingRepo(resolved);
-  if (!(await deps.store.blobs.unlink(repo.uid, digest.value))) {
+  if (!(await deps.content.unlinkBlob(repo.uid, digest.value))) {
     throw ociError("BLOB_UNKNOWN", `blob ${digest.value} is not in ${name}`);
   }
   ex.res.writeHead(202, { "content-length": 0, "docker-content-digest": digest.value });

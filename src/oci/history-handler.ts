@@ -1,4 +1,3 @@
-import { tagHistoryPage } from "../registry/tag-history.js";
 import { ociError } from "./oci-errors.js";
 import { authorize, type Exchange, existingRepo, type RegistryDeps, sendJson } from "./registry-request.js";
 import { TAG } from "./routes.js";
@@ -53,13 +52,8 @@ export async function tagHistory(deps: RegistryDeps, ex: Exchange, name: string,
   const repo = existingRepo(resolved);
   const start = parseTimestampParam("start", ex.url.searchParams.get("start"));
   const end = parseTimestampParam("end", ex.url.searchParams.get("end"));
-  const rows = await tagHistoryPage(deps.store, { repoUid: repo.uid, tagName: tag, start, end });
-  if (
-    rows.length === 0 &&
-    (await deps.store.tags.history({ repoUid: repo.uid, tagName: tag, limit: 1 })).length === 0
-  ) {
-    throw ociError("MANIFEST_UNKNOWN", `tag ${tag} is not in ${name}`);
-  }
+  const rows = await deps.content.tagHistory(repo.uid, tag, { start, end });
+  if (rows === undefined) throw ociError("MANIFEST_UNKNOWN", `tag ${tag} is not in ${name}`);
   sendJson(ex, {
     history: rows.map((r) => ({
       updateTimestamp: new Date(r.updateTime).toISOString(),

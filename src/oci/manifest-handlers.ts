@@ -1,15 +1,12 @@
 import { pullEvent, pushEvent, type RegistryEventFacts } from "../events/registry-events.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import { DeleteTagRequestSchema } from "../gen/platform/registry/v2/tags_pb.js";
+import type { StoredManifest } from "../registry/data-plane/registry-content.js";
+import type { ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import { digestOf, isDigest, parseDigest } from "../registry/digest.js";
 import { MAX_MANIFEST_BYTES, parseManifest } from "../registry/manifest-parser.js";
-import type { RepoRow } from "../storage/registry-store.js";
-import { type CachedManifest, manifestCacheOf } from "./manifest-cache.js";
-import { commitManifest } from "./manifest-commit.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { readBody } from "./read-body.js";
 import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
-import type { ResolvedName } from "./repo-resolver.js";
 import { TAG } from "./routes.js";
 
 type Reference = { digest: string } | { tag: string };
@@ -55,26 +52,23 @@ function publicManifest(deps: RegistryDeps, reference: string) {
  */
 async function manifestOfReference(
   deps: RegistryDeps,
-  repo: RepoRow,
+  repo: { uid: string; name: string },
   name: string,
   reference: string,
-): Promise<CachedManifest> {
+): Promise<StoredManifest> {
   const ref = readReference(reference);
   if (ref === undefined) throw unknownReference(reference, name);
-  const cache = manifestCacheOf(deps.store);
   let digest: string;
   if ("digest" in ref) digest = ref.digest;
   else {
-    const tag = await deps.store.tags.getByName(repo.uid, ref.tag);
-    if (!tag) throw ociError("MANIFEST_UNKNOWN", `tag ${ref.tag} is not in ${repo.name}`);
-    digest = tag.digest;
-    const hit = cache.get(repo.uid, digest);
+    const tagged = await deps.content.tagDigest(repo.uid, ref.tag);
+    if (tagged === undefined) throw ociError("MANIFEST_UNKNOWN", `tag ${ref.tag} is not in ${repo.name}`);
+    digest = tagged;
+    const hit = deps.content.cachedManifest(repo.uid, digest);
     if (hit) return hit;
   }
-  const row = await deps.store.manifests.get(repo.uid, digest);
-  if (!row) throw ociError("MANIFEST_UNKNOWN", `manifest ${digest} is not in ${name}`);
-  const manifest: CachedManifest = { digest: row.digest, mediaType: row.mediaType, content: row.content };
-  cache.set(repo.uid, manifest);
+  const manifest = await deps.content.manifest(repo.uid, digest);
+  if (!manifest) throw ociError("MANIFEST_UNKNOWN", `manifest ${digest} is not in ${name}`);
   return manifest;
 }
 
@@ -148,7 +142,6 @@ export async function putManifest(
   }
   const parsed = parseManifest(content, ex.req.headers["content-type"]);
   const repo = await deps.resolver.ensureRepo(resolved, caller.principal);
-  manifestCacheOf(deps.store).forget(repo.uid, digest);
   const now = deps.clock.now();
   const facts: RegistryEventFacts = {
     req: ex.req,
@@ -161,7 +154,7 @@ export async function putManifest(
     ...("tag" in ref ? { tag: ref.tag } : {}),
     time: now,
   };
-  await commitManifest(deps.store, {
+  await deps.content.pushManifest({
     repo,
     name,
     digest,
@@ -199,39 +192,13 @@ export async function deleteManifest(
   const { caller, resolved } = await authorize(deps, ex, name, "delete", { instead });
   const repo = existingRepo(resolved);
   if (ref === undefined) throw unknownReference(reference, name);
-  const now = deps.clock.now();
-  const ctx = { principal: caller.principal, clock: deps.clock };
-  await deps.store.transaction(async (tx) => {
-    const tagDeleted = (uid: string) =>
-      deps.events.change(tx, ctx, {
-        resource: "tag",
-        verb: "deleted",
-        subject: uid,
-        group: repo.uid,
-        schema: DeleteTagRequestSchema,
-        body: { uid },
-      });
-    if ("tag" in ref) {
-      const tag = await tx.tags.getByName(repo.uid, ref.tag);
-      if (!tag || !(await tx.tags.delete(tag.uid, now))) {
-        throw ociError("MANIFEST_UNKNOWN", `tag ${ref.tag} is not in ${name}`);
-      }
-      await tagDeleted(tag.uid);
-      return;
+  if ("tag" in ref) {
+    if (!(await deps.content.deleteTag(repo.uid, ref.tag, caller.principal))) {
+      throw ociError("MANIFEST_UNKNOWN", `tag ${ref.tag} is not in ${name}`);
     }
-    if (!(await tx.manifests.delete(repo.uid, ref.digest))) {
-      throw ociError("MANIFEST_UNKNOWN", `manifest ${ref.digest} is not in ${name}`);
-    }
-    const tags = await tx.tags.list(
-      { uidp: { childrenOf: repo.uid }, digest: ref.digest },
-      { order: { field: "uid", desc: false }, limit: 10_000, skip: 0 },
-    );
-    for (const tag of tags.rows) {
-      await tx.tags.delete(tag.uid, now);
-      await tagDeleted(tag.uid);
-    }
-  });
-  if (!("tag" in ref)) manifestCacheOf(deps.store).forget(repo.uid, ref.digest);
+  } else if (!(await deps.content.deleteManifest(repo.uid, ref.digest, caller.principal))) {
+    throw ociError("MANIFEST_UNKNOWN", `manifest ${ref.digest} is not in ${name}`);
+  }
   ex.res.writeHead(202, { "content-length": 0 });
   ex.res.end();
 }

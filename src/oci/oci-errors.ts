@@ -1,7 +1,14 @@
 import type { ServerResponse } from "node:http";
 import { Code } from "@connectrpc/connect";
 import { isDomainError } from "../core/errors.js";
-import { InvalidDigestError, InvalidManifestError } from "../registry/content-errors.js";
+import {
+  ContentMissingError,
+  InvalidDigestError,
+  InvalidManifestError,
+  MissingReferenceError,
+  UploadRangeError,
+  UploadSessionError,
+} from "../registry/content-errors.js";
 
 /**
  * The error codes of the OCI Distribution Spec (plus the Docker-era ones clients still expect),
@@ -71,8 +78,10 @@ export function ociError(code: OciErrorCode, message: string, detail?: unknown):
 }
 
 /**
- * The OciError for anything a handler threw: OciErrors as they are; the registry's content errors as
- * DIGEST_INVALID and MANIFEST_INVALID; DomainErrors of the platform by their gRPC code (NOT_FOUND →
+ * The OciError for anything a handler threw: OciErrors as they are; the registry's content errors
+ * (src/registry/content-errors.ts) as DIGEST_INVALID, MANIFEST_INVALID, MANIFEST_BLOB_UNKNOWN or
+ * MANIFEST_UNKNOWN (400), BLOB_UPLOAD_UNKNOWN, BLOB_UPLOAD_INVALID, RANGE_INVALID and (lost content)
+ * BLOB_UNKNOWN; DomainErrors of the platform by their gRPC code (NOT_FOUND →
  * NAME_UNKNOWN, PERMISSION_DENIED → DENIED, …); anything else is an internal error whose message is
  * not shown to the client.
  */
@@ -80,6 +89,19 @@ export function toOciError(err: unknown): OciError {
   if (err instanceof OciError) return err;
   if (err instanceof InvalidDigestError) return ociError("DIGEST_INVALID", err.message);
   if (err instanceof InvalidManifestError) return ociError("MANIFEST_INVALID", err.message, err.detail);
+  if (err instanceof MissingReferenceError) {
+    const code = err.kind === "manifest" ? "MANIFEST_UNKNOWN" : "MANIFEST_BLOB_UNKNOWN";
+    return new OciError(code, err.message, { digest: err.digest }, {}, 400);
+  }
+  if (err instanceof UploadSessionError) {
+    return ociError(err.state === "gone" ? "BLOB_UPLOAD_UNKNOWN" : "BLOB_UPLOAD_INVALID", err.message);
+  }
+  if (err instanceof UploadRangeError) {
+    return new OciError("RANGE_INVALID", err.message, undefined, {
+      range: `0-${Math.max(err.received - 1, 0)}`,
+    });
+  }
+  if (err instanceof ContentMissingError) return new ContentLostError(err.message, err.key);
   if (isDomainError(err)) {
     switch (err.code) {
       case Code.NotFound:

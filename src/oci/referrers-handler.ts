@@ -20,7 +20,7 @@ export async function listReferrers(
   });
   const repo = existingRepo(resolved);
   const artifactType = ex.url.searchParams.get("artifactType") ?? undefined;
-  const rows = await deps.store.manifests.referrers(repo.uid, digest.value, artifactType);
+  const rows = await deps.content.referrers(repo.uid, digest.value, artifactType);
   const index = {
     schemaVersion: 2,
     mediaType: OCI_INDEX,

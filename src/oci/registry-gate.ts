@@ -1,4 +1,5 @@
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import type { ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import { ociError } from "./oci-errors.js";
 import {
   type RegistryAction,
@@ -6,7 +7,6 @@ import {
   type RegistryCaller,
   tokenAllows,
 } from "./registry-auth.js";
-import type { ResolvedName } from "./repo-resolver.js";
 
 /** Capabilities each action needs at the repo (or, for a repo a push will create, at its deepest group). */
 export const ACTION_CAPABILITIES: Record<RegistryAction, readonly Capability[]> = {

@@ -7,21 +7,20 @@ import type { PullEventBuffer } from "../events/pull-event-buffer.js";
 import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import type { ReadinessReport } from "../observability/readiness.js";
 import type { RegistryMetrics } from "../observability/registry-metrics.js";
+import type { BlobUploads } from "../registry/data-plane/blob-uploads.js";
+import type { PublicContent } from "../registry/data-plane/public-content.js";
+import type { RegistryContent } from "../registry/data-plane/registry-content.js";
+import type { RepoResolver, ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import type { ParsedManifest } from "../registry/manifest-parser.js";
-import type { BlobDriver } from "../storage/blobs/blob-driver.js";
-import type { Store } from "../storage/store.js";
-import type { BlobUploads } from "./blob-uploads.js";
 import { ociError } from "./oci-errors.js";
-import type { PublicContent } from "./public-content.js";
 import type { RegistryAction, RegistryAuthenticator, RegistryCaller } from "./registry-auth.js";
 import type { RegistryGate } from "./registry-gate.js";
-import type { RepoResolver, ResolvedName } from "./repo-resolver.js";
 import { REPOSITORY_NAME } from "./routes.js";
 
 /** Everything the registry handlers use, built once by the composition root. */
 export interface RegistryDeps {
-  store: Store;
-  blobs: BlobDriver;
+  /** Blobs, manifests, tags and their history (the registry domain; the edge never sees the store). */
+  content: RegistryContent;
   uploads: BlobUploads;
   resolver: RepoResolver;
   auth: RegistryAuthenticator;

@@ -22,7 +22,7 @@ export async function listTags(deps: RegistryDeps, ex: Exchange, name: string): 
   }
   const limit = n === undefined ? Number.MAX_SAFE_INTEGER : n + 1;
   const names =
-    n === 0 ? [] : await deps.store.tags.names(repo.uid, { ...(last ? { after: last } : {}), limit });
+    n === 0 ? [] : await deps.content.tagNames(repo.uid, { ...(last ? { after: last } : {}), limit });
   const headers: Record<string, string> = {};
   if (n !== undefined && names.length > n) {
     names.length = n;

@@ -1,6 +1,5 @@
+import type { UploadSession } from "../registry/data-plane/blob-uploads.js";
 import { parseDigest } from "../registry/digest.js";
-import { isUploadId } from "../storage/blobs/blob-layout.js";
-import type { UploadRow } from "../storage/registry-store.js";
 import { ociError } from "./oci-errors.js";
 import { authorize, type Exchange, type RegistryDeps } from "./registry-request.js";
 import { REPOSITORY_NAME } from "./routes.js";
@@ -21,7 +20,7 @@ function uploadRange(size: number): string {
   return `0-${Math.max(size - 1, 0)}`;
 }
 
-function sendUploadStatus(ex: Exchange, status: 202 | 204, name: string, upload: UploadRow): void {
+function sendUploadStatus(ex: Exchange, status: 202 | 204, name: string, upload: UploadSession): void {
   ex.res.writeHead(status, {
     location: uploadLocation(name, upload.id),
     range: uploadRange(upload.size),
@@ -75,13 +74,7 @@ async function mountBlob(deps: RegistryDeps, ex: Exchange, digest: string, from:
     const source = await authorize(deps, ex, from, "pull");
     if (!source.resolved.repo) return false;
     const sourceUid = source.resolved.repo.uid;
-    return await deps.store.transaction(async (tx) => {
-      await tx.garbage.lockRegistry("shared");
-      const blob = await tx.blobs.getLinked(sourceUid, digest);
-      if (!blob) return false;
-      await tx.blobs.link(repoUid, blob, deps.clock.now());
-      return true;
-    });
+    return await deps.uploads.mount(sourceUid, repoUid, digest);
   } catch {
     // Not allowed, not there, or a bad digest: the spec says fall back to a regular upload.
     return false;
@@ -93,12 +86,12 @@ async function mountBlob(deps: RegistryDeps, ex: Exchange, digest: string, from:
  * expired since the session began (long uploads), but it must still name the repository for push,
  * and the starter's current role bindings must still allow the push.
  */
-async function sessionOf(deps: RegistryDeps, ex: Exchange, name: string, id: string): Promise<UploadRow> {
+async function sessionOf(deps: RegistryDeps, ex: Exchange, name: string, id: string): Promise<UploadSession> {
   const caller = await deps.auth.authenticate(ex.req.headers, { allowExpired: true });
   const resolved = await deps.resolver.resolve(name);
   // The token may be past its expiry, but it must name the repo, and the bindings count as they are now.
   await deps.gate.require(caller, resolved, "push");
-  const upload = isUploadId(id) ? await deps.uploads.get(id) : undefined;
+  const upload = await deps.uploads.get(id);
   if (!upload || resolved.repo?.uid !== upload.repoUid) {
     throw ociError("BLOB_UPLOAD_UNKNOWN", `upload ${id.slice(0, 64)} is not in progress for ${name}`);
   }

@@ -23,3 +23,64 @@ export class InvalidManifestError extends Error {
     this.name = "InvalidManifestError";
   }
 }
+
+/**
+ * A manifest that references a blob or child manifest the repo does not hold (`digest`): nothing
+ * was written. The registry edge answers it as OCI `MANIFEST_BLOB_UNKNOWN` (a blob) or
+ * `MANIFEST_UNKNOWN` (a manifest), both 400, with `{digest}` as detail.
+ */
+export class MissingReferenceError extends Error {
+  constructor(
+    message: string,
+    readonly kind: "blob" | "manifest",
+    readonly digest: string,
+  ) {
+    super(message);
+    this.name = "MissingReferenceError";
+  }
+}
+
+/**
+ * An upload session that cannot go on: `gone` when nothing of it is left (OCI
+ * `BLOB_UPLOAD_UNKNOWN`), `broken` when its bytes cannot be trusted or it changed concurrently (OCI
+ * `BLOB_UPLOAD_INVALID`). Either way the client starts the upload again.
+ */
+export class UploadSessionError extends Error {
+  constructor(
+    message: string,
+    readonly state: "gone" | "broken",
+  ) {
+    super(message);
+    this.name = "UploadSessionError";
+  }
+}
+
+/**
+ * A chunk that does not start where the session stands: `received` bytes so far. The registry edge
+ * answers OCI `RANGE_INVALID` (416) with the range received.
+ */
+export class UploadRangeError extends Error {
+  constructor(
+    message: string,
+    readonly received: number,
+  ) {
+    super(message);
+    this.name = "UploadRangeError";
+  }
+}
+
+/**
+ * The metadata names content the blob store no longer has (a deleted file or S3 object) at `key`:
+ * the registry lost data. The registry edge answers OCI `BLOB_UNKNOWN` (404) and logs `key` for the
+ * operator.
+ */
+export class ContentMissingError extends Error {
+  constructor(
+    message: string,
+    /** The blob driver key that is missing. */
+    readonly key: string,
+  ) {
+    super(message);
+    this.name = "ContentMissingError";
+  }
+}

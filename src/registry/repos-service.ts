@@ -5,7 +5,7 @@ import { resolveUpdateMask } from "../core/field-mask.js";
 import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { newChildUid, parentOf } from "../core/uidp.js";
+import { parentOf } from "../core/uidp.js";
 import { validateDescription } from "../core/validation.js";
 import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
@@ -17,8 +17,8 @@ import {
 } from "../gen/platform/registry/v2/repos_pb.js";
 import type { RepoFilter, RepoRow } from "../storage/registry-store.js";
 import { repoMessage } from "./mapping.js";
-import { validateRepoName } from "./names.js";
 import { validateReadme } from "./readme.js";
+import { createRepoIn, newRepoRow, validateNewRepo } from "./repo-creation.js";
 import type { RegistryServiceDeps } from "./service-deps.js";
 
 const REPO_LIST = namedResourceList<RepoRow>();
@@ -71,29 +71,11 @@ export function createReposService(deps: RegistryServiceDeps): ServiceHandlers<t
 
     async createRepo(req, ctx) {
       const input = req.repo;
-      validateRepoName(input?.name ?? "");
-      validateDescription(input?.description ?? "");
+      validateNewRepo(input?.name ?? "", input?.description ?? "");
       if (!(await store.groups.get(req.parent))) throw notFound("group", req.parent);
-      const now = ctx.clock.now();
-      const row: RepoRow = {
-        uid: newChildUid(req.parent),
-        groupUid: req.parent,
-        name: input?.name ?? "",
-        description: input?.description ?? "",
-        readme: "",
-        createTime: now,
-        updateTime: now,
-      };
-      const message = repoMessage(row);
-      await recordedMutation(deps, ctx, (tx) => tx.repos.insert(row), {
-        resource: "repo",
-        verb: "created",
-        subject: row.uid,
-        group: row.groupUid,
-        schema: RepoSchema,
-        body: message,
-      });
-      return message;
+      const row = newRepoRow(req.parent, input?.name ?? "", input?.description ?? "", ctx.clock.now());
+      await store.transaction((tx) => createRepoIn(tx, deps, ctx, row), ctx.signal);
+      return repoMessage(row);
     },
 
     async updateRepo(req, ctx) {

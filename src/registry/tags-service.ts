@@ -9,6 +9,7 @@ import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { DeleteTagRequestSchema, TagSchema, type TagsService } from "../gen/platform/registry/v2/tags_pb.js";
 import type { TagFilter, TagRow } from "../storage/registry-store.js";
 import type { Store } from "../storage/store.js";
+import { withRegistryLock } from "./data-plane/registry-lock.js";
 import { withEolDeprecation } from "./eol/eol-deprecation.js";
 import { tagMessage } from "./mapping.js";
 import { validateDigest, validateTagName } from "./names.js";
@@ -57,7 +58,7 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
       validateTagName(input?.name ?? "");
       validateDigest(input?.digest ?? "");
       const putTag = async (tx: Store) => {
-        await tx.garbage.lockRegistry("shared");
+        await withRegistryLock(tx, "shared");
         if (!(await tx.repos.get(req.parent))) throw notFound("repo", req.parent);
         // A tag must resolve: pointing it at a manifest the registry does not hold would break pulls.
         if (!(await tx.manifests.has(req.parent, input?.digest ?? ""))) {

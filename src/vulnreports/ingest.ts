@@ -6,6 +6,7 @@ import { newChildUid } from "../core/uidp.js";
 import type { ChangeContext } from "../events/event-recorder.js";
 import { recordedMutation } from "../events/recorded-mutation.js";
 import { ImageVulnReportSchema } from "../gen/platform/registry/v1/vulnerabilities_pb.js";
+import { withRegistryLock } from "../registry/data-plane/registry-lock.js";
 import { parseDigest } from "../registry/digest.js";
 import { validateDigest } from "../registry/names.js";
 import { blobKey, newUploadId, uploadKey } from "../storage/blobs/blob-layout.js";
@@ -104,7 +105,7 @@ export async function ingestVulnReport(
   }
   const matches: VulnMatchRecord[] = parsed.matches;
   const write = async (tx: Store): Promise<IngestedReport> => {
-    await tx.garbage.lockRegistry("shared");
+    await withRegistryLock(tx, "shared");
     // Under the registry lock garbage collection cannot run; if it removed these bytes before
     // (an earlier orphan of the same digest), the report must not point at nothing.
     if (!(await deps.blobs.stat(key)))

@@ -1,11 +1,12 @@
-// The upload hasher's thread (started by oci/upload-hasher.ts): one running hash per digest id,
+// The upload hasher's thread (started by registry/data-plane/upload-hasher.ts): one running hash per digest id,
 // fed with ranges of the shared rings the serving thread copies upload bytes into.
 import { createHash, type Hash } from "node:crypto";
 import { parentPort } from "node:worker_threads";
-import type { FromHashWorker, ToHashWorker } from "../oci/upload-hasher.js";
+import type { FromHashWorker, ToHashWorker } from "../registry/data-plane/upload-hasher.js";
 
 const port = parentPort;
-if (!port) throw new Error("workers/upload-hash runs as a worker thread (see oci/upload-hasher.ts)");
+if (!port)
+  throw new Error("workers/upload-hash runs as a worker thread (see registry/data-plane/upload-hasher.ts)");
 const post = (message: FromHashWorker) => port.postMessage(message);
 const hashes = new Map<number, Hash>();
 

@@ -1,4 +1,4 @@
-import { GARBAGE_PHASES, type GarbageProgress } from "../../oci/garbage-collector.js";
+import { GARBAGE_PHASES, type GarbageProgress } from "../../registry/data-plane/garbage-collector.js";
 import { formatBytes } from "../../sdk/byte-size.js";
 import { isTerminal, lineTicker, type ProgressStream, terminalBar } from "../client/progress.js";
 

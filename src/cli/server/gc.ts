@@ -3,7 +3,7 @@ import { openConfiguredStore } from "../../config/open-configured-store.js";
 import { storageLocationsOf } from "../../config/storage-locations.js";
 import { systemClock } from "../../core/clock.js";
 import { parseDurationSeconds } from "../../core/duration.js";
-import { collectGarbage } from "../../oci/garbage-collector.js";
+import { collectGarbage } from "../../registry/data-plane/garbage-collector.js";
 import { bindBlobStore } from "../../storage/blob-store-identity.js";
 import { openBlobDriver } from "../../storage/blobs/open-blob-driver.js";
 import { createGcProgress } from "./gc-progress.js";

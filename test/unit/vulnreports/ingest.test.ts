@@ -7,7 +7,7 @@ import type { Principal } from "../../../src/core/context.js";
 import { DomainError } from "../../../src/core/errors.js";
 import { newRootUid } from "../../../src/core/uidp.js";
 import { createEventRecorder } from "../../../src/events/event-recorder.js";
-import { collectGarbage } from "../../../src/oci/garbage-collector.js";
+import { collectGarbage } from "../../../src/registry/data-plane/garbage-collector.js";
 import { parseDigest, sha256Digest } from "../../../src/registry/digest.js";
 import type { BlobDriver } from "../../../src/storage/blobs/blob-driver.js";
 import { blobKey, UPLOADS_PREFIX } from "../../../src/storage/blobs/blob-layout.js";

@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { describe, it } from "node:test";
 import { createGcProgress } from "../../../../src/cli/server/gc-progress.js";
-import { GARBAGE_PHASES, type GarbageProgress } from "../../../../src/oci/garbage-collector.js";
+import {
+  GARBAGE_PHASES,
+  type GarbageProgress,
+} from "../../../../src/registry/data-plane/garbage-collector.js";
 
 function captureStream(tty: boolean): Writable & { isTTY?: boolean; columns?: number; text(): string } {
   const chunks: string[] = [];

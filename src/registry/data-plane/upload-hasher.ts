@@ -1,7 +1,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { Worker } from "node:worker_threads";
-import { moduleUrl } from "../core/module-url.js";
-import type { DigestAlgorithm } from "../registry/digest.js";
+import { moduleUrl } from "../../core/module-url.js";
+import type { DigestAlgorithm } from "../digest.js";
 
 /**
  * A running digest over an upload's bytes, fed in order. `update` returns a promise only when the
@@ -47,7 +47,7 @@ const BATCH_BYTES = 1024 * 1024;
 const SPARE_RINGS = 4;
 
 /** The module the worker thread runs: hash state lives there, keyed by the digest's id. */
-const HASH_WORKER = moduleUrl("../workers/upload-hash", import.meta.url);
+const HASH_WORKER = moduleUrl("../../workers/upload-hash", import.meta.url);
 
 /** Messages to the worker: bytes arrive as ranges of a shared ring, which never wrap. */
 export type ToHashWorker =

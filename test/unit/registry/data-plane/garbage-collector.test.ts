@@ -1,20 +1,21 @@
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { before, describe, it } from "node:test";
-import type { Clock } from "../../../src/core/clock.js";
-import { newChildUid, newRootUid } from "../../../src/core/uidp.js";
-import { createBlobUploads } from "../../../src/oci/blob-uploads.js";
-import { collectGarbage } from "../../../src/oci/garbage-collector.js";
-import { commitManifest } from "../../../src/oci/manifest-commit.js";
-import { parseDigest, sha256Digest } from "../../../src/registry/digest.js";
-import { OCI_INDEX, OCI_MANIFEST, parseManifest } from "../../../src/registry/manifest-parser.js";
-import { bindBlobStore } from "../../../src/storage/blob-store-identity.js";
-import type { BlobDriver } from "../../../src/storage/blobs/blob-driver.js";
-import { BLOB_STORE_ID_KEY, blobKey } from "../../../src/storage/blobs/blob-layout.js";
-import { createMemoryBlobDriver } from "../../../src/storage/blobs/memory/memory-blob-driver.js";
-import type { RepoRow } from "../../../src/storage/registry-store.js";
-import type { Store } from "../../../src/storage/store.js";
-import { forEachEngine } from "../../support/databases.js";
+import type { Clock } from "../../../../src/core/clock.js";
+import { newChildUid, newRootUid } from "../../../../src/core/uidp.js";
+import { toOciError } from "../../../../src/oci/oci-errors.js";
+import { createBlobUploads } from "../../../../src/registry/data-plane/blob-uploads.js";
+import { collectGarbage } from "../../../../src/registry/data-plane/garbage-collector.js";
+import { commitManifest } from "../../../../src/registry/data-plane/manifest-commit.js";
+import { parseDigest, sha256Digest } from "../../../../src/registry/digest.js";
+import { OCI_INDEX, OCI_MANIFEST, parseManifest } from "../../../../src/registry/manifest-parser.js";
+import { bindBlobStore } from "../../../../src/storage/blob-store-identity.js";
+import type { BlobDriver } from "../../../../src/storage/blobs/blob-driver.js";
+import { BLOB_STORE_ID_KEY, blobKey } from "../../../../src/storage/blobs/blob-layout.js";
+import { createMemoryBlobDriver } from "../../../../src/storage/blobs/memory/memory-blob-driver.js";
+import type { RepoRow } from "../../../../src/storage/registry-store.js";
+import type { Store } from "../../../../src/storage/store.js";
+import { forEachEngine } from "../../../support/databases.js";
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
@@ -213,7 +214,7 @@ forEachEngine("garbage collection", (db) => {
             return await pushImage(["race-shared", `race-${round}`], { tag: "race" });
           } catch (err) {
             // GC removed a blob between its upload and the manifest: upload again, as a client does.
-            if (attempt > 5 || (err as { code?: string }).code !== "MANIFEST_BLOB_UNKNOWN") throw err;
+            if (attempt > 5 || toOciError(err).code !== "MANIFEST_BLOB_UNKNOWN") throw err;
           }
         }
       };

@@ -1,17 +1,12 @@
 import { Code } from "@connectrpc/connect";
-import type { Clock } from "../core/clock.js";
-import type { Principal } from "../core/context.js";
-import { invalidArgument, isDomainError } from "../core/errors.js";
-import { MAX_GROUP_NAME_LENGTH, MAX_REPO_NAME_LENGTH, pathComponentProblem } from "../core/registry-name.js";
-import { newChildUid } from "../core/uidp.js";
-import type { EventRecorder } from "../events/event-recorder.js";
-import { GroupSchema } from "../gen/platform/iam/v2/groups_pb.js";
-import { RepoSchema } from "../gen/platform/registry/v2/repos_pb.js";
-import { groupMessage } from "../iam/group-mapping.js";
-import { repoMessage } from "../registry/mapping.js";
-import type { GroupRow } from "../storage/iam-store.js";
-import type { RepoRow } from "../storage/registry-store.js";
-import type { Store } from "../storage/store.js";
+import type { Clock } from "../../core/clock.js";
+import type { Principal } from "../../core/context.js";
+import { isDomainError } from "../../core/errors.js";
+import type { EventRecorder } from "../../events/event-recorder.js";
+import { createGroupIn, newGroupRow, validateNewGroup } from "../../iam/group-creation.js";
+import type { RepoRow } from "../../storage/registry-store.js";
+import type { Store } from "../../storage/store.js";
+import { createRepoIn, newRepoRow, validateNewRepo } from "../repo-creation.js";
 
 /**
  * An image path `<org>/<subgroups…>/<repo>` resolved against the group tree: how far it exists.
@@ -40,8 +35,9 @@ export interface RepoResolver {
    * The repo of `resolved`, creating the missing subgroups and the repo (one transaction) when it
    * does not exist. The organization must exist (callers check `scope` first). A concurrent push
    * creating the same path is tolerated: the existing rows are used. Each group and repo created
-   * is an event (`group.created`, `repo.created`) by `principal`, in the same transaction. A name
-   * to create that breaks the group or repo name rule (src/core/registry-name.ts; e.g. a group name
+   * is an event (`group.created`, `repo.created`) by `principal`, in the same transaction: rows,
+   * validation and events come from the API's create code (createGroupIn, createRepoIn). A name to
+   * create that breaks the group or repo name rule (src/core/registry-name.ts; e.g. a group name
    * over 63 characters) is INVALID_ARGUMENT on `name`, and nothing is created.
    */
   ensureRepo(resolved: ResolvedName, principal: Principal | undefined): Promise<RepoRow>;
@@ -108,45 +104,14 @@ export function createRepoResolver(opts: {
           parent = existing.uid;
           continue;
         }
-        const group: GroupRow = {
-          uid: newChildUid(parent),
-          name,
-          description: "",
-          verified: false,
-          createTime: now,
-          updateTime: now,
-        };
-        await tx.groups.insert(group);
-        await opts.events.change(tx, ctx, {
-          resource: "group",
-          verb: "created",
-          subject: group.uid,
-          group: group.uid,
-          schema: GroupSchema,
-          body: groupMessage(group),
-        });
+        const group = newGroupRow(parent, name, "", now);
+        await createGroupIn(tx, opts, ctx, group, parent);
         parent = group.uid;
       }
       const existing = await tx.repos.getByName(parent, resolved.repoName);
       if (existing) return existing;
-      const repo: RepoRow = {
-        uid: newChildUid(parent),
-        groupUid: parent,
-        name: resolved.repoName,
-        description: "",
-        readme: "",
-        createTime: now,
-        updateTime: now,
-      };
-      await tx.repos.insert(repo);
-      await opts.events.change(tx, ctx, {
-        resource: "repo",
-        verb: "created",
-        subject: repo.uid,
-        group: repo.groupUid,
-        schema: RepoSchema,
-        body: repoMessage(repo),
-      });
+      const repo = newRepoRow(parent, resolved.repoName, "", now);
+      await createRepoIn(tx, opts, ctx, repo);
       return repo;
     });
   }
@@ -173,14 +138,11 @@ export function createRepoResolver(opts: {
 
 /**
  * Throws INVALID_ARGUMENT on `name` unless every group and the repo that a push to `resolved` would
- * create has a name that the API would accept too: the path grammar is checked on every request,
- * the lengths of group and repo names here.
+ * create passes the API's CreateGroup and CreateRepo validation (validateNewGroup, validateNewRepo):
+ * the path grammar is checked on every request, the lengths of group and repo names here.
  */
 function requireCreatableNames(resolved: ResolvedName): void {
-  for (const group of resolved.missingGroups) {
-    const problem = pathComponentProblem(group, MAX_GROUP_NAME_LENGTH);
-    if (problem) throw invalidArgument("name", `group name "${group.slice(0, 80)}" ${problem}`);
-  }
-  const problem = pathComponentProblem(resolved.repoName, MAX_REPO_NAME_LENGTH);
-  if (problem) throw invalidArgument("name", `repo name "${resolved.repoName.slice(0, 80)}" ${problem}`);
+  for (const group of resolved.missingGroups)
+    validateNewGroup(group, "", `group name "${group.slice(0, 80)}"`);
+  validateNewRepo(resolved.repoName, "", `repo name "${resolved.repoName.slice(0, 80)}"`);
 }

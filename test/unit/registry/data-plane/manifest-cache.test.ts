@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { ManifestCache } from "../../../src/oci/manifest-cache.js";
-import { startTestServer, type TestServer } from "../../support/wharf-server.js";
+import { ManifestCache } from "../../../../src/registry/data-plane/manifest-cache.js";
+import { startTestServer, type TestServer } from "../../../support/wharf-server.js";
 
 const OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
 const sha256 = (data: string | Uint8Array) => `sha256:${createHash("sha256").update(data).digest("hex")}`;

@@ -1,30 +1,32 @@
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { setBounded } from "../core/bounded-map.js";
-import type { Clock } from "../core/clock.js";
-import { createDigester, type Digest, type DigestAlgorithm } from "../registry/digest.js";
-import type { BlobDriver } from "../storage/blobs/blob-driver.js";
-import { blobKey, newUploadId, uploadKey } from "../storage/blobs/blob-layout.js";
-import type { BlobRow, UploadRow } from "../storage/registry-store.js";
-import type { Store } from "../storage/store.js";
-import { OciError, ociError } from "./oci-errors.js";
+import { setBounded } from "../../core/bounded-map.js";
+import type { Clock } from "../../core/clock.js";
+import type { BlobDriver } from "../../storage/blobs/blob-driver.js";
+import { blobKey, isUploadId, newUploadId, uploadKey } from "../../storage/blobs/blob-layout.js";
+import type { BlobRow, UploadRow } from "../../storage/registry-store.js";
+import type { Store } from "../../storage/store.js";
+import { InvalidDigestError, UploadRangeError, UploadSessionError } from "../content-errors.js";
+import { createDigester, type Digest, type DigestAlgorithm } from "../digest.js";
+import { inRegistryLock } from "./registry-lock.js";
 import { createUploadHasher, type RunningDigest, type UploadHasher } from "./upload-hasher.js";
 
 /** Upload sessions over the blob driver: chunks append to the session's `uploadKey`; finishing verifies and commits. */
 export interface BlobUploads {
   /** Opens a session for `repoUid` on behalf of `identityUid`. */
   start(repoUid: string, identityUid: string): Promise<UploadRow>;
-  get(id: string): Promise<UploadRow | undefined>;
+  /** The session `id`, or undefined when there is none (or `id` is no upload id at all). */
+  get(id: string): Promise<UploadSession | undefined>;
   /**
    * Appends `body` to the session; `rangeStart` (from Content-Range) must equal the bytes received
-   * so far, else 416 RANGE_INVALID carrying the current range. Returns the new size. A body that
+   * so far, else UploadRangeError carrying the size received. Returns the new size. A body that
    * breaks off midway leaves the session at its previous size. `length` is the body's declared
    * length when known (it picks where the running hash is computed).
    */
   append(upload: UploadRow, body: Readable, rangeStart?: number, length?: number): Promise<number>;
   /**
    * Appends the optional final `body`, checks the content against `digest` and makes the blob
-   * visible in the session's repo; the session ends either way. A mismatch is DIGEST_INVALID and
+   * visible in the session's repo; the session ends either way. A mismatch is InvalidDigestError and
    * stores nothing.
    */
   finish(upload: UploadRow, digest: Digest, body?: Readable, length?: number): Promise<BlobRow>;
@@ -32,9 +34,17 @@ export interface BlobUploads {
   cancel(upload: UploadRow): Promise<void>;
   /** A whole blob in one request (POST with `digest`), verified like `finish`. */
   putMonolithic(repoUid: string, digest: Digest, body: Readable, length?: number): Promise<BlobRow>;
+  /**
+   * Links blob `digest` of repo `fromRepoUid` into repo `repoUid` (a cross-repository mount), under
+   * the shared registry lock; false when `fromRepoUid` does not link it.
+   */
+  mount(fromRepoUid: string, repoUid: string, digest: string): Promise<boolean>;
   /** Drops the running hashes and stops the hashing worker (the registry server's close calls it). */
   close(): Promise<void>;
 }
+
+/** An upload session: its id, repo, starter and the bytes received so far. */
+export type UploadSession = UploadRow;
 
 const MAX_RUNNING_HASHES = 10_000;
 
@@ -109,8 +119,7 @@ export function createBlobUploads(opts: {
     const target = blobKey(digest);
     const now = clock.now();
     const row: BlobRow = { digest: digest.value, size, createTime: now };
-    await store.transaction(async (tx) => {
-      await tx.garbage.lockRegistry("shared");
+    await inRegistryLock(store, "shared", async (tx) => {
       const existing = await blobs.stat(target);
       if (existing && existing.size === size) await blobs.delete(uploadKey(id));
       else if (size === 0) {
@@ -125,9 +134,9 @@ export function createBlobUploads(opts: {
   /**
    * Throws, ending the session, unless its stored bytes are exactly the `size` its row records. A
    * crash mid-chunk can leave bytes past the recorded size: appending after them or hashing them
-   * would corrupt the blob, and no driver can cut them off (BLOB_UPLOAD_INVALID). A crash while
+   * would corrupt the blob, and no driver can cut them off (UploadSessionError `broken`). A crash while
    * finishing can leave a row whose bytes were already moved to the blob's key but never linked
-   * (BLOB_UPLOAD_UNKNOWN: nothing of the session is left). `drain` discards the request body first.
+   * (UploadSessionError `gone`: nothing of the session is left). `drain` discards the request body first.
    */
   async function requireIntactSession(upload: UploadRow, drain: () => void): Promise<void> {
     const stored = await blobs.stat(uploadKey(upload.id));
@@ -137,12 +146,12 @@ export function createBlobUploads(opts: {
     await store.uploads.delete(upload.id);
     await blobs.delete(uploadKey(upload.id));
     if (stored === undefined) {
-      throw ociError(
-        "BLOB_UPLOAD_UNKNOWN",
+      throw new UploadSessionError(
         "the upload's bytes are gone (interrupted while finishing); start it again",
+        "gone",
       );
     }
-    throw ociError("BLOB_UPLOAD_INVALID", "the upload was interrupted mid-chunk; start it again");
+    throw new UploadSessionError("the upload was interrupted mid-chunk; start it again", "broken");
   }
 
   async function verifyAndCommit(
@@ -154,10 +163,7 @@ export function createBlobUploads(opts: {
     const actual = await contentDigest(id, digest, size);
     if (actual !== digest.hex) {
       await blobs.delete(uploadKey(id));
-      throw ociError(
-        "DIGEST_INVALID",
-        `content digest is ${digest.algorithm}:${actual}, not ${digest.value}`,
-      );
+      throw new InvalidDigestError(`content digest is ${digest.algorithm}:${actual}, not ${digest.value}`);
     }
     return commit(id, repoUid, digest, size);
   }
@@ -185,16 +191,14 @@ export function createBlobUploads(opts: {
       return row;
     },
 
-    get: (id) => store.uploads.get(id),
+    get: async (id) => (isUploadId(id) ? store.uploads.get(id) : undefined),
 
     async append(upload, body, rangeStart, length) {
       if (rangeStart !== undefined && rangeStart !== upload.size) {
         body.resume();
-        throw new OciError(
-          "RANGE_INVALID",
+        throw new UploadRangeError(
           `chunk starts at ${rangeStart}, but ${upload.size} bytes were received so far`,
-          undefined,
-          { range: `0-${Math.max(upload.size - 1, 0)}` },
+          upload.size,
         );
       }
       await requireIntactSession(upload, () => body.resume());
@@ -212,7 +216,7 @@ export function createBlobUploads(opts: {
       if (tracked) tracked.size = size;
       if (!(await store.uploads.advance(upload.id, upload.size, size, clock.now()))) {
         forget(upload.id);
-        throw ociError("BLOB_UPLOAD_INVALID", "the upload changed concurrently; restart it");
+        throw new UploadSessionError("the upload changed concurrently; restart it", "broken");
       }
       upload.size = size;
       return size;
@@ -248,6 +252,15 @@ export function createBlobUploads(opts: {
         await blobs.delete(uploadKey(id));
         throw err;
       }
+    },
+
+    mount(fromRepoUid, repoUid, digest) {
+      return inRegistryLock(store, "shared", async (tx) => {
+        const blob = await tx.blobs.getLinked(fromRepoUid, digest);
+        if (!blob) return false;
+        await tx.blobs.link(repoUid, blob, clock.now());
+        return true;
+      });
     },
 
     async close() {

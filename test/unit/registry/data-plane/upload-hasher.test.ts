@@ -2,10 +2,14 @@ import assert from "node:assert/strict";
 import { createHash, randomBytes, randomInt } from "node:crypto";
 import { Readable } from "node:stream";
 import { after, describe, it } from "node:test";
-import { createBlobUploads } from "../../../src/oci/blob-uploads.js";
-import { createUploadHasher, type RunningDigest, WORKER_THRESHOLD } from "../../../src/oci/upload-hasher.js";
-import { type DigestAlgorithm, parseDigest } from "../../../src/registry/digest.js";
-import { createMemoryBlobDriver } from "../../../src/storage/blobs/memory/memory-blob-driver.js";
+import { createBlobUploads } from "../../../../src/registry/data-plane/blob-uploads.js";
+import {
+  createUploadHasher,
+  type RunningDigest,
+  WORKER_THRESHOLD,
+} from "../../../../src/registry/data-plane/upload-hasher.js";
+import { type DigestAlgorithm, parseDigest } from "../../../../src/registry/digest.js";
+import { createMemoryBlobDriver } from "../../../../src/storage/blobs/memory/memory-blob-driver.js";
 
 const MiB = 1024 * 1024;
 

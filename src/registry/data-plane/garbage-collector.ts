@@ -1,6 +1,5 @@
-import type { Clock } from "../core/clock.js";
-import { parseDigest } from "../registry/digest.js";
-import type { BlobDriver } from "../storage/blobs/blob-driver.js";
+import type { Clock } from "../../core/clock.js";
+import type { BlobDriver } from "../../storage/blobs/blob-driver.js";
 import {
   BLOBS_PREFIX,
   blobKey,
@@ -8,9 +7,11 @@ import {
   parseUploadKey,
   UPLOADS_PREFIX,
   uploadKey,
-} from "../storage/blobs/blob-layout.js";
-import type { GarbageBounds } from "../storage/registry-store.js";
-import type { Store } from "../storage/store.js";
+} from "../../storage/blobs/blob-layout.js";
+import type { GarbageBounds } from "../../storage/registry-store.js";
+import type { Store } from "../../storage/store.js";
+import { parseDigest } from "../digest.js";
+import { inRegistryLock } from "./registry-lock.js";
 
 /** How far back garbage collection looks before removing anything. */
 export interface GarbageCollectionOptions {
@@ -97,11 +98,7 @@ export async function collectGarbage(
     current.bytesFreed = report.bytes;
     options.onProgress?.({ ...current });
   };
-  const exclusively = <T>(fn: (tx: Store) => Promise<T>) =>
-    store.transaction(async (tx) => {
-      await tx.garbage.lockRegistry("exclusive");
-      return fn(tx);
-    });
+  const exclusively = <T>(fn: (tx: Store) => Promise<T>) => inRegistryLock(store, "exclusive", fn);
 
   phase("uploads");
   for (const upload of await store.uploads.staleBefore(uploadCutoff)) {

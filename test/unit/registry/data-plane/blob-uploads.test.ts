@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { before, it } from "node:test";
-import { newChildUid, newRootUid } from "../../../src/core/uidp.js";
-import { type BlobUploads, createBlobUploads } from "../../../src/oci/blob-uploads.js";
-import { OciError } from "../../../src/oci/oci-errors.js";
-import { parseDigest, sha256Digest } from "../../../src/registry/digest.js";
-import type { BlobDriver } from "../../../src/storage/blobs/blob-driver.js";
-import { blobKey } from "../../../src/storage/blobs/blob-layout.js";
-import { createMemoryBlobDriver } from "../../../src/storage/blobs/memory/memory-blob-driver.js";
-import type { RepoRow } from "../../../src/storage/registry-store.js";
-import type { Store } from "../../../src/storage/store.js";
-import { forEachEngine } from "../../support/databases.js";
+import { newChildUid, newRootUid } from "../../../../src/core/uidp.js";
+import { toOciError } from "../../../../src/oci/oci-errors.js";
+import { type BlobUploads, createBlobUploads } from "../../../../src/registry/data-plane/blob-uploads.js";
+import { parseDigest, sha256Digest } from "../../../../src/registry/digest.js";
+import type { BlobDriver } from "../../../../src/storage/blobs/blob-driver.js";
+import { blobKey } from "../../../../src/storage/blobs/blob-layout.js";
+import { createMemoryBlobDriver } from "../../../../src/storage/blobs/memory/memory-blob-driver.js";
+import type { RepoRow } from "../../../../src/storage/registry-store.js";
+import type { Store } from "../../../../src/storage/store.js";
+import { forEachEngine } from "../../../support/databases.js";
 
 // Sessions a crash left inconsistent (their row and their stored bytes disagree) end with a clean
 // OCI error instead of corrupting a blob or failing with INTERNAL.
@@ -56,7 +56,8 @@ forEachEngine("upload sessions after a crash", (db) => {
     return { restarted, row: (await restarted.get(started.id)) ?? assert.fail("session row missing") };
   }
 
-  const rejectsWith = (code: string) => (err: unknown) => err instanceof OciError && err.code === code;
+  // The data plane throws domain errors; the registry answers them with these OCI codes.
+  const rejectsWith = (code: string) => (err: unknown) => toOciError(err).code === code;
 
   it("answers BLOB_UPLOAD_UNKNOWN when a finish moved the bytes but died before linking them", async () => {
     const { restarted, row } = await restartedSession();

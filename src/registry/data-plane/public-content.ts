@@ -1,4 +1,4 @@
-import type { Store } from "../storage/store.js";
+import type { Store } from "../../storage/store.js";
 
 /** The tags of the public namespace anyone may pull (and whose history anyone may read). */
 export const PUBLIC_TAGS: readonly string[] = ["latest", "latest-dev"];

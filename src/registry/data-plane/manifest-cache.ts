@@ -1,4 +1,4 @@
-import type { Store } from "../storage/store.js";
+import type { Store } from "../../storage/store.js";
 
 /** What a manifest GET answers with: the stored bytes and their media type. */
 export interface CachedManifest {

@@ -1,14 +1,15 @@
-import { newChildUid } from "../core/uidp.js";
-import { EMPTY_BLOB_DIGEST, type ParsedManifest } from "../registry/manifest-parser.js";
-import type { RepoRow } from "../storage/registry-store.js";
-import type { Store } from "../storage/store.js";
-import { OciError } from "./oci-errors.js";
+import { newChildUid } from "../../core/uidp.js";
+import type { RepoRow } from "../../storage/registry-store.js";
+import type { Store } from "../../storage/store.js";
+import { MissingReferenceError } from "../content-errors.js";
+import { EMPTY_BLOB_DIGEST, type ParsedManifest } from "../manifest-parser.js";
+import { withRegistryLock } from "./registry-lock.js";
 
 /**
  * Stores a validated manifest in `repo` and, with `tag`, points the tag at it (keeping its
  * `deprecated` flag), in one transaction under the shared registry lock: every referenced blob must
  * be linked to the repo (the OCI empty blob needs no upload) and every child manifest stored there,
- * else MANIFEST_BLOB_UNKNOWN / MANIFEST_UNKNOWN (400) and nothing is written. The tag write appends
+ * else MissingReferenceError and nothing is written. The tag write appends
  * the history row when the tag moves.
  */
 export async function commitManifest(
@@ -27,7 +28,7 @@ export async function commitManifest(
 ): Promise<void> {
   const { repo, name, digest, content, parsed, now } = args;
   await store.transaction(async (tx) => {
-    await tx.garbage.lockRegistry("shared");
+    await withRegistryLock(tx, "shared");
     for (const reference of parsed.references) {
       const present =
         reference.kind === "manifest"
@@ -35,12 +36,10 @@ export async function commitManifest(
           : reference.digest === EMPTY_BLOB_DIGEST ||
             (await tx.blobs.getLinked(repo.uid, reference.digest)) !== undefined;
       if (!present) {
-        throw new OciError(
-          reference.kind === "manifest" ? "MANIFEST_UNKNOWN" : "MANIFEST_BLOB_UNKNOWN",
+        throw new MissingReferenceError(
           `${reference.kind} ${reference.digest} referenced by the manifest is not in ${name}`,
-          { digest: reference.digest },
-          {},
-          400,
+          reference.kind === "manifest" ? "manifest" : "blob",
+          reference.digest,
         );
       }
     }
