@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
  * @typedef {object} Batch
  * @property {string} entry absolute path of the generated entry module (a `*.test.mjs` in `dir`)
  * @property {string[]} files the repo-relative test files it imports, in order
- * @property {string} label how reports name it, e.g. `test/unit (batch 1 of 3, 36 files)`
+ * @property {string} label how reports name it, e.g. `test/unit (batch 1 of 3)`
  */
 
 /**
@@ -32,7 +32,7 @@ export function unitBatches(files, count, dir, root) {
     return {
       entry,
       files: group,
-      label: `test/unit (batch ${i + 1} of ${groups.length}, ${group.length} files)`,
+      label: `test/unit (batch ${i + 1} of ${groups.length})`,
     };
   });
 }
