@@ -12,10 +12,11 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
+import { cliChecks } from "../support/cli-checks.js";
 import { runCliInProcess } from "../support/cli-in-process.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { type BuiltImage, pushImage } from "../support/registry-push.js";
-import { type CliRun, runWharf } from "../support/wharf-process.js";
+import { runWharf } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 const REPORTS = fileURLToPath(new URL("../fixtures/vulnreports/", import.meta.url));
@@ -47,37 +48,9 @@ describe("the wharf security commands", () => {
   let v2: BuiltImage;
   let v3: BuiltImage;
 
-  /**
-   * The checks of a command line run by `run` (in this process, or the shipped bin), with the admin
-   * token (WHARF_TOKEN) unless `extraEnv` says otherwise.
-   */
-  function cli(run: (args: string[], env: NodeJS.ProcessEnv) => Promise<CliRun>) {
-    function wharfCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-      return run(args, { ...env, ...extraEnv });
-    }
-
-    async function ok(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<string> {
-      const r = await wharfCli(args, extraEnv);
-      assert.equal(r.code, 0, `wharf ${args.join(" ")}: ${r.stderr}`);
-      return r.stdout;
-    }
-
-    async function json<T>(args: string[]): Promise<T> {
-      return JSON.parse(await ok([...args, "-o", "json"])) as T;
-    }
-
-    async function fails(args: string[], code: number, message: RegExp, extraEnv?: NodeJS.ProcessEnv) {
-      const r = await wharfCli(args, extraEnv);
-      assert.equal(r.code, code, `wharf ${args.join(" ")} exits ${code}: ${r.stderr}`);
-      assert.match(r.stderr, message);
-      assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
-      assert.equal(r.stdout, "", "nothing on stdout");
-    }
-    return { wharfCli, ok, json, fails };
-  }
-  const { wharfCli, ok, json, fails } = cli(runCliInProcess);
+  const { wharfCli, ok, json, fails } = cliChecks(runCliInProcess, () => env, { failurePrintsNothing: true });
   /** The shipped bin/wharf.js, a child process. */
-  const bin = cli(runWharf);
+  const bin = cliChecks(runWharf, () => env, { failurePrintsNothing: true });
 
   const ids = (report: ReportJson) =>
     (report.vulnerabilityMatches ?? []).map((m) => m.vulnerability.id).sort();
