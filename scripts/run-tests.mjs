@@ -17,7 +17,8 @@
 // - The `--slowest` files (default 20) are listed at the end with their wall time, so the next slow
 //   file shows the day it lands.
 // Tests run src/ through tsx; those that spawn bin/wharf.js run dist/, so it is built first when
-// stale. Exits non-zero when a test fails or when no test ran.
+// stale. Worker threads (event dispatcher, WAL checkpointer, upload hasher) start from dist/ too,
+// without tsx: through tsx each thread cost a second of CPU and a loader thread of its own. Exits non-zero when a test fails or when no test ran.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -113,7 +114,12 @@ function runNodeTests(env) {
         `--test-reporter-destination=${durationsFile}`,
         ...entries,
       ],
-      { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } },
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "inherit"],
+        // dist/ was built from src/ above: worker threads start from it (src/core/module-url.ts).
+        env: { ...process.env, WHARF_TEST_WORKERS_FROM_DIST: "1", ...env },
+      },
     );
     child.stdout.on("data", (chunk) => {
       process.stdout.write(chunk);

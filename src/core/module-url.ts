@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { extname } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /**
  * The URL of the module at `path` (relative to `base`, written without an extension) with `base`'s
@@ -6,7 +8,39 @@ import { extname } from "node:path";
  * tsx (tests), which does not map a `.js` entry point to its `.ts` source. For starting a
  * worker thread: `new Worker(moduleUrl("../workers/x", import.meta.url))`. Under tsx the thread
  * inherits the parent's `--import` preloads, and `scripts/tsx-in-workers.mjs` registers tsx there.
+ *
+ * With `WHARF_TEST_WORKERS_FROM_DIST=1` (set by scripts/run-tests.mjs, which builds `dist/` from
+ * `src/` first) a `.ts` module under `src/` resolves to its compiled twin under `dist/` when that
+ * exists: a worker thread that loads TypeScript through tsx costs about a second of CPU and a
+ * loader thread of its own, per thread, per server a test starts (ADR 0033).
  */
 export function moduleUrl(path: string, base: string): URL {
-  return new URL(`${path}${extname(new URL(base).pathname)}`, base);
+  const url = new URL(`${path}${extname(new URL(base).pathname)}`, base);
+  if (process.env.WHARF_TEST_WORKERS_FROM_DIST !== "1" || !url.pathname.endsWith(".ts")) return url;
+  const at = url.pathname.lastIndexOf("/src/");
+  if (at < 0) return url;
+  const compiled = new URL(url);
+  compiled.pathname = `${url.pathname.slice(0, at)}/dist/${url.pathname.slice(at + 5, -3)}.js`;
+  return existsSync(fileURLToPath(compiled)) ? compiled : url;
+}
+
+/**
+ * The `execArgv` for a worker thread running `entry`: the parent's, without the TypeScript loader
+ * preloads (`--import tsx…`) when `entry` is JavaScript, which needs none; undefined (inherit) for
+ * a TypeScript entry.
+ */
+export function workerExecArgv(entry: URL): string[] | undefined {
+  if (!entry.pathname.endsWith(".js")) return undefined;
+  const kept: string[] = [];
+  const args = process.execArgv;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--import" && /tsx/.test(args[i + 1] ?? "")) {
+      i++;
+      continue;
+    }
+    if (arg.startsWith("--import=") && /tsx/.test(arg)) continue;
+    kept.push(arg);
+  }
+  return kept;
 }

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { moduleUrl } from "../core/module-url.js";
+import { moduleUrl, workerExecArgv } from "../core/module-url.js";
 import type { OpenStoreOptions } from "../storage/sql/open-store.js";
 import { SqliteWriteLock } from "../storage/sql/sqlite-write-lock.js";
 import {
@@ -62,7 +62,7 @@ export function startDispatcherThread(
   const writeLock = data.database.sqliteWriteLock && new SqliteWriteLock(data.database.sqliteWriteLock);
 
   const start = () => {
-    const thread = new Worker(entry, { workerData: data });
+    const thread = new Worker(entry, { workerData: data, execArgv: workerExecArgv(entry) });
     // -1 once the thread stopped, which may be before "exit".
     const threadId = thread.threadId;
     worker = thread;

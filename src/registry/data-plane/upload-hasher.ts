@@ -1,6 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { Worker } from "node:worker_threads";
-import { moduleUrl } from "../../core/module-url.js";
+import { moduleUrl, workerExecArgv } from "../../core/module-url.js";
 import type { DigestAlgorithm } from "../digest.js";
 
 /**
@@ -90,7 +90,7 @@ class HashWorker {
   #awaiting = 0;
 
   constructor(readonly spareRings: SharedArrayBuffer[]) {
-    this.#worker = new Worker(HASH_WORKER);
+    this.#worker = new Worker(HASH_WORKER, { execArgv: workerExecArgv(HASH_WORKER) });
     // Idle, it never keeps a process alive (close() terminates it); while a reply is awaited it does.
     this.#worker.unref();
     this.#worker.on("message", (m: FromHashWorker) => {

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { moduleUrl } from "../../core/module-url.js";
+import { moduleUrl, workerExecArgv } from "../../core/module-url.js";
 
 /**
  * The WAL size, in pages, at which a connection whose checkpoints run in the background still
@@ -53,7 +53,7 @@ export type FromWalCheckpointWorker = { error: string };
  */
 export function startWalCheckpointer(path: string, intervalMs = CHECKPOINT_INTERVAL_MS): WalCheckpointer {
   const workerData: WalCheckpointWorkerData = { path, intervalMs };
-  const worker = new Worker(CHECKPOINT_WORKER, { workerData });
+  const worker = new Worker(CHECKPOINT_WORKER, { workerData, execArgv: workerExecArgv(CHECKPOINT_WORKER) });
   // The process's own work keeps it alive; checkpoints alone must not.
   worker.unref();
   worker.on("message", (message: FromWalCheckpointWorker) =>
