@@ -105,7 +105,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
   const logger = options.logger ?? ((line: object) => process.stdout.write(`${JSON.stringify(line)}\n`));
   const storeOptions = servingStoreOptions(config, options.sqliteWriteLock);
   const store = await openStore(storeOptions.main);
-  const blobs = openBlobDriver(config.blobStore, config.dataDir);
+  const blobs = await openBlobDriver(config.blobStore, config.dataDir);
   // Stopped first on close (before the listeners and the store), in reverse order of start.
   const closers: (() => Promise<void>)[] = [];
   const runClosers = () => Promise.allSettled(closers.reverse().map((close) => close()));

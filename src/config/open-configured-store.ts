@@ -1,6 +1,5 @@
 import { constants } from "node:fs";
 import { access, mkdir } from "node:fs/promises";
-import { ensurePostgresDatabase } from "../storage/sql/ensure-postgres-database.js";
 import { type OpenStoreOptions, openStore } from "../storage/sql/open-store.js";
 import { createSqliteWriteLockMemory } from "../storage/sql/sqlite-write-lock.js";
 import type { Store } from "../storage/store.js";
@@ -43,6 +42,7 @@ export function servingStoreOptions(
  */
 export async function prepareConfiguredDatabase(config: WharfConfig): Promise<void> {
   if (config.databaseUrl) {
+    const { ensurePostgresDatabase } = await import("../storage/sql/ensure-postgres-database.js");
     await ensurePostgresDatabase(config.databaseUrl);
     return;
   }

@@ -27,7 +27,7 @@ export async function runGc(input: ConfigInput, opts: { window: string; grace: s
     graceMs: durationMs("grace", opts.grace),
   };
   const store = await openConfiguredStore(config);
-  const blobs = openBlobDriver(config.blobStore, config.dataDir);
+  const blobs = await openBlobDriver(config.blobStore, config.dataDir);
   try {
     // A blob store of another database would lose every blob that database does not know of.
     await bindBlobStore(store, blobs, storageLocationsOf(config));

@@ -1,6 +1,5 @@
 import type { Kysely } from "kysely";
 import type { Store } from "../store.js";
-import { connectPostgres } from "./connect-postgres.js";
 import { connectSqlite } from "./connect-sqlite.js";
 import { createCountCache } from "./count-cache.js";
 import { postgresDialect, type SqlDialect, sqliteDialect } from "./dialect.js";
@@ -61,7 +60,7 @@ const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
  * through SQLite's lock.
  */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  const { db, dialect } = connect(options);
+  const { db, dialect } = await connect(options);
   try {
     await migrateToLatest(db, dialect.name);
   } catch (err) {
@@ -89,7 +88,8 @@ function sqliteFile(options: OpenStoreOptions): boolean {
   return !options.databaseUrl && !!options.sqlitePath && options.sqlitePath !== ":memory:";
 }
 
-function connect(options: OpenStoreOptions): { db: Kysely<Database>; dialect: SqlDialect } {
+/** The connection `options` select; PostgreSQL's driver (pg) is loaded only when used. */
+async function connect(options: OpenStoreOptions): Promise<{ db: Kysely<Database>; dialect: SqlDialect }> {
   const url = options.databaseUrl;
   if (url !== undefined && url !== "") {
     if (!POSTGRES_URL.test(url)) {
@@ -97,6 +97,7 @@ function connect(options: OpenStoreOptions): { db: Kysely<Database>; dialect: Sq
         `openStore: unsupported database URL scheme in "${url.split(":")[0]}:…" (want postgres://)`,
       );
     }
+    const { connectPostgres } = await import("./connect-postgres.js");
     return { db: connectPostgres(url), dialect: postgresDialect };
   }
   if (options.sqlitePath === undefined || options.sqlitePath === "") {

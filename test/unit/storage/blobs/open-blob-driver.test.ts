@@ -117,7 +117,7 @@ describe("openBlobDriver", () => {
   it("opens a working filesystem driver at the parsed root", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "wharf-open-"));
     try {
-      const driver = openBlobDriver("", dataDir);
+      const driver = await openBlobDriver("", dataDir);
       assert.equal(driver.kind, "filesystem");
       await driver.put("k", streamOf("v"));
       assert.equal(await readFile(join(dataDir, "blobs", "k"), "utf8"), "v");
@@ -128,10 +128,10 @@ describe("openBlobDriver", () => {
   });
 
   it("opens memory and S3 drivers without network access", async () => {
-    const memory = openBlobDriver("memory:", "/d");
+    const memory = await openBlobDriver("memory:", "/d");
     assert.equal(memory.kind, "memory");
     await memory.close();
-    const s3 = openBlobDriver(
+    const s3 = await openBlobDriver(
       "s3://bkt/pre?endpoint=http://127.0.0.1:1&accessKeyId=a&secretAccessKey=b",
       "/d",
     );
