@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
-import { before, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import type { Clock } from "../../../../src/core/clock.js";
 import { newChildUid, newRootUid } from "../../../../src/core/uidp.js";
 import { toOciError } from "../../../../src/oci/oci-errors.js";
-import { createBlobUploads } from "../../../../src/registry/data-plane/blob-uploads.js";
+import { type BlobUploads, createBlobUploads } from "../../../../src/registry/data-plane/blob-uploads.js";
 import { collectGarbage } from "../../../../src/registry/data-plane/garbage-collector.js";
 import { commitManifest } from "../../../../src/registry/data-plane/manifest-commit.js";
 import { parseDigest, sha256Digest } from "../../../../src/registry/digest.js";
@@ -32,10 +32,11 @@ forEachEngine("garbage collection", (db) => {
   let repo: RepoRow;
   const clock = manualClock(Date.UTC(2026, 0, 1));
 
-  const uploads = () => createBlobUploads({ store, blobs, clock });
+  // One for the suite: each has a hashing worker thread of its own, stopped by close().
+  let uploads: BlobUploads;
   async function pushBlob(content: string): Promise<string> {
     const digest = sha256Digest(Buffer.from(content));
-    await uploads().putMonolithic(repo.uid, parseDigest(digest), Readable.from([Buffer.from(content)]));
+    await uploads.putMonolithic(repo.uid, parseDigest(digest), Readable.from([Buffer.from(content)]));
     return digest;
   }
   async function pushImage(
@@ -83,6 +84,7 @@ forEachEngine("garbage collection", (db) => {
   before(async () => {
     store = await db.openFresh();
     blobs = createMemoryBlobDriver();
+    uploads = createBlobUploads({ store, blobs, clock });
     const org = {
       uid: newRootUid(),
       name: "gc",
@@ -103,6 +105,7 @@ forEachEngine("garbage collection", (db) => {
     };
     await store.repos.insert(repo);
   });
+  after(() => uploads?.close());
 
   describe("liveness rules", () => {
     it("keeps tagged images and young untagged ones; removes old untagged ones and the blobs only they used", async () => {
@@ -187,11 +190,11 @@ forEachEngine("garbage collection", (db) => {
     });
 
     it("removes abandoned upload sessions and stray upload objects, keeping recent ones", async () => {
-      const stale = await uploads().start(repo.uid, "someone");
-      await uploads().append(stale, Readable.from([Buffer.from("partial")]));
+      const stale = await uploads.start(repo.uid, "someone");
+      await uploads.append(stale, Readable.from([Buffer.from("partial")]));
       await blobs.append("uploads/0123456789abcdef0123456789abcdef", Readable.from([Buffer.from("stray")]));
       clock.advance(2 * DAY);
-      const fresh = await uploads().start(repo.uid, "someone");
+      const fresh = await uploads.start(repo.uid, "someone");
       const report = await collect();
       assert.equal(report.uploads, 1);
       assert.equal(await store.uploads.get(stale.id), undefined);
