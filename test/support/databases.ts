@@ -27,14 +27,20 @@ export interface TestDatabase {
   readonly engine: EngineName;
   /** `openStore` options of this suite's database (created on first call), for code that opens its own store. */
   options(): Promise<OpenStoreOptions>;
-  /** `openStore` options of a new, empty database of the same engine (removed by `dispose`). */
+  /**
+   * `openStore` options of a new database of the same engine that holds no data (removed by
+   * `dispose`). On PostgreSQL it is a copy of the run's migrated template when there is one, so
+   * its schema may already be current; use `emptyOptions` where migrations must start from nothing.
+   */
   freshOptions(): Promise<OpenStoreOptions>;
+  /** `openStore` options of a new database with no schema at all, for migration tests (removed by `dispose`). */
+  emptyOptions(): Promise<OpenStoreOptions>;
   /**
    * A new Store handle on `options` (default: this suite's database); migrations run on every
    * open. Closed by `dispose`.
    */
   open(options?: OpenStoreOptions): Promise<Store>;
-  /** A Store on a new, empty database of the same engine; closed by `dispose`. */
+  /** A Store on a new database of the same engine holding no data (see `freshOptions`); closed by `dispose`. */
   openFresh(): Promise<Store>;
   /** Closes every handle and removes every database this object created. */
   dispose(): Promise<void>;
@@ -107,6 +113,7 @@ function testDatabase(
   engine: EngineName,
   suiteOptions: () => Promise<OpenStoreOptions>,
   freshOptions: () => Promise<OpenStoreOptions>,
+  emptyOptions: () => Promise<OpenStoreOptions>,
   cleanup: () => Promise<void>,
 ): TestDatabase {
   const stores: Store[] = [];
@@ -119,6 +126,7 @@ function testDatabase(
     engine,
     options: suiteOptions,
     freshOptions,
+    emptyOptions,
     open,
     openFresh: async () => open(await freshOptions()),
     dispose: async () => {
@@ -138,6 +146,8 @@ function sqliteDatabase(): TestDatabase {
   return testDatabase(
     "sqlite",
     async () => file("wharf.db"),
+    // A new file is empty until opened, whichever is asked for.
+    async () => file(`fresh-${++fresh}.db`),
     async () => file(`fresh-${++fresh}.db`),
     async () => {
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
@@ -175,7 +185,8 @@ function postgresDatabase(): TestDatabase {
       suiteDatabase ??= createDatabase(true);
       return suiteDatabase;
     },
-    // Fresh databases stay empty: migration suites start from nothing.
+    () => createDatabase(true),
+    // Migration suites start from nothing.
     () => createDatabase(false),
     async () => {
       if (server === undefined) return;

@@ -71,7 +71,7 @@ export function migrationCases(db: TestDatabase): void {
     });
 
     it("applies a migration numbered below ones already applied (0003 after 0004–0006)", async () => {
-      const options = await db.freshOptions();
+      const options = await db.emptyOptions();
       await db.open(options);
       // A database migrated by a build that had 0004–0006 but not yet 0003.
       await runStatement(options, "drop index repos_list_uid_idx");
@@ -82,7 +82,7 @@ export function migrationCases(db: TestDatabase): void {
     });
 
     it("0008 turns 0007's delivery rows into cursors and dead letters", async () => {
-      const options = await db.freshOptions();
+      const options = await db.emptyOptions();
       const kysely = options.databaseUrl
         ? connectPostgres(options.databaseUrl)
         : connectSqlite(options.sqlitePath ?? "");
@@ -174,7 +174,7 @@ export function migrationCases(db: TestDatabase): void {
         t.skip("SQLite serves one process; same-process openers would wait on each other's lock");
         return;
       }
-      const options = await db.freshOptions();
+      const options = await db.emptyOptions();
       const racers = await Promise.all([
         db.open(options),
         db.open(options),
