@@ -1,8 +1,9 @@
 import type { LookupAddress } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
-import { buildConnector } from "undici";
+import type { buildConnector as BuildConnector } from "undici";
 import type { SinkAddressPolicy } from "./sink-address-policy.js";
 import { type SinkResolver, sinkAddressRefusal, unresolvedSinkHost } from "./sink-host.js";
+import { buildConnector } from "./undici-client.js";
 
 /** A connection to a sink refused by the address policy; its message says why. */
 export class SinkAddressRefused extends Error {
@@ -19,7 +20,7 @@ export class SinkAddressRefused extends Error {
 export function createGuardedConnector(
   policy: SinkAddressPolicy,
   resolve: SinkResolver,
-): buildConnector.connector {
+): BuildConnector.connector {
   const lookup: LookupFunction = (hostname, options, callback) => {
     resolve(hostname).then(
       (resolved) => {

@@ -1,7 +1,7 @@
-import { Agent, type Dispatcher } from "undici";
 import { createGuardedConnector } from "./guarded-connector.js";
 import type { SinkAddressPolicy } from "./sink-address-policy.js";
 import type { SinkResolver } from "./sink-host.js";
+import { Agent, type Dispatcher } from "./undici-client.js";
 
 /** How one POST to a sink ended. */
 export interface SendResult {
