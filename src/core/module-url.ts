@@ -27,10 +27,13 @@ export function moduleUrl(path: string, base: string): URL {
 /**
  * The `execArgv` for a worker thread running `entry`: the parent's, without the TypeScript loader
  * preloads (`--import tsx…`) when `entry` is JavaScript, which needs none; undefined (inherit) for
- * a TypeScript entry.
+ * a TypeScript entry, and when there is nothing to remove. Inheriting matters: Node refuses some
+ * per-process flags (`--initial-old-space-size`, which `wharf serve`'s shebang sets) when they are
+ * given to a worker explicitly, but not when it inherits them.
  */
 export function workerExecArgv(entry: URL): string[] | undefined {
   if (!entry.pathname.endsWith(".js")) return undefined;
+  if (!process.execArgv.some((arg) => /tsx/.test(arg))) return undefined;
   const kept: string[] = [];
   const args = process.execArgv;
   for (let i = 0; i < args.length; i++) {

@@ -75,10 +75,10 @@ export async function serveProcess(
   env: Record<string, string> = {},
   addrs: { apiAddr?: string; registryAddr?: string } = {},
 ): Promise<WharfProcess> {
+  // Through its shebang, as an operator runs it: its Node flags apply (they once broke start-up).
   const child = spawn(
-    process.execPath,
+    WHARF,
     [
-      WHARF,
       "serve",
       "--api-addr",
       addrs.apiAddr ?? "127.0.0.1:0",

@@ -72,6 +72,10 @@ describe("workerExecArgv", () => {
       ]);
       // A TypeScript entry inherits everything (undefined), tsx included.
       assert.equal(workerExecArgv(new URL("file:///app/test/support/x.ts")), undefined);
+      // No tsx to drop: inherited, as Node refuses some flags given to a worker explicitly.
+      process.execArgv = ["--initial-old-space-size=128"];
+      assert.equal(workerExecArgv(new URL("file:///app/dist/workers/x.js")), undefined);
+      assert.equal(workerExecArgv(new URL("file:///app/test/support/x.ts")), undefined);
     } finally {
       process.execArgv = saved;
     }
