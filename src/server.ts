@@ -36,8 +36,7 @@ import { createServerMetrics } from "./observability/server-metrics.js";
 import { ANONYMOUS_SUBJECT, createRegistryAuthenticator } from "./oci/registry-auth.js";
 import { createRegistryGate } from "./oci/registry-gate.js";
 import type { RegistryDeps } from "./oci/registry-request.js";
-import type { RegistryServer } from "./oci/registry-server.js";
-import { startRegistryServer } from "./oci/registry-server.js";
+import { type BoundRegistryServer, bindRegistryServer } from "./oci/registry-server.js";
 import { createUpstreamOidc } from "./oidc/upstream-oidc-client.js";
 import { createFederationRoutes } from "./plain-routes/federation-routes.js";
 import { createLoginRoutes } from "./plain-routes/login-routes.js";
@@ -55,7 +54,7 @@ import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
 import { createApiReferenceRoutes } from "./transport/api-reference-routes.js";
 import { createConsoleRoutes } from "./transport/console-routes.js";
-import { createApiHandler, startApiServer } from "./transport/create-api-handler.js";
+import { bindApiServer, createApiHandler } from "./transport/create-api-handler.js";
 import { createOperationsRoutes } from "./transport/operations-routes.js";
 import { createVulnReferrerIngest } from "./vulnreports/referrer-ingest.js";
 
@@ -133,15 +132,9 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       },
     });
 
-    // The issuer URL is the API's public URL, which may only be known once the port is bound.
-    const api = await startApiServer({
-      host: config.apiAddr.host,
-      port: config.apiAddr.port,
-      handler: (req, res) => handler(req, res),
-      // The handler is built once the issuer URL (the bound port) is known; plain gRPC unary
-      // calls are answered on the raw HTTP/2 stream API before the compatibility layer (ADR 0006).
-      onStream: (stream, headers) => handler.onStream(stream, headers),
-    });
+    // The issuer URL is the API's public URL, which may only be known once the port is bound;
+    // the handler, built once it is known, is served below (503 until then).
+    const api = await bindApiServer(config.apiAddr);
     listening.push(api);
     const apiUrl = publicUrlOf(config.publicUrl, api.address);
     let registryUrl = "";
@@ -279,6 +272,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       ],
       fallbackRoute: webConsole.fallback,
     });
+    api.serve(handler);
     const registry = await startRegistry(config, {
       ...{ store, issuer, access, apiUrl, clock, logger, blobs, events, pullEvents },
       pullTokens: federation.pullTokens,
@@ -331,10 +325,9 @@ async function startRegistry(
     readiness: RegistryDeps["readiness"];
     metrics: RegistryDeps["metrics"];
   },
-): Promise<{ url: string; server: RegistryServer }> {
+): Promise<{ url: string; server: BoundRegistryServer }> {
   const { store, blobs, issuer, access, apiUrl, clock, events, pullEvents } = parts;
-  let deps: RegistryDeps | undefined;
-  const server = await startRegistryServer(config.registryAddr, () => deps as RegistryDeps, parts.logger);
+  const server = await bindRegistryServer(config.registryAddr, parts.logger);
   const url = publicUrlOf(config.registryUrl, server.address);
   const verifierOptions = {
     ...{ issuer, audience: [url, apiUrl], clock, anonymousSubject: ANONYMOUS_SUBJECT },
@@ -351,7 +344,7 @@ async function startRegistry(
     accessResolver: access,
     pullTokens: parts.pullTokens,
   });
-  deps = {
+  server.serve({
     content: createRegistryContent({ store, blobs, clock, events }),
     uploads: createBlobUploads({ store, blobs, clock }),
     resolver: createRepoResolver({ store, clock, events }),
@@ -379,7 +372,7 @@ async function startRegistry(
           ...outcome,
         }),
     }),
-  };
+  });
   return { url, server };
 }
 
