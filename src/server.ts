@@ -36,7 +36,7 @@ import { createServerMetrics } from "./observability/server-metrics.js";
 import { ANONYMOUS_SUBJECT, createRegistryAuthenticator } from "./oci/registry-auth.js";
 import { createRegistryGate } from "./oci/registry-gate.js";
 import type { RegistryDeps } from "./oci/registry-request.js";
-import { type BoundRegistryServer, bindRegistryServer } from "./oci/registry-server.js";
+import { bindRegistryServer } from "./oci/registry-server.js";
 import { createUpstreamOidc } from "./oidc/upstream-oidc-client.js";
 import { createFederationRoutes } from "./plain-routes/federation-routes.js";
 import { createLoginRoutes } from "./plain-routes/login-routes.js";
@@ -132,12 +132,14 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       },
     });
 
-    // The issuer URL is the API's public URL, which may only be known once the port is bound;
-    // the handler, built once it is known, is served below (503 until then).
+    // Both public URLs may only be known once the ports are bound (port 0): bind first, serve
+    // once everything is built (503 until then).
     const api = await bindApiServer(config.apiAddr);
     listening.push(api);
+    const registryServer = await bindRegistryServer(config.registryAddr, logger);
+    listening.push(registryServer);
     const apiUrl = publicUrlOf(config.publicUrl, api.address);
-    let registryUrl = "";
+    const registryUrl = publicUrlOf(config.registryUrl, registryServer.address);
     const issuer = createIssuer({ store, issuerUrl: apiUrl, clock });
     // Withdrawn tokens, shared by every verifier of this process; polled so revocations made
     // anywhere (`wharf admin tokens revoke`) apply here within seconds (ADR 0018).
@@ -153,6 +155,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       issuer,
       clock,
       apiUrl,
+      registryUrl,
       revocations,
       options: options.federation,
       defaultLogin: config.defaultLogin,
@@ -181,8 +184,8 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
           });
     closers.push(() => dispatcher.close());
     const events: EventRecorder = createEventRecorder({
-      apiUrl: () => apiUrl,
-      registryUrl: () => registryUrl,
+      apiUrl,
+      registryUrl,
       appended: () => dispatcher.poke(),
     });
     const pullEvents = startPullEventBuffer({
@@ -216,7 +219,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       logger,
     });
     const webConsole = createConsoleRoutes({
-      connectOrigins: () => (registryUrl ? [new URL(registryUrl).origin] : []),
+      connectOrigins: [new URL(registryUrl).origin],
     });
     const handler = createApiHandler({
       bindings,
@@ -257,7 +260,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
             upstream: createUpstreamOidc(federation.externalTokens),
             clock,
             apiUrl,
-            audiences: () => [apiUrl, registryUrl],
+            audiences: [apiUrl, registryUrl],
             defaultProvider: config.defaultLogin,
             issueRefreshToken: async ({ identityUid, audience, act }) =>
               (
@@ -273,25 +276,24 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       fallbackRoute: webConsole.fallback,
     });
     api.serve(handler);
-    const registry = await startRegistry(config, {
-      ...{ store, issuer, access, apiUrl, clock, logger, blobs, events, pullEvents },
-      pullTokens: federation.pullTokens,
-      revocations,
-      readiness,
-      metrics: metrics.registry,
-    });
-    listening.push(registry.server);
-    federation.setRegistryUrl(registry.url);
-    registryUrl = registry.url;
+    registryServer.serve(
+      registryDeps(config, {
+        ...{ store, issuer, access, apiUrl, registryUrl, clock, logger, blobs, events, pullEvents },
+        pullTokens: federation.pullTokens,
+        revocations,
+        readiness,
+        metrics: metrics.registry,
+      }),
+    );
     await recordIssuerUrls(store.settings, { apiUrl, registryUrl });
     const gc = scheduleGarbageCollection(config.gcIntervalMs, { store, blobs, clock }, logger, metrics.gc);
     return {
       apiUrl,
-      registryUrl: registry.url,
+      registryUrl,
       store,
       async close() {
         gc.stop();
-        await Promise.allSettled([api.close(), registry.server.close(), gc.idle()]);
+        await Promise.allSettled([api.close(), registryServer.close(), gc.idle()]);
         await runClosers();
         await Promise.allSettled([store.close(), blobs.close()]);
       },
@@ -304,11 +306,8 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
   }
 }
 
-/**
- * Builds the registry's dependencies and starts its listener. The registry's public URL (the
- * audience of its tokens) may depend on the bound port, so the handler reads it once listening.
- */
-async function startRegistry(
+/** Builds the registry's dependencies; `registryUrl` is its public URL (the audience of its tokens). */
+function registryDeps(
   config: WharfConfig,
   parts: {
     store: Store;
@@ -316,6 +315,7 @@ async function startRegistry(
     issuer: Issuer;
     access: AccessResolver;
     apiUrl: string;
+    registryUrl: string;
     clock: Clock;
     logger: (line: object) => void;
     pullTokens: PullTokenAuthenticator;
@@ -325,10 +325,9 @@ async function startRegistry(
     readiness: RegistryDeps["readiness"];
     metrics: RegistryDeps["metrics"];
   },
-): Promise<{ url: string; server: BoundRegistryServer }> {
+): RegistryDeps {
   const { store, blobs, issuer, access, apiUrl, clock, events, pullEvents } = parts;
-  const server = await bindRegistryServer(config.registryAddr, parts.logger);
-  const url = publicUrlOf(config.registryUrl, server.address);
+  const url = parts.registryUrl;
   const verifierOptions = {
     ...{ issuer, audience: [url, apiUrl], clock, anonymousSubject: ANONYMOUS_SUBJECT },
     revocations: parts.revocations,
@@ -344,7 +343,7 @@ async function startRegistry(
     accessResolver: access,
     pullTokens: parts.pullTokens,
   });
-  server.serve({
+  return {
     content: createRegistryContent({ store, blobs, clock, events }),
     uploads: createBlobUploads({ store, blobs, clock }),
     resolver: createRepoResolver({ store, clock, events }),
@@ -372,8 +371,7 @@ async function startRegistry(
           ...outcome,
         }),
     }),
-  });
-  return { url, server };
+  };
 }
 
 /**
