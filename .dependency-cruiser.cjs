@@ -1,8 +1,8 @@
 // The import rules of src/ (ADR 0021), checked by `npm run lint:deps` in CI. Folders form layers
 // and imports only run down them:
 //
-//   composition  server.ts, service-bindings.ts, cli/, config/,   builds and starts everything
-//                workers/ (the entry module of each worker thread)
+//   composition  server.ts, service-bindings.ts, composition/,     builds and starts everything
+//                cli/, config/, workers/ (the entry module of each worker thread)
 //   edges        transport/, oci/, plain-routes/                  speak HTTP, gRPC, OCI to clients
 //   domains      iam/, registry/, events/, federation/, login/, ping/, libraries/, advisories/, vulnreports/
 //   shared kits  auth/, authz/, core/, oidc/, codec/, observability/
@@ -18,7 +18,7 @@
 // console/src/ (the web console, ADR 0032) is checked too: it reaches the server only through the
 // SDK (`wharf/sdk`, resolved to src/sdk/index.ts by tsconfig.depcruise.json) and has no cycles.
 
-const COMPOSITION = "^src/(server\\.ts|service-bindings\\.ts|cli/|config/|workers/)";
+const COMPOSITION = "^src/(server\\.ts|service-bindings\\.ts|composition/|cli/|config/|workers/)";
 const EDGES = "^src/(transport|oci|plain-routes)/";
 const DOMAINS = "^src/(iam|registry|events|federation|login|ping|libraries|advisories|vulnreports)/";
 const KITS = "^src/(auth|authz|core|oidc|codec|observability)/";
@@ -170,7 +170,7 @@ module.exports = {
         "The server's layers (edges, domains, kits, seams) never use the client SDK: a server " +
         "calling itself through its own client hides a missing seam. Only the CLI may.",
       from: {
-        path: `${EDGES}|${DOMAINS}|${KITS}|${SEAMS}|${GENERATED}|^src/(server\\.ts|service-bindings\\.ts|config/|workers/)`,
+        path: `${EDGES}|${DOMAINS}|${KITS}|${SEAMS}|${GENERATED}|^src/(server\\.ts|service-bindings\\.ts|composition/|config/|workers/)`,
       },
       to: { path: SDK },
     },

@@ -83,13 +83,12 @@ function occurrence(actor: EventActor, body: unknown): string {
 }
 
 /**
- * The recorder over the stores given to it per call. `apiUrl` and `registryUrl` give `ce-source`
- * (the API collection URL, or the registry's URL); they are read per event because the URLs are
- * only known once the listeners are bound.
+ * The recorder over the stores given to it per call. `apiUrl` and `registryUrl` (the public URLs)
+ * give `ce-source`: the API collection URL, or the registry's URL.
  */
 export function createEventRecorder(opts: {
-  apiUrl: () => string;
-  registryUrl: () => string;
+  apiUrl: string;
+  registryUrl: string;
   /** Told when an event was written (e.g. to wake the dispatcher once the change commits). */
   appended?: () => void;
 }): EventRecorder {
@@ -110,7 +109,7 @@ export function createEventRecorder(opts: {
       const deliveries = await tx.events.append({
         id: randomUUID(),
         type: apiEventType(change.resource, change.verb),
-        source: `${opts.apiUrl()}${EVENT_RESOURCES[change.resource].collection}`,
+        source: `${opts.apiUrl}${EVENT_RESOURCES[change.resource].collection}`,
         subject: change.subject,
         groupUid: change.group,
         time: ctx.clock.now(),
@@ -125,7 +124,7 @@ export function createEventRecorder(opts: {
       const deliveries = await tx.events.append({
         id: randomUUID(),
         type: change.type,
-        source: opts.registryUrl(),
+        source: opts.registryUrl,
         subject: change.subject,
         groupUid: change.group,
         time: change.time,

@@ -29,15 +29,16 @@ export interface Federation {
   /** The process's one external-token verifier (its caches are shared by every use). */
   externalTokens: ExternalTokenVerifier;
   sts: Sts;
-  /** The registry's public URL without trailing slashes; "" until `setRegistryUrl`. */
-  registryUrl(): string;
+  /** The registry's public URL without trailing slashes. */
+  registryUrl: string;
   /** The registry's check of `<identity uid>:<jwt>` Basic credentials. */
   pullTokens: PullTokenAuthenticator;
-  /** Tells federation the registry's public URL once it listens. */
-  setRegistryUrl(url: string): void;
 }
 
-/** Builds federation over the store and Wharf's issuer; `apiUrl` is the issuer URL and API audience. */
+/**
+ * Builds federation over the store and Wharf's issuer; `apiUrl` is the issuer URL and API audience,
+ * `registryUrl` the registry's public URL (the other audience, and that of pull tokens).
+ */
 export function createFederation(deps: {
   /** What the STS, the person exchange and pull-token authentication read and write. */
   store: Pick<
@@ -47,6 +48,7 @@ export function createFederation(deps: {
   issuer: Issuer;
   clock: Clock;
   apiUrl: string;
+  registryUrl: string;
   options?: FederationOptions;
   /** The server's default login provider (`identity_provider=default` exchanges). */
   defaultLogin?: DefaultLoginProvider | undefined;
@@ -55,7 +57,7 @@ export function createFederation(deps: {
 }): Federation {
   const { store, issuer, clock, apiUrl } = deps;
   const o = deps.options ?? {};
-  let registryUrl = "";
+  const registryUrl = deps.registryUrl.replace(/\/+$/, "");
   const externalTokens = createExternalTokenVerifier({
     clock,
     ...(o.allowHttpIssuers === undefined ? {} : { allowHttpIssuers: o.allowHttpIssuers }),
@@ -75,7 +77,7 @@ export function createFederation(deps: {
     }),
     ...(deps.revocations ? { revocations: deps.revocations } : {}),
     apiUrl,
-    registryUrl: () => registryUrl,
+    registryUrl,
     personExchange: createPersonExchange({
       store,
       upstream: createUpstreamOidc(externalTokens),
@@ -86,17 +88,14 @@ export function createFederation(deps: {
   return {
     externalTokens,
     sts,
-    registryUrl: () => registryUrl,
+    registryUrl,
     pullTokens: createPullTokenAuthenticator({
       store,
       externalTokens,
       wharfIssuerUrl: issuer.issuerUrl,
-      registryUrl: () => registryUrl,
+      registryUrl,
       clock,
       ...(deps.revocations ? { revocations: deps.revocations } : {}),
     }),
-    setRegistryUrl(url) {
-      registryUrl = url.replace(/\/+$/, "");
-    },
   };
 }

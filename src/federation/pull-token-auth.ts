@@ -25,12 +25,13 @@ export function createPullTokenAuthenticator(deps: {
   externalTokens: ExternalTokenVerifier;
   /** Wharf's issuer URL (the `iss` of the principal's claims). */
   wharfIssuerUrl: string;
-  registryUrl: () => string;
+  /** The registry's public URL: the audience the JWT must name, and the principal's `aud`. */
+  registryUrl: string;
   clock: { now(): number };
   revocations?: RevocationChecker;
 }): PullTokenAuthenticator {
   return async (identityUid, jwt) => {
-    const registryUrl = deps.registryUrl();
+    const { registryUrl } = deps;
     const now = deps.clock.now();
     try {
       const identity = isUidp(identityUid) ? await deps.store.identities.get(identityUid) : undefined;

@@ -74,7 +74,7 @@ export interface Sts {
     refreshToken: string,
     request: Omit<ExchangeRequest, "identity" | "identityProvider" | "createRefreshToken">,
   ): Promise<{ token: RawToken; refreshToken: RawToken }>;
-  /** The audiences a caller may ask for: the API URL and (once known) the registry URL. */
+  /** The audiences a caller may ask for: the API URL and the registry URL. */
   allowedAudiences(): string[];
 }
 
@@ -89,8 +89,8 @@ export interface StsDeps {
   /** Verifies Wharf's own API-audience tokens (for re-issue). */
   wharfTokens: TokenVerifier;
   apiUrl: string;
-  /** The registry's public URL; "" until the registry listens. */
-  registryUrl: () => string;
+  /** The registry's public URL, the other audience a token may be exchanged for. */
+  registryUrl: string;
   /**
    * Withdrawn tokens (`wharf admin tokens revoke`): a refresh token issued before a revocation
    * matching its identity is refused. Re-read before each refresh, so it is exact, not polled.
@@ -106,8 +106,7 @@ export function createSts(deps: StsDeps): Sts {
   let lastSweep = 0;
 
   function allowedAudiences(): string[] {
-    const registry = deps.registryUrl();
-    return registry ? [deps.apiUrl, registry] : [deps.apiUrl];
+    return [deps.apiUrl, deps.registryUrl];
   }
 
   function audiences(requested: readonly string[]): string[] {

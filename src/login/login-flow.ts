@@ -70,7 +70,7 @@ export interface LoginFlowDeps {
   /** The API's public URL: the callback is `<apiUrl>/oauth/callback`, and the default audience. */
   apiUrl: string;
   /** Audiences a login token may be issued for (API and registry URLs). */
-  audiences: () => readonly string[];
+  audiences: readonly string[];
   defaultProvider?: DefaultLoginProvider | undefined;
   issueRefreshToken?: RefreshTokenIssuer | undefined;
 }
@@ -154,8 +154,8 @@ export function createLoginFlow(deps: LoginFlowDeps) {
         throw invalidArgument("code_challenge", "must be a base64url SHA-256 (43 characters)");
       }
       const audience = params.audience || deps.apiUrl;
-      if (!deps.audiences().includes(audience)) {
-        throw invalidArgument("audience", `must be one of ${deps.audiences().join(", ")}`);
+      if (!deps.audiences.includes(audience)) {
+        throw invalidArgument("audience", `must be one of ${deps.audiences.join(", ")}`);
       }
       const provider = await resolveLoginProvider(
         params.identityProvider,

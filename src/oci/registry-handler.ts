@@ -56,14 +56,12 @@ async function base(deps: RegistryDeps, ex: Exchange): Promise<void> {
 }
 
 /**
- * The registry's request handler (`depsOf` is read per request: the registry's URL is known only
- * once it listens): routes by path shape, answers every failure with the OCI error
+ * The registry's request handler: routes by path shape, answers every failure with the OCI error
  * envelope, logs one structured line per request (never credentials) and counts it in the
  * metrics by route kind. `/healthz` and `/readyz` answer anonymously and are not logged.
  */
-export function createRegistryHandler(depsOf: () => RegistryDeps, logger: (line: object) => void) {
+export function createRegistryHandler(deps: RegistryDeps, logger: (line: object) => void) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const deps = depsOf();
     const started = performance.now();
     const method = req.method ?? "GET";
     const url = new URL(req.url ?? "/", "http://registry.invalid");

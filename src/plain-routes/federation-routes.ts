@@ -43,7 +43,7 @@ export function createFederationRoutes(deps: {
   sts: Sts;
   issuerUrl: string;
   apiUrl: string;
-  registryUrl: () => string;
+  registryUrl: string;
 }): ExtraRoute[] {
   const { sts } = deps;
   const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
@@ -61,7 +61,7 @@ export function createFederationRoutes(deps: {
       const body: AuthConfig = {
         issuer: deps.issuerUrl,
         api_url: deps.apiUrl,
-        registry_url: deps.registryUrl(),
+        registry_url: deps.registryUrl,
         sts_exchange_endpoint: `${deps.issuerUrl}/sts/exchange`,
         sts_refresh_endpoint: `${deps.issuerUrl}/sts/exchange_refresh_token`,
       };

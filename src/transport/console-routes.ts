@@ -74,8 +74,8 @@ const ASSET_NOT_FOUND_PAGE = `<!doctype html>
 export interface ConsoleRoutesOptions {
   /** The built console (index.html and assets/); default {@link DEFAULT_CONSOLE_DIR}. */
   dir?: string;
-  /** Other origins the console calls (the registry's), read per answer: known once it listens. */
-  connectOrigins?: () => readonly string[];
+  /** Other origins the console calls (the registry's). */
+  connectOrigins?: readonly string[];
 }
 
 /** The console's routes and its single-page-app fallback, for `createApiHandler`. */
@@ -95,7 +95,7 @@ export interface ConsoleRoutes {
  */
 export function createConsoleRoutes(options: ConsoleRoutesOptions = {}): ConsoleRoutes {
   const dir = options.dir ?? DEFAULT_CONSOLE_DIR;
-  const headers = () => pageHeaders(consoleCsp(options.connectOrigins?.().filter((o) => o !== "") ?? []));
+  const headers = pageHeaders(consoleCsp(options.connectOrigins?.filter((o) => o !== "") ?? []));
   const index = once(async () => {
     try {
       return { built: true, body: await staticBody(await readFile(`${dir}/index.html`)) };
@@ -119,7 +119,7 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions = {}): Console
   const page = async (req: AnyRequest, res: AnyResponse): Promise<void> => {
     if (!isRead(req, res, DOMAIN)) return;
     const { built, body } = await index();
-    answerStatic(req, res, body, headers(), built ? 200 : 503);
+    answerStatic(req, res, body, headers, built ? 200 : 503);
   };
 
   return {
@@ -134,7 +134,7 @@ export function createConsoleRoutes(options: ConsoleRoutesOptions = {}): Console
           const match = ASSET_NAME.exec(name);
           const body = match ? await asset(name) : undefined;
           if (!match || !body) {
-            answerStatic(req, res, await notFound(), headers(), 404);
+            answerStatic(req, res, await notFound(), headers, 404);
             return;
           }
           answerStatic(req, res, body, {

@@ -23,7 +23,13 @@ import {
 import { createRestTranscoder } from "./rest-transcoder.js";
 
 /** Re-exported so the composition root gets the handler and the listener from one module. */
-export { type ApiServer, type ApiServerOptions, startApiServer } from "./api-server.js";
+export {
+  type ApiServer,
+  type ApiServerOptions,
+  type BoundApiServer,
+  bindApiServer,
+  startApiServer,
+} from "./api-server.js";
 
 /**
  * A plain handler for one exact path (e.g. `/.well-known/openid-configuration`), served outside

@@ -33,8 +33,8 @@ forEachEngine("vulnerability report ingestion", (db) => {
     store,
     blobs,
     events: createEventRecorder({
-      apiUrl: () => "http://api.test",
-      registryUrl: () => "http://registry.test",
+      apiUrl: "http://api.test",
+      registryUrl: "http://registry.test",
     }),
     vulnReportMaxBytes: 64 * 1024,
   });

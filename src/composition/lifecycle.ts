@@ -1,0 +1,44 @@
+/** Something that can be stopped: a store, a blob driver, a listener (with its grace period). */
+export interface Closable {
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+/**
+ * What a server started, in the order it must stop: its listeners first, then the things the
+ * builders started (`onClose`, the last started first), then its resources (store, blobs). Both
+ * ways out take that order; every step waits for all of its parts, whichever fail.
+ */
+export interface Lifecycle {
+  /** A bound listener: closed before anything else stops. */
+  listening(...listeners: Closable[]): void;
+  /** Something started (a thread, a timer, a buffer): stopped after the listeners, last started first. */
+  onClose(close: () => Promise<void>): void;
+  /**
+   * The normal stop: the listeners close with their default grace period while `alongside`
+   * settles (e.g. a garbage collection run finishing), then the `onClose`s, then the resources.
+   */
+  close(alongside?: readonly Promise<unknown>[]): Promise<void>;
+  /**
+   * Start-up failed: the listeners bound so far close at once (`graceMs: 0`, so the process can
+   * exit), then the `onClose`s registered so far, then the resources.
+   */
+  abort(): Promise<void>;
+}
+
+/** A {@link Lifecycle} that closes `resources` last (the store and the blob store). */
+export function createLifecycle(resources: readonly Closable[]): Lifecycle {
+  const listeners: Closable[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  const stop = async (listenersClosed: Promise<unknown>): Promise<void> => {
+    await listenersClosed;
+    await Promise.allSettled(closers.reverse().map((close) => close()));
+    await Promise.allSettled(resources.map((resource) => resource.close()));
+  };
+  return {
+    listening: (...bound) => void listeners.push(...bound),
+    onClose: (close) => void closers.push(close),
+    close: (alongside = []) =>
+      stop(Promise.allSettled([...listeners.map((listener) => listener.close()), ...alongside])),
+    abort: () => stop(Promise.allSettled(listeners.map((listener) => listener.close({ graceMs: 0 })))),
+  };
+}

@@ -1,0 +1,84 @@
+import type { Issuer } from "../auth/issuer.js";
+import type { RevocationChecker } from "../auth/token-revocations.js";
+import { createTokenVerifier } from "../auth/token-verifier.js";
+import type { AccessResolver } from "../authz/access.js";
+import type { WharfConfig } from "../config/config.js";
+import type { Clock } from "../core/clock.js";
+import type { Federation } from "../federation/federation.js";
+import { ANONYMOUS_SUBJECT, createRegistryAuthenticator } from "../oci/registry-auth.js";
+import { createRegistryGate } from "../oci/registry-gate.js";
+import type { RegistryDeps } from "../oci/registry-request.js";
+import { createBlobUploads } from "../registry/data-plane/blob-uploads.js";
+import { createPublicContent } from "../registry/data-plane/public-content.js";
+import { createRegistryContent } from "../registry/data-plane/registry-content.js";
+import { createRepoResolver } from "../registry/data-plane/repo-resolver.js";
+import type { BlobDriver } from "../storage/blobs/blob-driver.js";
+import type { Store } from "../storage/store.js";
+import type { Delivery } from "./delivery-wing.js";
+import type { Operations } from "./operations.js";
+import type { PublicUrls } from "./ports.js";
+import type { SecurityData } from "./security-data-wing.js";
+
+/** How long an upload session may be continued with the token that started it. */
+const UPLOAD_SESSION_SECONDS = 24 * 60 * 60;
+
+/** What the registry wing is built from. */
+export interface RegistryWingDeps {
+  config: Pick<WharfConfig, "publicNamespace">;
+  store: Store;
+  blobs: BlobDriver;
+  clock: Clock;
+  urls: PublicUrls;
+  issuer: Issuer;
+  revocations: RevocationChecker;
+  access: AccessResolver;
+  /** Checks `<identity uid>:<jwt>` Basic credentials (federation's pull tokens). */
+  pullTokens: Federation["pullTokens"];
+  delivery: Pick<Delivery, "events" | "pullEvents">;
+  operations: Operations;
+  securityData: Pick<SecurityData, "vulnReferrers">;
+}
+
+/**
+ * The registry port's dependencies: content, uploads (with their hashing worker, closed by the
+ * registry listener's `close`), name resolution and push-time creation, authentication (registry
+ * tokens for the registry's or the API's audience, upload sessions continued for a day with the
+ * token that started them, pull tokens), the public-namespace gate, events, the console's CORS
+ * origin (the API's), readiness and metrics, and the vulnerability report referrer ingest.
+ */
+export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
+  const { store, blobs, clock, urls, issuer } = deps;
+  const { events, pullEvents } = deps.delivery;
+  const verifierOptions = {
+    ...{ issuer, audience: [urls.registryUrl, urls.apiUrl], clock, anonymousSubject: ANONYMOUS_SUBJECT },
+    revocations: deps.revocations,
+  };
+  const auth = createRegistryAuthenticator({
+    registryUrl: urls.registryUrl,
+    verifier: createTokenVerifier(verifierOptions),
+    // Upload sessions outlive registry tokens; they were authorized when they started.
+    expiredVerifier: createTokenVerifier({
+      ...verifierOptions,
+      clockToleranceSeconds: UPLOAD_SESSION_SECONDS,
+    }),
+    accessResolver: deps.access,
+    pullTokens: deps.pullTokens,
+  });
+  return {
+    content: createRegistryContent({ store, blobs, clock, events }),
+    uploads: createBlobUploads({ store, blobs, clock }),
+    resolver: createRepoResolver({ store, clock, events }),
+    auth,
+    gate: createRegistryGate({ auth, publicNamespace: deps.config.publicNamespace }),
+    publicContent: createPublicContent(store),
+    issuer,
+    events,
+    pullEvents,
+    clock,
+    registryUrl: urls.registryUrl,
+    consoleOrigin: new URL(urls.apiUrl).origin,
+    readiness: deps.operations.readiness,
+    metrics: deps.operations.metrics.registry,
+    vulnReferrers: deps.securityData.vulnReferrers,
+  };
+}

@@ -1,0 +1,56 @@
+import type { AccessResolver } from "../authz/access.js";
+import type { Clock } from "../core/clock.js";
+import type { EventRecorder } from "../events/event-recorder.js";
+import type { RegistryDeps } from "../oci/registry-request.js";
+import { createVulnReportRoutes, type VulnReportRoutesDeps } from "../plain-routes/vuln-report-routes.js";
+import type { BlobDriver } from "../storage/blobs/blob-driver.js";
+import type { Store } from "../storage/store.js";
+import type { ExtraRoute } from "../transport/create-api-handler.js";
+import { createVulnReferrerIngest } from "../vulnreports/referrer-ingest.js";
+
+/** The security data both faces take in: vulnerability reports uploaded to the API or pushed as referrers. */
+export interface SecurityData {
+  /** The API's streamed report upload (`POST` under the vuln report prefix, ADR 0024). */
+  routes: ExtraRoute[];
+  /** The registry's ingest of a pushed manifest's vulnerability report referrer (never rejects). */
+  vulnReferrers: NonNullable<RegistryDeps["vulnReferrers"]>;
+}
+
+/**
+ * Builds both ways in for vulnerability reports over the same store, blobs, events and size
+ * limit: the API's upload route (authenticated by `verifier`, authorized by `access`) and the
+ * registry's referrer ingest, which logs each outcome (a report not stored as a warning).
+ */
+export function buildSecurityData(deps: {
+  store: Store;
+  blobs: BlobDriver;
+  events: EventRecorder;
+  vulnReportMaxBytes: number;
+  /** Authenticates the upload route's bearer tokens (the API verifier). */
+  verifier: VulnReportRoutesDeps["verifier"];
+  access: AccessResolver;
+  clock: Clock;
+  logger: (line: object) => void;
+}): SecurityData {
+  const { store, blobs, events, vulnReportMaxBytes, clock, logger } = deps;
+  return {
+    routes: createVulnReportRoutes({
+      store,
+      blobs,
+      events,
+      vulnReportMaxBytes,
+      verifier: deps.verifier,
+      clock,
+      accessFor: (principal) => deps.access.accessFor(principal),
+    }),
+    vulnReferrers: createVulnReferrerIngest({
+      store,
+      blobs,
+      vulnReportMaxBytes,
+      events,
+      clock,
+      log: (outcome) =>
+        logger({ ...(outcome.stored ? {} : { level: "warn" }), event: "vuln-report-referrer", ...outcome }),
+    }),
+  };
+}
