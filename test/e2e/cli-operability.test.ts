@@ -19,7 +19,7 @@ import { type CliRun, runWharf } from "../support/wharf-process.js";
 // The command line as an operator meets it: every command answers -h/--help, and a command that
 // cannot start says why in one line on stderr and exits 1, never with a stack trace.
 // Help, usage errors and completions run in this process through runCli (the parser bin/wharf.js
-// runs; a spawned CLI costs a Node start-up each, ~160 of them for the help alone). The shipped
+// runs; a spawned CLI costs a Node start-up each, 46 of them for the help alone). The shipped
 // bin/wharf.js (built dist/) still runs for the top-level help, one -h, `wharf` alone (exit 2) and
 // every start-up failure (exit 1, one line, the process's own stderr).
 
