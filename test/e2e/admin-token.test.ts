@@ -1,18 +1,39 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import { decodeJwt } from "jose";
-import { serveProcess, stopProcess, WHARF, type WharfProcess } from "../support/wharf-process.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
+import {
+  type CliRun,
+  runWharf,
+  serveProcess,
+  stopProcess,
+  type WharfProcess,
+} from "../support/wharf-process.js";
 
-const run = promisify(execFile);
+// The server is a `wharf serve` process; the `wharf admin` commands run in this process through
+// runCli (the parser bin/wharf.js runs), another process than the server's all the same. Two run
+// the shipped bin/wharf.js (built dist/): the first token, and the key rotation the server picks up.
 
-/** Runs `wharf admin …`; resolves to stdout and stderr. */
-function admin(...args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return run(process.execPath, [WHARF, "admin", ...args]);
+/** Runs `wharf admin …` in this process; resolves to its exit code, stdout and stderr. */
+function adminRun(...args: string[]): Promise<CliRun> {
+  return runCliInProcess(["admin", ...args], process.env);
+}
+
+/** Runs `wharf admin …` in this process, asserting exit 0; resolves to stdout and stderr. */
+async function admin(...args: string[]): Promise<CliRun> {
+  const run = await adminRun(...args);
+  assert.equal(run.code, 0, `wharf admin ${args.join(" ")}: ${run.stderr}`);
+  return run;
+}
+
+/** The same through the shipped bin/wharf.js, a child process. */
+async function adminSpawned(...args: string[]): Promise<CliRun> {
+  const run = await runWharf(["admin", ...args], process.env);
+  assert.equal(run.code, 0, `wharf admin ${args.join(" ")}: ${run.stderr}`);
+  return run;
 }
 
 describe("wharf admin token finds the issuer by itself", () => {
@@ -28,7 +49,7 @@ describe("wharf admin token finds the issuer by itself", () => {
   });
 
   it("with only --data-dir, signs for the URL the server recorded: the API accepts it", async () => {
-    const { stdout, stderr } = await admin("token", "--data-dir", dataDir);
+    const { stdout, stderr } = await adminSpawned("token", "--data-dir", dataDir);
     const token = stdout.trim();
     assert.equal(stderr, "", "no fallback note: the server recorded its URL");
     assert.equal(decodeJwt(token).iss, server.apiUrl);
@@ -56,14 +77,9 @@ describe("wharf admin token finds the issuer by itself", () => {
     const claims = decodeJwt(stdout.trim());
     assert.equal((claims.exp ?? 0) - (claims.iat ?? 0), 86_400);
     for (const ttl of ["25h", "2d", "86401s"]) {
-      await assert.rejects(
-        admin("token", "--data-dir", dataDir, "--ttl", ttl),
-        (err: { code: number; stderr: string }) => {
-          assert.equal(err.code, 2);
-          assert.equal(err.stderr, `wharf: --ttl must be at most 24h (got "${ttl}")\n`);
-          return true;
-        },
-      );
+      const refused = await adminRun("token", "--data-dir", dataDir, "--ttl", ttl);
+      assert.equal(refused.code, 2);
+      assert.equal(refused.stderr, `wharf: --ttl must be at most 24h (got "${ttl}")\n`);
     }
   });
 
@@ -91,7 +107,7 @@ describe("wharf admin token finds the issuer by itself", () => {
   });
 
   it("keys rotate and list work on the SQLite data dir while the server runs; the server signs with the new key", async () => {
-    const { stdout } = await admin("keys", "rotate", "--data-dir", dataDir);
+    const { stdout } = await adminSpawned("keys", "rotate", "--data-dir", dataDir);
     const kid = stdout.trim();
     const list = (await admin("keys", "list", "--data-dir", dataDir)).stdout;
     assert.match(list, new RegExp(`^${kid}\\s+\\S+\\s+current\\s+-$`, "m"));

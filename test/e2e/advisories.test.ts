@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,10 +9,11 @@ import * as grpc from "@grpc/grpc-js";
 import * as feed from "../../src/gen/platform/advisory/v2/security_advisory_pb.js";
 import * as adv from "../../src/gen/platform/vulnerabilities/v2/advisories_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { registeredPerson } from "../support/registered-person.js";
-import { WHARF } from "../support/wharf-process.js";
+import { type CliRun, runWharf } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 import { zipOf } from "../support/zip-writer.js";
 
@@ -30,18 +30,6 @@ interface AdvisoryJson extends Json {
   events?: Json[];
 }
 
-/** Runs the real CLI; resolves with its exit code and output (never rejects). */
-function wharfCli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [WHARF, ...args], { env: { ...process.env, ...env } }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
 forEachEngine("advisories: CLI import, REST and gRPC", (db) => {
   let server: TestServer;
   let client: grpc.Client;
@@ -49,8 +37,23 @@ forEachEngine("advisories: CLI import, REST and gRPC", (db) => {
   let location: string[];
   let databaseUrl: string | undefined;
 
-  const importCli = (kind: string, ...args: string[]) =>
-    wharfCli(["import", kind, ...location, ...args], databaseUrl ? { WHARF_DATABASE_URL: databaseUrl } : {});
+  /**
+   * `wharf import KIND ARGS…` into the server's store while it serves, in this process through runCli
+   * (the parser bin/wharf.js runs): the importer's outcome does not depend on the process boundary,
+   * and each spawned run cost a Node start-up. `spawned` runs the shipped bin/wharf.js (built dist/).
+   */
+  const importCli = (kind: string, ...args: string[]): Promise<CliRun> =>
+    runImport(runCliInProcess, kind, args);
+  const importSpawned = (kind: string, ...args: string[]): Promise<CliRun> => runImport(runWharf, kind, args);
+  const runImport = (
+    run: (args: string[], env: NodeJS.ProcessEnv) => Promise<CliRun>,
+    kind: string,
+    args: string[],
+  ) =>
+    run(["import", kind, ...location, ...args], {
+      ...process.env,
+      ...(databaseUrl ? { WHARF_DATABASE_URL: databaseUrl } : {}),
+    });
   const list = async (query: string, token = server.adminToken) =>
     expectJson<{ advisories?: AdvisoryJson[]; nextPageToken?: string; totalCount?: string }>(
       await server.api(`/vulnerabilities/v2/advisories${query}`, { token }),
@@ -78,7 +81,13 @@ forEachEngine("advisories: CLI import, REST and gRPC", (db) => {
   });
 
   it("imports the zip, the YAML directory and the metadata; a re-import changes nothing", async () => {
-    const first = await importCli("advisories", join(work, "osv.zip"), join(FIXTURES, "yaml"));
+    // On PostgreSQL the shipped bin imports, the only spawned `import advisories` with a database URL
+    // (cli-vulns.test.ts spawns one into a SQLite data dir).
+    const first = await (db.engine === "postgres" ? importSpawned : importCli)(
+      "advisories",
+      join(work, "osv.zip"),
+      join(FIXTURES, "yaml"),
+    );
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stderr, /created 18, updated 0, unchanged 0, rejected 0\s*$/);
     const meta = await importCli("vulnmeta", join(FIXTURES, "vulnmeta"));

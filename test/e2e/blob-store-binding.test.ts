@@ -162,12 +162,21 @@ describe("wharf serve refuses another deployment's blob store", () => {
     await server.close();
     return { dataDir, blobFolder: opts.blobStore ?? join(dataDir, "blobs") };
   }
+  /**
+   * The SQLite deployment whose blob folder both tests offer to another database: served once, on
+   * first use (each server start costs ~1 s of CPU, and either test needs just some other deployment's).
+   */
+  let other: ReturnType<typeof servedOnce> | undefined;
+  const otherDeployment = () => {
+    other ??= servedOnce();
+    return other;
+  };
   const serve = (args: string[]) =>
     wharf(["serve", "--api-addr", "127.0.0.1:0", "--registry-addr", "127.0.0.1:0", ...args]);
 
   it("on SQLite: one line naming the SQLite file and the blob folder, exit 1", async () => {
     const a = await servedOnce();
-    const b = await servedOnce();
+    const b = await otherDeployment();
     const filesBefore = await filesUnder(b.blobFolder);
     const result = await serve(["--data-dir", a.dataDir, "--blob-store", b.blobFolder]);
     assertRefusedOneLine(result, join(a.dataDir, "wharf.db"), b.blobFolder);
@@ -180,7 +189,7 @@ describe("wharf serve refuses another deployment's blob store", () => {
     const { databaseUrl } = await pg.freshOptions();
     assert.ok(databaseUrl);
     await servedOnce({ databaseUrl });
-    const b = await servedOnce();
+    const b = await otherDeployment();
     const result = await serve(["--database-url", databaseUrl, "--blob-store", b.blobFolder]);
     assertRefusedOneLine(result, databaseUrl, b.blobFolder);
   });

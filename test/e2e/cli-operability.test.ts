@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { engineSkipReason } from "../support/databases.js";
 import {
   existingPostgres,
@@ -17,9 +18,19 @@ import { type CliRun, runWharf } from "../support/wharf-process.js";
 
 // The command line as an operator meets it: every command answers -h/--help, and a command that
 // cannot start says why in one line on stderr and exits 1, never with a stack trace.
+// Help, usage errors and completions run in this process through runCli (the parser bin/wharf.js
+// runs; a spawned CLI costs a Node start-up each, 46 of them for the help alone). The shipped
+// bin/wharf.js (built dist/) still runs for the top-level help, one -h, `wharf` alone (exit 2) and
+// every start-up failure (exit 1, one line, the process's own stderr).
 
-function wharf(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+/** The shipped bin/wharf.js, a child process. */
+function spawned(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return runWharf(args, { ...process.env, WHARF_DEBUG: "", ...env });
+}
+
+/** The same command line through runCli in this process. */
+function wharf(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCliInProcess(args, { ...process.env, WHARF_DEBUG: "", ...env });
 }
 
 /** Asserts exit 1 and exactly one stderr line matching `pattern`, with no stack frame. */
@@ -45,7 +56,7 @@ const LOCAL = ["--api-addr", "127.0.0.1:0", "--registry-addr", "127.0.0.1:0"];
 
 describe("wharf -h / --help", () => {
   it("every command of the top-level help prints its own help with -h and --help and exits 0", async () => {
-    const top = await wharf(["help"]);
+    const top = await spawned(["help"]);
     assert.equal(top.code, 0);
     // The index at the end of `wharf --help`: `  wharf <words> <usage>`, then its description.
     const lines = top.stdout.split("\n");
@@ -77,14 +88,9 @@ describe("wharf -h / --help", () => {
       );
     }
     const cases = commands.flatMap((command) => ["-h", "--help"].map((flag) => ({ ...command, flag })));
-    // Four at a time: each is a Node process.
+    // One after the other: in-process runs borrow process.env.
     const results: ((typeof cases)[number] & { run: CliRun })[] = [];
-    for (let i = 0; i < cases.length; i += 4) {
-      const batch = cases.slice(i, i + 4);
-      results.push(
-        ...(await Promise.all(batch.map(async (c) => ({ ...c, run: await wharf([...c.words, c.flag]) })))),
-      );
-    }
+    for (const c of cases) results.push({ ...c, run: await wharf([...c.words, c.flag]) });
     for (const { words, description, flag, run } of results) {
       const what = `wharf ${words.join(" ")} ${flag}`;
       assert.equal(run.code, 0, `${what} exits 0 (stderr: ${run.stderr})`);
@@ -115,7 +121,8 @@ describe("wharf -h / --help", () => {
     );
     const nested = await wharf(["help", "admin", "keys", "rotate"]);
     assert.match(nested.stdout, /^Usage: wharf admin keys rotate \[options\]/);
-    const late = await wharf(["serve", "--api-addr", "127.0.0.1:1", "-h"]);
+    // The shipped bin: -h after other flags prints the help and exits, starting no server.
+    const late = await spawned(["serve", "--api-addr", "127.0.0.1:1", "-h"]);
     assert.equal(late.code, 0, "help wins over the other flags: nothing is started");
     assert.match(late.stdout, /^Usage: wharf serve/);
     const unknown = await wharf(["frobnicate", "-h"]);
@@ -138,7 +145,7 @@ describe("wharf -h / --help", () => {
       assert.equal(run.stdout, "");
       assert.doesNotMatch(run.stderr, /\n\s+at /, "no stack frames");
     }
-    const bare = await wharf([]);
+    const bare = await spawned([]);
     assert.equal(bare.code, 2, "wharf alone prints its help and exits 2");
     assert.match(bare.stderr, /^Usage: wharf /);
   });
@@ -174,7 +181,7 @@ describe("start-up failures: one line, exit 1", () => {
           which === "api"
             ? ["--api-addr", addr, "--registry-addr", "127.0.0.1:0"]
             : ["--api-addr", "127.0.0.1:0", "--registry-addr", addr];
-        const run = await wharf(["serve", "--data-dir", join(dir, `busy-${which}`), ...args]);
+        const run = await spawned(["serve", "--data-dir", join(dir, `busy-${which}`), ...args]);
         assertOneLineFailure(run, new RegExp(`cannot listen on ${addr}: the address is already in use`));
       } finally {
         await new Promise((r) => busy.close(r));
@@ -186,14 +193,21 @@ describe("start-up failures: one line, exit 1", () => {
     const file = join(dir, "file");
     await writeFile(file, "not a folder");
     for (const command of [["serve", ...LOCAL], ["gc"], ["admin", "token"]]) {
-      const run = await wharf([...command, "--data-dir", join(file, "sub")]);
+      const run = await spawned([...command, "--data-dir", join(file, "sub")]);
       assertOneLineFailure(run, new RegExp(`cannot write ${file}.*not a folder`));
     }
   });
 
   it("an unreachable PostgreSQL (a closed port), never printing the password", async () => {
     const url = `postgres://wharf:s3cret-pw@127.0.0.1:${await closedPort()}/wharf`;
-    const run = await wharf(["serve", "--data-dir", join(dir, "pg-closed"), "--database-url", url, ...LOCAL]);
+    const run = await spawned([
+      "serve",
+      "--data-dir",
+      join(dir, "pg-closed"),
+      "--database-url",
+      url,
+      ...LOCAL,
+    ]);
     assertOneLineFailure(run, /cannot reach the database at 127\.0\.0\.1:\d+: connection refused/);
     assert.ok(!run.stderr.includes("s3cret-pw"), "no password on stderr");
   });
@@ -237,7 +251,7 @@ describe("start-up with a missing PostgreSQL database", { skip: engineSkipReason
     const url = new URL(server.urlOf(name));
     url.username = role;
     url.password = "";
-    const run = await wharf([
+    const run = await spawned([
       "serve",
       "--data-dir",
       join(tmpdir(), name),

@@ -1,23 +1,21 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import * as lib from "../../src/gen/platform/libraries/v2/artifacts_pb.js";
 import { artifactUid } from "../../src/libraries/library-ids.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { personWithRole } from "../support/registered-person.js";
-import { WHARF } from "../support/wharf-process.js";
+import { type CliRun, runWharf } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
-const run = promisify(execFile);
 const CATALOGUE = fileURLToPath(new URL("../fixtures/libraries/catalogue.jsonl", import.meta.url));
 const BROKEN = fileURLToPath(new URL("../fixtures/libraries/broken.jsonl", import.meta.url));
 const SERVICE = "/platform.libraries.v2.ArtifactsService";
@@ -60,22 +58,15 @@ forEachEngine("libraries: import and ArtifactsService", (db) => {
   let puller: string;
   let storeFlags: string[];
 
-  /** `wharf import libraries ARGS…` against the server's database (the real CLI, while it serves). */
-  const importLibraries = async (...args: string[]) => {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [
-        WHARF,
-        "import",
-        "libraries",
-        ...args,
-        ...storeFlags,
-      ]);
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
+  /**
+   * `wharf import libraries ARGS…` against the server's database while it serves, in this process
+   * through runCli (the parser bin/wharf.js runs; a spawned CLI costs a Node start-up each time).
+   */
+  const importLibraries = (...args: string[]): Promise<CliRun> =>
+    runCliInProcess(["import", "libraries", ...args, ...storeFlags], process.env);
+  /** The same through the shipped bin/wharf.js (built dist/), a process of its own. */
+  const importLibrariesSpawned = (...args: string[]): Promise<CliRun> =>
+    runWharf(["import", "libraries", ...args, ...storeFlags], process.env);
   const list = async (query: string, token = viewer) =>
     expectJson<ArtifactList>(await wharf.api(`/libraries/v2/artifacts?${query}`, { token }));
   const names = (body: ArtifactList) => (body.artifacts ?? []).map((a) => a.name);
@@ -95,7 +86,8 @@ forEachEngine("libraries: import and ArtifactsService", (db) => {
   });
 
   it("imports the JSONL file while the server runs; a re-import changes nothing", async () => {
-    const first = await importLibraries(CATALOGUE);
+    // The shipped bin, from another process: the only spawned `import libraries`.
+    const first = await importLibrariesSpawned(CATALOGUE);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stderr, /wharf import libraries: created 21, updated 0, unchanged 0, rejected 0\n$/);
     const again = await importLibraries(CATALOGUE);
@@ -407,15 +399,9 @@ forEachEngine("libraries: import and ArtifactsService", (db) => {
 });
 
 describe("wharf import: help and usage errors", () => {
-  const wharf = async (...args: string[]) => {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [WHARF, ...args]);
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
+  // In this process through runCli: help and usage come from the parser bin/wharf.js runs, whose
+  // exit codes as a process cli-operability.test.ts checks.
+  const wharf = (...args: string[]) => runCliInProcess(args, process.env);
 
   it("lists the kinds with the importers' options, not the server's", async () => {
     for (const args of [

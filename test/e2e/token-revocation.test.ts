@@ -1,15 +1,20 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { createTestDatabase, engineSkipReason, type TestDatabase } from "../support/databases.js";
-import { serveProcess, stopProcess, WHARF, type WharfProcess } from "../support/wharf-process.js";
+import {
+  type CliRun,
+  runWharf,
+  serveProcess,
+  stopProcess,
+  type WharfProcess,
+} from "../support/wharf-process.js";
 
 /** A free loopback port (bound once, released, then handed to a server). */
 async function freePort(): Promise<number> {
@@ -33,8 +38,6 @@ async function serveBehindSharedUrls(dataDir: string, databaseUrl: string): Prom
   );
   return { ...server, apiUrl: `http://127.0.0.1:${api}`, registryUrl: `http://127.0.0.1:${registry}` };
 }
-
-const run = promisify(execFile);
 
 // Both servers announce one public URL (as servers sharing a database should); requests go to
 // each one's own loopback address.
@@ -63,8 +66,19 @@ describe("token revocation and key rotation across two servers on one PostgreSQL
   let dataDir: string;
   let servers: WharfProcess[] = [];
 
-  const wharf = async (...args: string[]) =>
-    (await run(process.execPath, [WHARF, ...args, "--database-url", databaseUrl])).stdout;
+  /**
+   * `wharf ARGS… --database-url URL`, in this process through runCli (the parser bin/wharf.js runs):
+   * the servers are processes of their own either way, and each spawned CLI cost a Node start-up.
+   * `spawned` runs the shipped bin/wharf.js (built dist/) instead.
+   */
+  const wharfRun = (args: string[], spawned = false): Promise<CliRun> =>
+    (spawned ? runWharf : runCliInProcess)([...args, "--database-url", databaseUrl], process.env);
+  /** Its stdout, asserting exit 0. */
+  const wharf = async (...args: string[]) => {
+    const r = await wharfRun(args);
+    assert.equal(r.code, 0, `wharf ${args.join(" ")}: ${r.stderr}`);
+    return r.stdout;
+  };
   const adminToken = async (audience = "api") =>
     (await wharf("admin", "token", "--ttl", "10m", "--audience", audience)).trim();
   const apiStatus = async (server: WharfProcess, token: string) =>
@@ -96,7 +110,10 @@ describe("token revocation and key rotation across two servers on one PostgreSQL
     assert.deepEqual(await everywhere(apiStatus, token), [200, 200], "accepted by both");
     assert.deepEqual(await everywhere(registryStatus, registryToken), [200, 200], "both registries too");
 
-    const out = await wharf("admin", "tokens", "revoke", "--subject", ADMIN_IDENTITY_UID);
+    // The shipped bin revokes: both servers learn of it through the database.
+    const revoked = await wharfRun(["admin", "tokens", "revoke", "--subject", ADMIN_IDENTITY_UID], true);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    const out = revoked.stdout;
     const cutoff = Date.parse(/issued before (\S+);/.exec(out)?.[1] ?? "");
     assert.ok(cutoff > (decodeJwt(token).iat ?? 0) * 1000, out);
     await eventually("both servers refuse the revoked token", async () => {
@@ -135,15 +152,10 @@ describe("token revocation and key rotation across two servers on one PostgreSQL
       [["--issued-before", "yesterday"], /--issued-before must be an RFC 3339 time/],
       [["--issued-before", new Date(Date.now() + 3600_000).toISOString()], /must not be in the future/],
     ] as const) {
-      await assert.rejects(
-        wharf("admin", "tokens", "revoke", ...args),
-        (err: { code: number; stderr: string }) => {
-          assert.equal(err.code, 2);
-          assert.match(err.stderr, message);
-          assert.equal(err.stderr.trim().split("\n").length, 1, err.stderr);
-          return true;
-        },
-      );
+      const refused = await wharfRun(["admin", "tokens", "revoke", ...args]);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, message);
+      assert.equal(refused.stderr.trim().split("\n").length, 1, refused.stderr);
     }
     const token = await adminToken();
     assert.deepEqual(await everywhere(apiStatus, token), [200, 200], "nothing was revoked");

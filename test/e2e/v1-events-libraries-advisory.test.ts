@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { after, before, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { create } from "@bufbuild/protobuf";
@@ -21,12 +20,12 @@ import { Ecosystem } from "../../src/gen/platform/libraries/v2/artifacts_pb.js";
 import { artifactUid } from "../../src/libraries/library-ids.js";
 import { storeLibraryVersions } from "../../src/libraries/library-import.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { onOneEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { startV1World, type V1World } from "../support/v1-world.js";
 import type { ReceivedDelivery, WebhookReceiver } from "../support/webhook-receiver.js";
-import { WHARF } from "../support/wharf-process.js";
 import type { TestServer } from "../support/wharf-server.js";
 
 type Json = Record<string, unknown>;
@@ -34,18 +33,6 @@ const FIXTURES = fileURLToPath(new URL("../fixtures/advisories/", import.meta.ur
 const itemsOf = <T>(body: { items?: T[] }): T[] => body.items ?? [];
 const typesAbout = (deliveries: ReceivedDelivery[], subject: string) =>
   deliveries.filter((d) => d.headers["ce-subject"] === subject).map((d) => String(d.headers["ce-type"]));
-
-/** Runs the real CLI; resolves with its exit code and output (never rejects). */
-function wharfCli(args: string[], env: Record<string, string>): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [WHARF, ...args],
-      { env: { ...process.env, ...env } },
-      (err, _stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr }),
-    );
-  });
-}
 
 const DAY = 86_400_000;
 const JAN_1 = Date.parse("2025-01-01T00:00:00Z");
@@ -101,12 +88,14 @@ onOneEngine("v1 Subscriptions, Artifacts and SecurityAdvisory", (db) => {
       ),
     );
     const location = databaseUrl ? [] : ["--data-dir", wharf.dataDir];
-    const env: Record<string, string> = databaseUrl ? { WHARF_DATABASE_URL: databaseUrl } : {};
+    const env = { ...process.env, ...(databaseUrl ? { WHARF_DATABASE_URL: databaseUrl } : {}) };
+    // In this process through runCli (the parser bin/wharf.js runs): this suite needs the data, not
+    // the process boundary (advisories.test.ts and cli-vulns.test.ts spawn the shipped import).
     for (const [kind, dir] of [
       ["advisories", "yaml"],
       ["vulnmeta", "vulnmeta"],
     ] as const) {
-      const run = await wharfCli(["import", kind, ...location, `${FIXTURES}${dir}`], env);
+      const run = await runCliInProcess(["import", kind, ...location, `${FIXTURES}${dir}`], env);
       assert.equal(run.code, 0, run.stderr);
     }
   });

@@ -27,9 +27,18 @@ function collector(): Writable & { text: string } {
  * the command gets `env`, and for the length of the run process.env's WHARF_* (and HOME,
  * XDG_CONFIG_HOME, NO_COLOR) are exactly those of `env`, for code that reads process.env (the
  * config of `wharf import`, the default config dir). process.env and process.exitCode are restored
- * afterwards. Runs must not overlap (each borrows process.env).
+ * afterwards. Each run borrows process.env, so runs started together run one after the other.
  */
-export async function runCliInProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+export function runCliInProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+  const run = queue.then(() => runAlone(args, env));
+  queue = run.catch(() => {});
+  return run;
+}
+
+/** The end of the last run started: the next one starts after it. */
+let queue: Promise<unknown> = Promise.resolve();
+
+async function runAlone(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
   const stdout = collector();
   const stderr = collector();
   const names = new Set(

@@ -2,21 +2,22 @@ import { createSigningKeyRing, type SigningKeyStatus } from "../../auth/signing-
 import { type ConfigInput, loadConfig } from "../../config/config.js";
 import { openConfiguredStore } from "../../config/open-configured-store.js";
 import { formatTimestamp, systemClock } from "../../core/clock.js";
+import type { CommandOutput } from "./command-output.js";
 
 /**
  * `wharf admin keys rotate`: stores a new signing key, which every server sharing the database
  * signs with and publishes within seconds; the keys it replaces keep verifying until their retire
- * time (see SigningKeyRing). Prints the new kid on stdout and what happened on stderr.
+ * time (see SigningKeyRing). Prints the new kid on `out.stdout` and what happened on `out.stderr`.
  */
-export async function runAdminKeysRotate(input: ConfigInput): Promise<number> {
+export async function runAdminKeysRotate(input: ConfigInput, out: CommandOutput): Promise<number> {
   const store = await openConfiguredStore(loadConfig(input));
   try {
     const keys = createSigningKeyRing({ signingKeys: store.signingKeys, clock: systemClock });
     const kid = await keys.rotate();
     const replaced = (await keys.describe()).filter((k) => k.state === "retiring");
     const until = Math.max(...replaced.map((k) => k.retireTime ?? 0));
-    process.stdout.write(`${kid}\n`);
-    process.stderr.write(
+    out.stdout.write(`${kid}\n`);
+    out.stderr.write(
       `wharf: ${kid} signs from now on (servers switch within seconds)${
         replaced.length > 0 ? `; replaced keys verify until ${formatTimestamp(until)}` : ""
       }\n`,
@@ -27,12 +28,12 @@ export async function runAdminKeysRotate(input: ConfigInput): Promise<number> {
   }
 }
 
-/** `wharf admin keys list`: one line per signing key, newest first (see `formatKeyTable`). */
-export async function runAdminKeysList(input: ConfigInput): Promise<number> {
+/** `wharf admin keys list`: one line per signing key on `out.stdout`, newest first (see `formatKeyTable`). */
+export async function runAdminKeysList(input: ConfigInput, out: CommandOutput): Promise<number> {
   const store = await openConfiguredStore(loadConfig(input));
   try {
     const keys = createSigningKeyRing({ signingKeys: store.signingKeys, clock: systemClock });
-    process.stdout.write(formatKeyTable(await keys.describe()));
+    out.stdout.write(formatKeyTable(await keys.describe()));
     return 0;
   } finally {
     await store.close();

@@ -6,6 +6,7 @@ import { ConfigError, type ConfigInput, loadConfig, publicUrlOf } from "../../co
 import { openConfiguredStore } from "../../config/open-configured-store.js";
 import { systemClock } from "../../core/clock.js";
 import { parseDurationSeconds } from "../../core/duration.js";
+import type { CommandOutput } from "./command-output.js";
 
 /**
  * `wharf admin token`: mints a token for the built-in platform administrator with the issuer keys
@@ -13,11 +14,12 @@ import { parseDurationSeconds } from "../../core/duration.js";
  * --database-url as the server). `audience` is `api` (default), `registry`, or an explicit URL.
  * The issuer and registry URLs are `--public-url`/`--registry-url` when given (flag or variable),
  * else those the server recorded when it started, else the configured defaults (said on stderr).
- * A ttl that is not a duration, or longer than 24 h, is a ConfigError (exit 2).
+ * A ttl that is not a duration, or longer than 24 h, is a ConfigError (exit 2). Prints on `out`.
  */
 export async function runAdminToken(
   input: ConfigInput,
   opts: { ttl: string; audience: string },
+  out: CommandOutput,
 ): Promise<number> {
   const config = loadConfig(input);
   const ttlSeconds = parseDurationSeconds(opts.ttl);
@@ -31,7 +33,7 @@ export async function runAdminToken(
     const urlOf = (flag: string, configured: string, fromServer: string | undefined, fallback: string) => {
       if (configured !== "") return configured;
       if (fromServer !== undefined) return fromServer;
-      process.stderr.write(
+      out.stderr.write(
         `wharf: no server has recorded its URL in this database yet: using ${fallback} (give --${flag} to choose)\n`,
       );
       return fallback;
@@ -51,7 +53,7 @@ export async function runAdminToken(
     await ensureAdminIdentity(store, systemClock.now());
     const issuer = createIssuer({ store, issuerUrl, clock: systemClock });
     const token = await issuer.mint({ subject: ADMIN_IDENTITY_UID, audience, ttlSeconds });
-    process.stdout.write(`${token}\n`);
+    out.stdout.write(`${token}\n`);
     return 0;
   } finally {
     await store.close();

@@ -6,6 +6,7 @@ import { formatTimestamp, systemClock } from "../../core/clock.js";
 import { isDomainError } from "../../core/errors.js";
 import { MAX_PULL_TOKEN_TTL_SECONDS } from "../../federation/pull-token.js";
 import { REFRESH_TOKEN_TTL_MS } from "../../federation/refresh-tokens.js";
+import type { CommandOutput } from "./command-output.js";
 
 /**
  * How long a revocation is kept past its cutoff: the longest anything it matches can still be
@@ -21,11 +22,13 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
 
 /**
  * `wharf admin tokens revoke`: stores a revocation (see `revokeTokens`) that every server sharing
- * the database applies within seconds. Prints what it revoked. Bad flags are a ConfigError (exit 2).
+ * the database applies within seconds. Prints what it revoked on `out.stdout`. Bad flags are a
+ * ConfigError (exit 2).
  */
 export async function runAdminTokensRevoke(
   input: ConfigInput,
   opts: { subject?: string | undefined; issuedBefore?: string | undefined },
+  out: CommandOutput,
 ): Promise<number> {
   const config = loadConfig(input);
   let issuedBefore: number | undefined;
@@ -49,7 +52,7 @@ export async function runAdminTokensRevoke(
       acceptedForMs: REVOCATION_KEPT_MS,
     });
     const whose = row.subject === undefined ? "every subject" : row.subject;
-    process.stdout.write(
+    out.stdout.write(
       `revoked the tokens of ${whose} issued before ${formatTimestamp(row.issuedBefore)}; servers refuse them within seconds\n`,
     );
     return 0;

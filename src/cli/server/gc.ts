@@ -6,15 +6,20 @@ import { parseDurationSeconds } from "../../core/duration.js";
 import { collectGarbage } from "../../registry/data-plane/garbage-collector.js";
 import { bindBlobStore } from "../../storage/blob-store-identity.js";
 import { openBlobDriver } from "../../storage/blobs/open-blob-driver.js";
+import type { CommandOutput } from "./command-output.js";
 import { createGcProgress } from "./gc-progress.js";
 
 /**
  * `wharf gc`: one garbage collection run against the configured store and blob storage (safe while
- * servers are pushing; see `collectGarbage`). Shows its progress on stderr (createGcProgress) and
- * prints what it removed as one JSON line on stdout. Refuses,
+ * servers are pushing; see `collectGarbage`). Shows its progress on `out.stderr` (createGcProgress)
+ * and prints what it removed as one JSON line on `out.stdout`. Refuses,
  * deleting nothing, when the blob storage belongs to another database (`BlobStoreMismatchError`).
  */
-export async function runGc(input: ConfigInput, opts: { window: string; grace: string }): Promise<number> {
+export async function runGc(
+  input: ConfigInput,
+  opts: { window: string; grace: string },
+  out: CommandOutput,
+): Promise<number> {
   const config = loadConfig(input);
   const durationMs = (flag: string, value: string) => {
     const seconds = parseDurationSeconds(value);
@@ -31,7 +36,7 @@ export async function runGc(input: ConfigInput, opts: { window: string; grace: s
   try {
     // A blob store of another database would lose every blob that database does not know of.
     await bindBlobStore(store, blobs, storageLocationsOf(config));
-    const progress = createGcProgress(process.stderr);
+    const progress = createGcProgress(out.stderr);
     try {
       const report = await collectGarbage(
         { store, blobs, clock: systemClock },
@@ -39,7 +44,7 @@ export async function runGc(input: ConfigInput, opts: { window: string; grace: s
       );
       const removed = report.manifests + report.links + report.blobs + report.uploads + report.strayObjects;
       progress.finish({ removed, bytesFreed: report.bytes });
-      process.stdout.write(`${JSON.stringify(report)}\n`);
+      out.stdout.write(`${JSON.stringify(report)}\n`);
       return 0;
     } catch (err) {
       progress.close();

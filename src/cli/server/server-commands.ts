@@ -5,13 +5,15 @@ import type { Command } from "commander";
 import { BlobStoreMismatchError } from "../../storage/blob-store-identity.js";
 import { subcommand } from "../client/program.js";
 import { CLIENT_GROUPS } from "../client/routing.js";
+import type { CommandOutput } from "./command-output.js";
 import { addConfigOptions, configInputOf } from "./config-options.js";
 
-/** Where the server-side commands' failures go, and how a non-zero exit code ends the command line. */
-export interface ServerCommandIo {
-  /** Where the commands that print a result (auth pull-token create|revoke) print it. */
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
+/**
+ * Where the server-side commands print (gc, admin …, auth pull-token create|revoke: results and
+ * failures; `serve` still logs to the process's stderr), and how a non-zero exit code ends the
+ * command line.
+ */
+export interface ServerCommandIo extends CommandOutput {
   env: NodeJS.ProcessEnv;
   /** Ends the command line with `code` (its message already printed). */
   exit(code: number): void;
@@ -71,10 +73,14 @@ export function registerServerCommands(program: Command, io: ServerCommandIo): v
       .option("--grace <duration>", "keep anything younger (pushes in flight)", "1h"),
   ).action(
     serverAction(io, async (o) =>
-      (await import("./gc.js")).runGc(configInputOf(o), {
-        window: text(o.window) ?? "720h",
-        grace: text(o.grace) ?? "1h",
-      }),
+      (await import("./gc.js")).runGc(
+        configInputOf(o),
+        {
+          window: text(o.window) ?? "720h",
+          grace: text(o.grace) ?? "1h",
+        },
+        io,
+      ),
     ),
   );
 
@@ -91,10 +97,14 @@ export function registerServerCommands(program: Command, io: ServerCommandIo): v
       .option("--audience <aud>", "api, registry or a URL", "api"),
   ).action(
     serverAction(io, async (o) =>
-      (await import("./admin-token.js")).runAdminToken(configInputOf(o), {
-        ttl: text(o.ttl) ?? "1h",
-        audience: text(o.audience) ?? "api",
-      }),
+      (await import("./admin-token.js")).runAdminToken(
+        configInputOf(o),
+        {
+          ttl: text(o.ttl) ?? "1h",
+          audience: text(o.audience) ?? "api",
+        },
+        io,
+      ),
     ),
   );
   const keys = admin.command("keys").description("the issuer's signing keys");
@@ -105,12 +115,12 @@ export function registerServerCommands(program: Command, io: ServerCommandIo): v
         "make a new issuer signing key current (every server within seconds); replaced keys verify until their tokens expire",
       ),
   ).action(
-    serverAction(io, async (o) => (await import("./admin-keys.js")).runAdminKeysRotate(configInputOf(o))),
+    serverAction(io, async (o) => (await import("./admin-keys.js")).runAdminKeysRotate(configInputOf(o), io)),
   );
   addConfigOptions(
     keys.command("list").description("the issuer's signing keys: kid, created, state, retire time"),
   ).action(
-    serverAction(io, async (o) => (await import("./admin-keys.js")).runAdminKeysList(configInputOf(o))),
+    serverAction(io, async (o) => (await import("./admin-keys.js")).runAdminKeysList(configInputOf(o), io)),
   );
   const tokens = admin.command("tokens").description("token revocation");
   addConfigOptions(
@@ -123,10 +133,14 @@ export function registerServerCommands(program: Command, io: ServerCommandIo): v
       .option("--issued-before <time>", "only tokens issued before this RFC 3339 time"),
   ).action(
     serverAction(io, async (o) =>
-      (await import("./admin-tokens.js")).runAdminTokensRevoke(configInputOf(o), {
-        subject: text(o.subject),
-        issuedBefore: text(o.issuedBefore),
-      }),
+      (await import("./admin-tokens.js")).runAdminTokensRevoke(
+        configInputOf(o),
+        {
+          subject: text(o.subject),
+          issuedBefore: text(o.issuedBefore),
+        },
+        io,
+      ),
     ),
   );
 }
