@@ -24,26 +24,29 @@ export function moduleUrl(path: string, base: string): URL {
   return existsSync(fileURLToPath(compiled)) ? compiled : url;
 }
 
+/** Options that shape how a thread loads modules: the ones an explicit worker `execArgv` keeps. */
+const MODULE_OPTIONS = new Set(["--import", "--require", "-r", "--conditions", "-C"]);
+
 /**
- * The `execArgv` for a worker thread running `entry`: the parent's, without the TypeScript loader
- * preloads (`--import tsx…`) when `entry` is JavaScript, which needs none; undefined (inherit) for
- * a TypeScript entry, and when there is nothing to remove. Inheriting matters: Node refuses some
- * per-process flags (`--initial-old-space-size`, which `wharf serve`'s shebang sets) when they are
- * given to a worker explicitly, but not when it inherits them.
+ * The `execArgv` for a worker thread running `entry`: undefined (inherit the parent's) for a
+ * TypeScript entry, and when the parent runs no tsx. For a JavaScript entry under tsx, the parent's
+ * module-loading options (`--import`, `--require`, `--conditions`) without tsx's: an explicit
+ * `execArgv` must leave out per-process flags such as `--initial-old-space-size` (which
+ * `wharf serve`'s shebang and the benches set), as Node refuses them in a worker; V8 flags apply
+ * to the whole process anyway.
  */
 export function workerExecArgv(entry: URL): string[] | undefined {
   if (!entry.pathname.endsWith(".js")) return undefined;
-  if (!process.execArgv.some((arg) => /tsx/.test(arg))) return undefined;
-  const kept: string[] = [];
   const args = process.execArgv;
+  if (!args.some((arg) => /tsx/.test(arg))) return undefined;
+  const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (arg === "--import" && /tsx/.test(args[i + 1] ?? "")) {
-      i++;
-      continue;
-    }
-    if (arg.startsWith("--import=") && /tsx/.test(arg)) continue;
-    kept.push(arg);
+    const [name, inlineValue] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (!MODULE_OPTIONS.has(name)) continue;
+    const value = inlineValue ?? args[++i];
+    if (value === undefined || /tsx/.test(value)) continue;
+    kept.push(`${name}=${value}`);
   }
   return kept;
 }
