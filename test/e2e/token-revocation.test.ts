@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
-import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -10,27 +9,19 @@ import { runCliInProcess } from "../support/cli-in-process.js";
 import { createTestDatabase, engineSkipReason, type TestDatabase } from "../support/databases.js";
 import {
   type CliRun,
+  freeLoopbackPort,
   runWharf,
   serveProcess,
   stopProcess,
   type WharfProcess,
 } from "../support/wharf-process.js";
 
-/** A free loopback port (bound once, released, then handed to a server). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((r) => probe.close(r));
-  return port;
-}
-
 /**
  * `wharf serve` on fixed free ports, announcing the shared public URLs: `apiUrl`/`registryUrl` of
  * the result are where this process really listens (serveProcess reports the public URLs).
  */
 async function serveBehindSharedUrls(dataDir: string, databaseUrl: string): Promise<WharfProcess> {
-  const [api, registry] = [await freePort(), await freePort()];
+  const [api, registry] = [await freeLoopbackPort(), await freeLoopbackPort()];
   const server = await serveProcess(
     dataDir,
     { WHARF_DATABASE_URL: databaseUrl, WHARF_PUBLIC_URL: PUBLIC_URL, WHARF_REGISTRY_URL: REGISTRY_URL },
