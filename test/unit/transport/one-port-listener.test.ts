@@ -152,13 +152,23 @@ describe("listenOnePort", () => {
   });
 
   it("lets in-flight requests finish during the grace period", async () => {
-    const server = await listenOnePort({ port: 0, handler: echo });
+    // Close only once both requests are in the handler: a request still on its way is not in flight.
+    let arrived = 0;
+    let bothArrived: () => void = () => {};
+    const inHandler = new Promise<void>((resolve) => {
+      bothArrived = resolve;
+    });
+    const counting: DualRequestListener = (req, res) => {
+      if (++arrived === 2) bothArrived();
+      echo(req, res);
+    };
+    const server = await listenOnePort({ port: 0, handler: counting });
     const agent = new http.Agent({ keepAlive: true });
     const session = http2.connect(`http://127.0.0.1:${server.address.port}`);
     try {
       const h1 = http1request(server.address.port, "/slow", agent);
       const h2 = h2request(session, "/slow");
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await inHandler;
       await server.close({ graceMs: 2000 });
       assert.equal(await h1, "slow done");
       assert.equal((await h2).text, "slow done");
@@ -169,13 +179,17 @@ describe("listenOnePort", () => {
   });
 
   it("cuts requests that outlive the grace period", async () => {
-    const stuck: DualRequestListener = () => {};
+    let arrived: () => void = () => {};
+    const inHandler = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const stuck: DualRequestListener = () => arrived();
     const server = await listenOnePort({ port: 0, handler: stuck });
     const pending = fetch(`http://127.0.0.1:${server.address.port}/never`).then(
       () => "answered",
       () => "cut",
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await inHandler;
     const started = Date.now();
     await server.close({ graceMs: 100 });
     assert.ok(Date.now() - started < 1500);
