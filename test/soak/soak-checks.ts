@@ -101,13 +101,21 @@ export function undelivered(pushes: AckPush[], changes: AckChange[], accepted: R
   return missing;
 }
 
-/** Why a failed operation failed, as far as the soak can tell. */
-export type FailureCause = "killed replica, in flight" | "unexplained";
+/**
+ * How long after a kill a request HAProxy never logged may still fail because of it: the killed
+ * replica's cut response closes the client's keep-alive connection to HAProxy, and a request the
+ * client had just written on that connection dies with it (Go clients such as skopeo and docker
+ * retry those; fetch does not).
+ */
+export const CUT_CONNECTION_WINDOW_MS = 1000;
 
 /**
- * Attributes each failed operation: to a killed replica when HAProxy logged its failing request on
- * a replica killed while the operation ran, or (for requests HAProxy did not log by id: skopeo, no
- * answer) when a kill happened while it ran; anything else is unexplained.
+ * Attributes each failed operation:
+ * - "killed replica, in flight": HAProxy logged its failing request on a replica killed while the
+ *   operation ran; or, for a failure HAProxy did not log by id (skopeo), a kill happened while it ran;
+ * - "killed replica, shared connection cut": a request HAProxy never received failed without an
+ *   answer within {@link CUT_CONNECTION_WINDOW_MS} of a kill;
+ * - anything else is unexplained.
  */
 export function attributeFailures(
   records: OpRecord[],
@@ -118,14 +126,22 @@ export function attributeFailures(
   const unexplained: string[] = [];
   for (const record of records) {
     if (record.ok || !record.failure) continue;
-    const logged = haproxy.logById.get(record.failure.requestId);
-    const overlapping = kills.filter((k) => k.killedAt >= record.start && k.killedAt <= record.end);
-    const onKilled =
-      logged === undefined ? overlapping.length > 0 : overlapping.some((k) => k.replica === logged.server);
-    const detail = logged ? ` [haproxy: ${logged.server} ${logged.status} ${logged.termination}]` : "";
-    const cause = onKilled ? `${record.kind}: killed replica, in flight` : `${record.kind}: unexplained`;
-    byCause.set(cause, (byCause.get(cause) ?? 0) + 1);
-    if (!onKilled) {
+    const { requestId, status } = record.failure;
+    const logged = haproxy.logById.get(requestId);
+    const during = kills.filter((k) => k.killedAt >= record.start && k.killedAt <= record.end);
+    const justBefore = kills.filter(
+      (k) => k.killedAt <= record.end && k.killedAt >= record.start - CUT_CONNECTION_WINDOW_MS,
+    );
+    let cause: string | undefined;
+    if (logged !== undefined) {
+      if (during.some((k) => k.replica === logged.server)) cause = "killed replica, in flight";
+    } else if (during.length > 0) cause = "killed replica, in flight";
+    else if (requestId !== "" && status === 0 && justBefore.length > 0)
+      cause = "killed replica, shared connection cut";
+    const label = `${record.kind}: ${cause ?? "unexplained"}`;
+    byCause.set(label, (byCause.get(label) ?? 0) + 1);
+    if (cause === undefined) {
+      const detail = logged ? ` [haproxy: ${logged.server} ${logged.status} ${logged.termination}]` : "";
       const nearest = kills.reduce(
         (best, k) => (Math.abs(k.killedAt - record.end) < Math.abs(best) ? k.killedAt - record.end : best),
         Number.POSITIVE_INFINITY,

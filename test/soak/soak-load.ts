@@ -1,4 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import type * as grpc from "@grpc/grpc-js";
+import { GetRepoRequestSchema, RepoSchema } from "../../src/gen/platform/registry/v2/repos_pb.js";
+import { grpcCall } from "../support/grpc-call.js";
 import { buildImage, OCI_MANIFEST } from "../support/registry-push.js";
 import { runSkopeo } from "../support/skopeo.js";
 import { type SoakClient, SoakRequestError, sha256Of } from "./soak-client.js";
@@ -13,6 +17,7 @@ export const OP_WEIGHTS = {
   "tag-history": 3,
   "api-write": 3,
   "api-list": 3,
+  "api-grpc-get": 2,
 } as const;
 
 /** One kind of operation. */
@@ -78,11 +83,7 @@ export function pickKind(): OpKind {
 }
 
 /** Runs one operation of `kind` and records it; never throws. */
-export async function runOp(
-  kind: OpKind,
-  world: SoakWorld,
-  clients: { api: SoakClient; registry: SoakClient },
-): Promise<void> {
+export async function runOp(kind: OpKind, world: SoakWorld, clients: SoakClients): Promise<void> {
   const id = `${kind}-${++counter}-${randomBytes(3).toString("hex")}`;
   const start = Date.now();
   try {
@@ -97,7 +98,14 @@ export async function runOp(
   }
 }
 
-type Op = (id: string, world: SoakWorld, clients: { api: SoakClient; registry: SoakClient }) => Promise<void>;
+/** The clients an operation uses: REST/OCI over HTTP/1.1, and gRPC (grpc-js) to the API front. */
+export interface SoakClients {
+  api: SoakClient;
+  registry: SoakClient;
+  grpc: { client: grpc.Client; token: () => string };
+}
+
+type Op = (id: string, world: SoakWorld, clients: SoakClients) => Promise<void>;
 
 const OPS: Record<OpKind, Op> = {
   async "push-http-monolithic"(id, world, { registry }) {
@@ -224,6 +232,22 @@ const OPS: Record<OpKind, Op> = {
     const uid = (JSON.parse(res.body.toString()) as { uid: string }).uid;
     world.apiRepos.push(uid);
     world.changes.push({ type: "dev.wharf.api.registry.repo.created.v1", subject: uid });
+  },
+
+  async "api-grpc-get"(id, world, { grpc: { client, token } }) {
+    const uid = pick(world.apiRepos);
+    if (uid === undefined) return;
+    const requestId = `${id}.1`;
+    const { response, error } = await grpcCall(
+      client,
+      "/platform.registry.v2.ReposService/GetRepo",
+      { input: GetRepoRequestSchema, output: RepoSchema },
+      create(GetRepoRequestSchema, { uid }),
+      token(),
+      { deadline: Date.now() + 60_000, metadata: { "x-soak-id": requestId } },
+    );
+    if (error) throw new SoakRequestError(requestId, 0, `gRPC ${error.code}: ${error.details}`);
+    if (response?.uid !== uid) throw new Error(`GetRepo ${uid} answered ${response?.uid}`);
   },
 
   async "api-list"(id, world, { api }) {

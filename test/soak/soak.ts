@@ -12,6 +12,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import * as grpc from "@grpc/grpc-js";
 import { writeImageLayout } from "../support/oci-layout.js";
 import { findPostgresBin, throwawayPostgres } from "../support/postgres-cluster.js";
 import { skopeoAvailable } from "../support/skopeo.js";
@@ -108,7 +109,12 @@ async function soak(): Promise<number> {
   const set = await startReplicaSet({ count: replicaCount, ports, env });
   cleanups.push(() => set.stop());
   const proxy = await startHaproxy(haproxy as string, work, [
-    { name: "api", port: front.api, servers: set.replicas.map((r) => ({ name: r.name, port: r.apiPort })) },
+    {
+      name: "api",
+      port: front.api,
+      servers: set.replicas.map((r) => ({ name: r.name, port: r.apiPort })),
+      h2: true,
+    },
     {
       name: "registry",
       port: front.registry,
@@ -122,6 +128,9 @@ async function soak(): Promise<number> {
   cleanups.push(async () => tokens.stop());
   const api = soakClient(apiUrl, () => tokens.api);
   const registry = soakClient(registryUrl, () => tokens.registry);
+  const grpcClient = new grpc.Client(`127.0.0.1:${front.api}`, grpc.credentials.createInsecure());
+  cleanups.push(async () => grpcClient.close());
+  const clientsOfOps = { api, registry, grpc: { client: grpcClient, token: () => tokens.api } };
   const receiver = await startWebhookReceiver();
   cleanups.push(() => receiver.close());
 
@@ -155,7 +164,7 @@ async function soak(): Promise<number> {
   const deadline = started + minutes * 60_000;
   log(`load for ${minutes} min with ${clientCount} clients; a replica is killed every ${killEverySeconds} s`);
   const clients = Array.from({ length: clientCount }, async () => {
-    while (Date.now() < deadline) await runOp(pickKind(), world, { api, registry });
+    while (Date.now() < deadline) await runOp(pickKind(), world, clientsOfOps);
   });
   const memory = setInterval(() => set.sampleMemory(), 1000);
   const killer = (async () => {

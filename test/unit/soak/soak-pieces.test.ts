@@ -59,13 +59,17 @@ describe("soak pieces", () => {
         failed("b.1", 900, 1_100), // on r2, alive: unexplained
         failed("c.1", 2_000, 2_100), // not logged, no kill while it ran: unexplained
         failed("d.1", 950, 1_050), // not logged, a kill while it ran
+        { ...failed("e.1", 1_500, 1_600), failure: { requestId: "e.1", status: 0, message: "no answer" } },
+        { ...failed("f.1", 2_500, 2_600), failure: { requestId: "f.1", status: 0, message: "no answer" } },
       ],
       kills,
       log,
     );
     assert.equal(byCause.get("pull-by-tag: killed replica, in flight"), 2);
-    assert.equal(byCause.get("pull-by-tag: unexplained"), 2);
-    assert.equal(unexplained.length, 2);
+    // e.1 was never received, 500 ms after the kill: its client connection was cut; f.1 1.5 s after is not.
+    assert.equal(byCause.get("pull-by-tag: killed replica, shared connection cut"), 1);
+    assert.equal(byCause.get("pull-by-tag: unexplained"), 3);
+    assert.equal(unexplained.length, 3);
     assert.match(unexplained[0] ?? "", /r2 502 SH--/);
   });
 
