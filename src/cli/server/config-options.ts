@@ -123,6 +123,11 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     field: "eolGraceMonths",
     help: "months a tag stays in grace after its EOL date (default 6)",
   },
+  {
+    flags: "--cache-ttl <duration>",
+    field: "cacheTtl",
+    help: "how long cached grants, repo names, list totals and signing keys are trusted when no change notification arrives (default 1s; 2s for keys)",
+  },
 ];
 
 /** The flags of the commands that only open the store (gc, admin, local imports). */
