@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -259,5 +260,70 @@ describe("two replicas on one PostgreSQL database agree within 1 s (TTLs an hour
     assert.ok(delay <= BOUND_MS, `${delay} ms`);
     const pulled = await b.registry(`/v2/acme/gone/manifests/${images[0]?.digest}`, { token: pusher });
     assert.equal(pulled.status, 404);
+  });
+
+  /**
+   * A chunked upload whose POST, PATCHes and PUT go round-robin to A and B; resolves to the PUT's
+   * response. `digest` is what the PUT claims (default: the bytes' own).
+   */
+  async function roundRobinUpload(repo: string, bytes: Buffer, chunkSize: number, digest?: string) {
+    const replicas = [a, b];
+    let turn = 0;
+    const next = () => replicas[turn++ % 2] as Replica;
+    const started = await next().registry(`/v2/${repo}/blobs/uploads/`, { method: "POST", token: pusher });
+    assert.equal(started.status, 202, await started.clone().text());
+    let location = new URL(started.headers.get("location") ?? "", "http://x").pathname;
+    for (let offset = 0; offset < bytes.length; offset += chunkSize) {
+      const chunk = bytes.subarray(offset, offset + chunkSize);
+      const patched = await next().registry(location, {
+        method: "PATCH",
+        token: pusher,
+        headers: {
+          "content-type": "application/octet-stream",
+          "content-range": `${offset}-${offset + chunk.length - 1}`,
+        },
+        body: chunk,
+      });
+      assert.equal(patched.status, 202, await patched.clone().text());
+      assert.equal(patched.headers.get("range"), `0-${offset + chunk.length - 1}`);
+      location = new URL(patched.headers.get("location") ?? "", "http://x").pathname;
+    }
+    const claimed = digest ?? `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+    return next().registry(`${location}?digest=${claimed}`, { method: "PUT", token: pusher });
+  }
+  const blobStatus = async (replica: Replica, repo: string, digest: string) =>
+    (await replica.registry(`/v2/${repo}/blobs/${digest}`, { method: "HEAD", token: pusher })).status;
+
+  it("chunked uploads alternate between A and B (POST, PATCHes, PUT) and complete with the right digest", async () => {
+    for (const [size, chunkSize] of [
+      [3, 1],
+      [12 * 1024 * 1024 + 5, 1024 * 1024],
+    ] as const) {
+      const bytes = randomBytes(size);
+      const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+      const put = await roundRobinUpload("acme/up", bytes, chunkSize);
+      assert.equal(put.status, 201, await put.clone().text());
+      assert.equal(put.headers.get("docker-content-digest"), digest);
+      for (const replica of [a, b]) {
+        const got = await replica.registry(`/v2/acme/up/blobs/${digest}`, { token: pusher });
+        assert.equal(got.status, 200);
+        const body = Buffer.from(await got.arrayBuffer());
+        assert.equal(body.length, size);
+        assert.ok(body.equals(bytes), `the bytes served by a replica are the bytes uploaded (${size} B)`);
+      }
+    }
+  });
+
+  it("a round-robin upload finished with a wrong digest is refused and stores nothing", async () => {
+    const bytes = randomBytes(3 * 1024 * 1024);
+    const real = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+    const claimed = `sha256:${createHash("sha256").update("something else").digest("hex")}`;
+    const put = await roundRobinUpload("acme/up", bytes, 1024 * 1024, claimed);
+    assert.equal(put.status, 400, await put.clone().text());
+    assert.equal(((await put.json()) as { errors: { code: string }[] }).errors[0]?.code, "DIGEST_INVALID");
+    for (const replica of [a, b]) {
+      assert.equal(await blobStatus(replica, "acme/up", claimed), 404);
+      assert.equal(await blobStatus(replica, "acme/up", real), 404);
+    }
   });
 });
