@@ -126,7 +126,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
   {
     flags: "--cache-ttl <duration>",
     field: "cacheTtl",
-    help: "how long cached grants, repo names, list totals and signing keys are trusted when no change notification arrives (default 1s; 2s for keys)",
+    help: "safety-net lifetime of cached grants, repo names, list totals and keys (default 1s; keys 2s)",
   },
 ];
 
