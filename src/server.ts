@@ -1,5 +1,6 @@
 import { recordIssuerUrls } from "./auth/issuer-urls.js";
 import { buildApiHandler } from "./composition/api-wing.js";
+import { followChanges } from "./composition/change-followers.js";
 import { buildCore } from "./composition/core.js";
 import { buildDelivery } from "./composition/delivery-wing.js";
 import { scheduleGarbageCollection } from "./composition/garbage-collection.js";
@@ -19,6 +20,11 @@ import type { FederationOptions } from "./federation/federation.js";
 import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
+
+/** `unsubscribe` as an `onClose` callback. */
+function unsubscribeAsync(unsubscribe: () => void): () => Promise<void> {
+  return async () => unsubscribe();
+}
 
 /** A running Wharf: where it listens, and how to stop it. */
 export interface RunningServer {
@@ -66,7 +72,10 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? ((line: object) => process.stdout.write(`${JSON.stringify(line)}\n`));
   const storeOptions = servingStoreOptions(config, options.sqliteWriteLock);
-  const store = await openStore(storeOptions.main);
+  const store = await openStore({
+    ...storeOptions.main,
+    onChangeFeedError: (err) => logger({ level: "error", event: "change-feed", error: String(err) }),
+  });
   const blobs = await openBlobDriver(config.blobStore, config.dataDir);
   const lifecycle = createLifecycle([store, blobs]);
   const { onClose } = lifecycle;
@@ -89,12 +98,20 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     api.serve(
       buildApiHandler({ ...base, config, pageTokens, access, tokens, delivery, operations, securityRoutes }),
     );
-    registry.serve(
-      buildRegistryDeps({
-        ...{ ...base, config, access, issuer: tokens.issuer, revocations: tokens.revocations },
-        ...{ pullTokens: tokens.federation.pullTokens, delivery, operations, securityData },
-      }),
+    const registryDeps = buildRegistryDeps({
+      ...{ ...base, config, access, issuer: tokens.issuer, revocations: tokens.revocations },
+      ...{ pullTokens: tokens.federation.pullTokens, delivery, operations, securityData },
+    });
+    onClose(
+      unsubscribeAsync(
+        followChanges(store.changes, {
+          ...{ access, resolver: registryDeps.resolver, keys: tokens.issuer.keys },
+          revocations: tokens.revocations,
+          onError: (err) => logger({ level: "error", event: "change-feed", error: String(err) }),
+        }),
+      ),
     );
+    registry.serve(registryDeps);
     await recordIssuerUrls(store.settings, urls);
     const gc = scheduleGarbageCollection(
       config.gcIntervalMs,

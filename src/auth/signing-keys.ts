@@ -66,6 +66,11 @@ export interface SigningKeyRing {
   rotate(): Promise<string>;
   /** Every stored key with its state, newest first, read from the store now. */
   describe(): Promise<SigningKeyStatus[]>;
+  /**
+   * Drops the loaded keys (another process added or retired one): the next use re-reads the store,
+   * and a load in flight now is not trusted past that use.
+   */
+  forget(): void;
 }
 
 interface Loaded {
@@ -100,9 +105,11 @@ export function createSigningKeyRing(opts: {
   const privateKeys = new Map<string, Promise<CryptoKey>>();
   const publicKeys = new Map<string, Promise<CryptoKey>>();
   const unknownKids = new Map<string, number>();
+  let forgets = 0;
 
   function reload(): Promise<Loaded> {
     reloading ??= (async () => {
+      const forgetsBefore = forgets;
       const at = clock.now();
       const rows = await signingKeys.list();
       const publicJwks = new Map<string, PublicSigningJwk>();
@@ -110,7 +117,8 @@ export function createSigningKeyRing(opts: {
         const jwk = JSON.parse(row.publicJwk) as JWK;
         publicJwks.set(row.kid, { ...jwk, kid: row.kid, alg: SIGNING_ALG, use: "sig" });
       }
-      loaded = { rows, publicJwks, at };
+      // Forgotten meanwhile: these rows may predate the change, so the next use reloads.
+      loaded = { rows, publicJwks, at: forgets === forgetsBefore ? at : Number.NEGATIVE_INFINITY };
       return loaded;
     })().finally(() => {
       reloading = undefined;
@@ -231,6 +239,12 @@ export function createSigningKeyRing(opts: {
         if (r.retireTime !== undefined) status.retireTime = r.retireTime;
         return status;
       });
+    },
+
+    forget() {
+      forgets++;
+      loaded = undefined;
+      unknownKids.clear();
     },
   };
 }

@@ -12,11 +12,19 @@ export interface RevocationChecker {
 export interface RevocationWatch extends RevocationChecker {
   /** Reads the table now (when it changed since the last read); resolves once done. */
   refresh(): Promise<void>;
+  /**
+   * Like `refresh`, but the read starts after this call (a poll in flight may predate a change
+   * just committed elsewhere): call it when the change feed reports a revocation.
+   */
+  refreshFromNow(): Promise<void>;
   /** Stops polling; resolves once a poll in flight is done (it issues no query after that). */
   close(): Promise<void>;
 }
 
-/** How often a watch polls by default: revocations take effect everywhere within about this long. */
+/**
+ * How often a watch polls by default. Revocations reach a serving process through the store's
+ * change feed within milliseconds; the poll is the safety net when a notification is lost.
+ */
 export const REVOCATION_POLL_INTERVAL_MS = 1000;
 
 /**
@@ -63,6 +71,11 @@ export function watchTokenRevocations(opts: {
     return polling;
   }
 
+  async function refreshFromNow(): Promise<void> {
+    if (polling) await polling.catch(() => {});
+    return refresh();
+  }
+
   const timer = setInterval(() => {
     refresh().catch((err: unknown) => opts.onError?.(err));
   }, opts.pollIntervalMs ?? REVOCATION_POLL_INTERVAL_MS);
@@ -74,6 +87,7 @@ export function watchTokenRevocations(opts: {
       return issuedAtMs < cutoff;
     },
     refresh,
+    refreshFromNow,
     async close() {
       clearInterval(timer);
       // A poll reads twice (version, then the rows): let it finish before the store closes. Its

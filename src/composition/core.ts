@@ -50,6 +50,7 @@ export async function buildCore(deps: {
   const access = createAccessResolver({
     store,
     clock,
+    ...(deps.config.cacheTtlMs === undefined ? {} : { ttlMs: deps.config.cacheTtlMs }),
     session: {
       key: (claims) => sessionGrantUids(claims).join(" "),
       grants: (key) => resolveSessionGrants(store, key.split(" ")),

@@ -24,7 +24,7 @@ const UPLOAD_SESSION_SECONDS = 24 * 60 * 60;
 
 /** What the registry wing is built from. */
 export interface RegistryWingDeps {
-  config: Pick<WharfConfig, "publicNamespace">;
+  config: Pick<WharfConfig, "publicNamespace" | "cacheTtlMs">;
   store: Store;
   blobs: BlobDriver;
   clock: Clock;
@@ -67,7 +67,12 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
   return {
     content: createRegistryContent({ store, blobs, clock, events }),
     uploads: createBlobUploads({ store, blobs, clock }),
-    resolver: createRepoResolver({ store, clock, events }),
+    resolver: createRepoResolver({
+      store,
+      clock,
+      events,
+      ...(deps.config.cacheTtlMs === undefined ? {} : { ttlMs: deps.config.cacheTtlMs }),
+    }),
     auth,
     gate: createRegistryGate({ auth, publicNamespace: deps.config.publicNamespace }),
     publicContent: createPublicContent(store),

@@ -1,4 +1,5 @@
 import { createIssuer, type Issuer } from "../auth/issuer.js";
+import { createSigningKeyRing } from "../auth/signing-keys.js";
 import { type RevocationWatch, watchTokenRevocations } from "../auth/token-revocations.js";
 import { createTokenVerifier, type TokenVerifier } from "../auth/token-verifier.js";
 import type { WharfConfig } from "../config/config.js";
@@ -20,7 +21,8 @@ export interface Tokens {
 }
 
 /**
- * Builds the issuer at the API's public URL; starts watching token revocations (polled, so
+ * Builds the issuer at the API's public URL (keys and the revocation poll trusted for
+ * `config.cacheTtlMs` when set); starts watching token revocations (polled, so
  * revocations made anywhere, `wharf admin tokens revoke`, apply here within seconds: ADR 0018;
  * stopped through `onClose`) and reads them once before returning, so nothing is served before
  * they are known; then federation and the API token verifier.
@@ -30,15 +32,22 @@ export async function buildTokens(deps: {
   clock: Clock;
   logger: (line: object) => void;
   urls: PublicUrls;
-  config: Pick<WharfConfig, "defaultLogin">;
+  config: Pick<WharfConfig, "defaultLogin" | "cacheTtlMs">;
   federation: FederationOptions | undefined;
   onClose: (close: () => Promise<void>) => void;
 }): Promise<Tokens> {
   const { store, clock, logger, urls } = deps;
-  const issuer = createIssuer({ store, issuerUrl: urls.apiUrl, clock });
+  const ttl = deps.config.cacheTtlMs;
+  const keys = createSigningKeyRing({
+    signingKeys: store.signingKeys,
+    clock,
+    ...(ttl === undefined ? {} : { cacheTtlMs: ttl }),
+  });
+  const issuer = createIssuer({ store, issuerUrl: urls.apiUrl, clock, keys });
   const revocations = watchTokenRevocations({
     revocations: store.tokenRevocations,
     clock,
+    ...(ttl === undefined ? {} : { pollIntervalMs: ttl }),
     onError: (err) => logger({ level: "error", event: "token-revocations", error: String(err) }),
   });
   deps.onClose(async () => revocations.close());

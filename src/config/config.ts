@@ -44,6 +44,12 @@ export interface WharfConfig {
   vulnReportMaxBytes: number;
   /** Grace period after an EOL date before ListEolTags calls a tag inactive, in calendar months (default 6). */
   eolGraceMonths: number;
+  /**
+   * The safety-net lifetime (ms) of what a process caches from the database (grants, repo names,
+   * list totals, signing keys; the revocation poll interval), for when a change notification is
+   * lost; undefined = each cache's default (1 s, 2 s for signing keys). ADR 0038.
+   */
+  cacheTtlMs?: number | undefined;
 }
 
 /** How events are delivered to subscriptions' sinks. */
@@ -86,6 +92,7 @@ export interface ConfigInput {
   metricsPublic?: string | undefined;
   vulnReportMaxMb?: string | undefined;
   eolGraceMonths?: string | undefined;
+  cacheTtl?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -112,6 +119,7 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   metricsPublic: "WHARF_METRICS_PUBLIC",
   vulnReportMaxMb: "WHARF_VULN_REPORT_MAX_MB",
   eolGraceMonths: "WHARF_EOL_GRACE_MONTHS",
+  cacheTtl: "WHARF_CACHE_TTL",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -151,7 +159,13 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     metricsPublic: parseFlag(pick("metricsPublic"), "metrics-public"),
     vulnReportMaxBytes: parseMegabytes(pick("vulnReportMaxMb") ?? "256", "vuln-report-max-mb"),
     eolGraceMonths: parseMonths(pick("eolGraceMonths") ?? "6", "eol-grace-months"),
+    cacheTtlMs: optional(pick("cacheTtl"), (v) => parseDurationMs(v, "cache-ttl")),
   };
+}
+
+/** `parse(value)`, or undefined when unset. */
+function optional<T>(value: string | undefined, parse: (value: string) => T): T | undefined {
+  return value === undefined ? undefined : parse(value);
 }
 
 /** A whole number of months from 0 to 120. */

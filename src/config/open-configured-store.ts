@@ -18,7 +18,8 @@ export function databaseOf(config: WharfConfig): { databaseUrl: string } | { sql
 /**
  * The store options of a serving process's threads: `main` (the serving thread) runs the SQLite
  * WAL checkpoint thread; `worker` (another thread of the same process) leaves checkpoints to it.
- * Both share one SQLite write lock: `sqliteWriteLock`, or a new one.
+ * Both share one SQLite write lock: `sqliteWriteLock`, or a new one. `main` also listens for the
+ * other processes' changes (PostgreSQL) and keeps list totals for `cacheTtlMs` when configured.
  */
 export function servingStoreOptions(
   config: WharfConfig,
@@ -29,7 +30,12 @@ export function servingStoreOptions(
 } {
   const shared = { ...databaseOf(config), sqliteWriteLock };
   return {
-    main: { ...shared, walCheckpoints: "own-thread" },
+    main: {
+      ...shared,
+      walCheckpoints: "own-thread",
+      listenForChanges: true,
+      ...(config.cacheTtlMs === undefined ? {} : { listCountTtlMs: config.cacheTtlMs }),
+    },
     worker: { ...shared, walCheckpoints: "other-thread" },
   };
 }

@@ -1,5 +1,6 @@
 import type { AdvisoryStore } from "./advisory-store.js";
 import type { LoginSessionStore, SigningKeyStore, TokenRevocationStore } from "./auth-store.js";
+import type { ChangeFeed } from "./change-feed.js";
 import type { EolTagStore } from "./eol-store.js";
 import type { EventOutboxStore, SubscriptionStore } from "./event-store.js";
 import type {
@@ -89,6 +90,11 @@ export interface Store {
    * to its end (a row lock it waits for included), then the transaction rolls back.
    */
   transaction<T>(fn: (tx: Store) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /**
+   * Every change committed to the database, by this process and (PostgreSQL, when the store was
+   * opened with `listenForChanges`) by the others: what caches subscribe to (change-feed.ts).
+   */
+  readonly changes: ChangeFeed;
   /** Which engine this is: "sqlite" or "postgres". */
   readonly dialect: "sqlite" | "postgres";
   close(): Promise<void>;

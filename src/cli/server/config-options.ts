@@ -123,6 +123,11 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     field: "eolGraceMonths",
     help: "months a tag stays in grace after its EOL date (default 6)",
   },
+  {
+    flags: "--cache-ttl <duration>",
+    field: "cacheTtl",
+    help: "safety-net lifetime of cached grants, repo names, list totals and keys (default 1s; keys 2s)",
+  },
 ];
 
 /** The flags of the commands that only open the store (gc, admin, local imports). */

@@ -41,7 +41,7 @@ export interface RepoResolver {
    * over 63 characters) is INVALID_ARGUMENT on `name`, and nothing is created.
    */
   ensureRepo(resolved: ResolvedName, principal: Principal | undefined): Promise<RepoRow>;
-  /** Forgets cached resolutions (after a repo or group is deleted in this process). */
+  /** Forgets cached resolutions (a repo or group was deleted or renamed, here or elsewhere). */
   forget(): void;
 }
 
@@ -55,6 +55,8 @@ export function createRepoResolver(opts: {
   const { store, clock } = opts;
   const ttlMs = opts.ttlMs ?? 1000;
   const cache = new Map<string, { resolved: ResolvedName; expires: number }>();
+  // Bumped by `forget`: a resolution that started before it may predate the change, so is not kept.
+  let forgets = 0;
 
   async function resolveUncached(name: string): Promise<ResolvedName> {
     const parts = name.split("/");
@@ -85,8 +87,9 @@ export function createRepoResolver(opts: {
     const now = clock.now();
     const hit = cache.get(name);
     if (hit && hit.expires > now) return hit.resolved;
+    const forgetsBefore = forgets;
     const resolved = await resolveUncached(name);
-    if (resolved.repo) {
+    if (resolved.repo && forgets === forgetsBefore) {
       if (cache.size >= 10_000) cache.clear();
       cache.set(name, { resolved, expires: now + ttlMs });
     } else cache.delete(name);
@@ -132,7 +135,10 @@ export function createRepoResolver(opts: {
         return create(again, principal);
       }
     },
-    forget: () => cache.clear(),
+    forget: () => {
+      forgets++;
+      cache.clear();
+    },
   };
 }
 

@@ -13,8 +13,9 @@ const MAX_ENTRIES = 1000;
  *
  * Exact for writes made through this process's store: every write bumps its tables' generation,
  * and an entry is only served while the generation it was counted under is current (and a count
- * that raced a write is never stored as current). Writes by other processes become visible when
- * the entry expires, after at most `ttlMs`. `ttlMs` 0 disables caching.
+ * that raced a write is never stored as current). Writes by other processes invalidate through the
+ * store's change feed (PostgreSQL), and otherwise become visible when the entry expires, after at
+ * most `ttlMs`. `ttlMs` 0 disables caching.
  */
 export interface CountCache {
   /** The current generation of `table`; pass it to `set` after counting. */
@@ -24,14 +25,18 @@ export interface CountCache {
   /** Stores a total counted while `table` was at `generation`. */
   set(table: TableName, key: string, generation: number, total: bigint): void;
   /** Marks `tables` as written: their cached totals are no longer served. */
-  invalidate(tables: readonly TableName[]): void;
+  invalidate(tables: readonly string[]): void;
+  /** Marks every table as written (changes may have been missed). */
+  invalidateAll(): void;
 }
 
 /** A CountCache with entries valid for `ttlMs`, timed by `now`. */
 export function createCountCache(ttlMs: number, now: () => number = Date.now): CountCache {
-  const generations = new Map<TableName, number>();
+  const generations = new Map<string, number>();
   const entries = new Map<string, { generation: number; expires: number; total: bigint }>();
-  const generation = (table: TableName) => generations.get(table) ?? 0;
+  // Added to every table's generation: bumping it invalidates all of them at once.
+  let epoch = 0;
+  const generation = (table: string) => epoch + (generations.get(table) ?? 0);
   return {
     generation,
     get(table, key) {
@@ -54,7 +59,10 @@ export function createCountCache(ttlMs: number, now: () => number = Date.now): C
       );
     },
     invalidate(tables) {
-      for (const table of tables) generations.set(table, generation(table) + 1);
+      for (const table of tables) generations.set(table, (generations.get(table) ?? 0) + 1);
+    },
+    invalidateAll() {
+      epoch++;
     },
   };
 }

@@ -1,11 +1,14 @@
+import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
+import { createChangeHub } from "../change-feed.js";
 import type { Store } from "../store.js";
 import { connectSqlite } from "./connect-sqlite.js";
 import { createCountCache } from "./count-cache.js";
 import { postgresDialect, type SqlDialect, sqliteDialect } from "./dialect.js";
 import { migrateToLatest } from "./migrate.js";
+import type { ChangeListener } from "./postgres-change-feed.js";
 import type { Database } from "./schema.js";
-import { rootContext } from "./sql-context.js";
+import { type ChangeSink, rootContext } from "./sql-context.js";
 import { createSqlStore } from "./sql-store.js";
 import {
   BACKSTOP_AUTOCHECKPOINT_PAGES,
@@ -39,6 +42,14 @@ export interface OpenStoreOptions {
    * their event loops. Default: a lock of this store's own.
    */
   sqliteWriteLock?: SharedArrayBuffer;
+  /**
+   * PostgreSQL only: also receive the other processes' changes on the store's change feed (a
+   * dedicated LISTEN connection; a serving process wants it). Changes made through this store are
+   * announced to the others either way. Default false.
+   */
+  listenForChanges?: boolean;
+  /** Receives errors of the change feed (a dropped LISTEN connection, a failed NOTIFY). */
+  onChangeFeedError?: (err: unknown) => void;
 }
 
 /** Default of `OpenStoreOptions.listCountTtlMs`. */
@@ -71,16 +82,51 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     sqliteFile(options) && options.walCheckpoints === "own-thread"
       ? startWalCheckpointer(options.sqlitePath as string)
       : undefined;
+  const counts = createCountCache(options.listCountTtlMs ?? DEFAULT_LIST_COUNT_TTL_MS);
+  const onError = options.onChangeFeedError ?? (() => {});
+  const hub = createChangeHub(onError);
+  const sink: ChangeSink = { hub };
+  const notifying = new Set<Promise<void>>();
+  let listener: ChangeListener | undefined;
+  if (dialect.name === "postgres") {
+    const feed = await import("./postgres-change-feed.js");
+    const instance = randomUUID();
+    sink.beforeCommit = (trx, tables) => feed.notifyChanges(trx, instance, tables);
+    sink.afterWrite = (tables) => {
+      const sent: Promise<void> = feed
+        .notifyChanges(db, instance, tables)
+        .catch(onError)
+        .finally(() => notifying.delete(sent));
+      notifying.add(sent);
+    };
+    // Other processes' writes: this process's own already invalidated its counts.
+    hub.subscribe((batch) => (batch.everything ? counts.invalidateAll() : counts.invalidate(batch.tables)));
+    if (options.listenForChanges) {
+      try {
+        listener = await feed.listenForChanges({
+          url: options.databaseUrl as string,
+          instance,
+          hub,
+          onError,
+        });
+      } catch (err) {
+        await checkpointer?.close();
+        await db.destroy();
+        throw err;
+      }
+    }
+  }
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      await listener?.close();
+      await Promise.all(notifying);
       await checkpointer?.close();
       await db.destroy();
     })();
     return closing;
   };
-  const counts = createCountCache(options.listCountTtlMs ?? DEFAULT_LIST_COUNT_TTL_MS);
-  return createSqlStore(rootContext(db, dialect, counts), close);
+  return createSqlStore(rootContext(db, dialect, counts, sink), close);
 }
 
 /** True when `options` open a SQLite file (not PostgreSQL, not an in-memory database). */

@@ -44,6 +44,7 @@ export function createSigningKeyStore(ctx: SqlContext): SigningKeyStore {
         })
         .onConflict((oc) => oc.column("kid").doNothing())
         .execute();
+      ctx.changed("signing_keys");
     },
 
     async retireOthers(kid, createTime, retireTime) {
@@ -53,6 +54,7 @@ export function createSigningKeyStore(ctx: SqlContext): SigningKeyStore {
         .where("retire_time", "is", null)
         .where(sql<SqlBool>`(create_time < ${createTime} or (create_time = ${createTime} and kid < ${kid}))`)
         .executeTakeFirst();
+      ctx.changed("signing_keys");
       return Number(result.numUpdatedRows);
     },
   };

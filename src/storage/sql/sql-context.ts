@@ -1,6 +1,7 @@
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import type { DomainError } from "../../core/errors.js";
 import { parentOf } from "../../core/uidp.js";
+import type { ChangeFeed, ChangeHub } from "../change-feed.js";
 import { abortOnSignal } from "./abort-on-signal.js";
 import type { CountCache, TableName } from "./count-cache.js";
 import type { SqlDialect } from "./dialect.js";
@@ -16,7 +17,13 @@ export interface SqlContext {
   /** True when `db` is an open transaction (whose reads must not use or fill the count cache). */
   readonly inTransaction: boolean;
   readonly counts: CountCache;
-  /** Records a write to `tables` (call after the write): their cached list totals stop being served. */
+  /** Every committed change to the database (see ChangeFeed). */
+  readonly changes: ChangeFeed;
+  /**
+   * Records a write to `tables` (call after the write): their cached list totals stop being served,
+   * and the change is published on the change feed, here and (PostgreSQL) to the other processes:
+   * outside a transaction at once, inside one at its commit.
+   */
   changed(...tables: TableName[]): void;
   /**
    * Runs `fn` in a transaction; inside one already, joins it (no savepoint). `signal`: once it
@@ -32,35 +39,60 @@ export interface SqlContext {
   beforeCommit(hook: () => Promise<void>): void;
 }
 
+/** Where a context sends the changes it records. */
+export interface ChangeSink {
+  /** This process's feed: every committed batch is published to it. */
+  readonly hub: ChangeHub;
+  /** Tells the other processes, inside the transaction on `db` right before its COMMIT. */
+  beforeCommit?(db: Kysely<Database>, tables: readonly TableName[]): Promise<void>;
+  /** Tells the other processes about a write already committed (outside a transaction). */
+  afterWrite?(tables: readonly TableName[]): void;
+}
+
 /** A context on the whole database; `transaction` opens a Kysely transaction. */
-export function rootContext(db: Kysely<Database>, dialect: SqlDialect, counts: CountCache): SqlContext {
+export function rootContext(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  counts: CountCache,
+  sink: ChangeSink,
+): SqlContext {
   return {
     db,
     dialect,
     inTransaction: false,
     counts,
-    changed: (...tables) => counts.invalidate(tables),
+    changes: sink.hub,
+    changed: (...tables) => {
+      counts.invalidate(tables);
+      sink.afterWrite?.(tables);
+      sink.hub.publish({ tables, everything: false });
+    },
     beforeCommit() {
       throw new Error("beforeCommit outside a transaction");
     },
     async transaction(fn, signal) {
       signal?.throwIfAborted();
       const written = new Set<TableName>();
+      let committed = false;
       try {
-        return await db.transaction().execute(async (trx) => {
+        const result = await db.transaction().execute(async (trx) => {
           // BEGIN may have waited long for the write lock (SQLite) or a connection (PostgreSQL).
           signal?.throwIfAborted();
           const handle = signal ? trx.withPlugin(abortOnSignal(signal)) : trx;
           const hooks: Array<() => Promise<void>> = [];
-          const result = await fn(transactionContext(handle, dialect, counts, written, hooks));
+          const result = await fn(transactionContext(handle, dialect, counts, sink.hub, written, hooks));
           // A hook may register more hooks: run until none is left.
           for (let i = 0; i < hooks.length; i++) await hooks[i]?.();
           signal?.throwIfAborted();
+          if (written.size > 0) await sink.beforeCommit?.(handle, [...written]);
           return result;
         });
+        committed = true;
+        return result;
       } finally {
         // Others may have counted the pre-commit rows after our writes bumped the generation.
         counts.invalidate([...written]);
+        if (committed && written.size > 0) sink.hub.publish({ tables: [...written], everything: false });
       }
     },
   };
@@ -70,6 +102,7 @@ function transactionContext(
   trx: Kysely<Database>,
   dialect: SqlDialect,
   counts: CountCache,
+  changes: ChangeFeed,
   written: Set<TableName>,
   hooks: Array<() => Promise<void>>,
 ): SqlContext {
@@ -78,6 +111,7 @@ function transactionContext(
     dialect,
     inTransaction: true,
     counts,
+    changes,
     changed: (...tables) => {
       counts.invalidate(tables);
       for (const t of tables) written.add(t);

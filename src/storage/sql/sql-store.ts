@@ -66,6 +66,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     vulnReports: createVulnReportStore(ctx),
     eol: createEolStore(ctx),
     dialect: ctx.dialect.name,
+    changes: ctx.changes,
     transaction: (fn, signal) => {
       if (!ctx.inTransaction) return ctx.transaction((tx) => fn(createSqlStore(tx, refuseClose)), signal);
       // Joined: the outermost call's signal watches the statements; this one is checked on entry.

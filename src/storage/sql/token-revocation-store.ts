@@ -21,6 +21,7 @@ export function createTokenRevocationStore(ctx: SqlContext): TokenRevocationStor
         })
         .returning("id")
         .executeTakeFirstOrThrow();
+      ctx.changed("token_revocations");
       return { ...row, id: readInt(inserted.id) };
     },
 

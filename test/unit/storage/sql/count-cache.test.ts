@@ -44,4 +44,15 @@ describe("createCountCache", () => {
     cache.set("repos", "q", 0, 7n);
     assert.equal(cache.get("repos", "q"), undefined);
   });
+
+  it("invalidateAll drops every table's totals (changes may have been missed)", () => {
+    const cache = createCountCache(60_000, () => 0);
+    cache.set("repos", "q", cache.generation("repos"), 7n);
+    cache.set("tags", "q", cache.generation("tags"), 3n);
+    cache.invalidateAll();
+    assert.equal(cache.get("repos", "q"), undefined);
+    assert.equal(cache.get("tags", "q"), undefined);
+    cache.set("repos", "q", cache.generation("repos"), 8n);
+    assert.equal(cache.get("repos", "q"), 8n, "counted after it: served");
+  });
 });
