@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Worker } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
 import { Migrator } from "kysely";
 import pg from "pg";
@@ -52,7 +53,29 @@ async function runStatement(options: OpenStoreOptions, statement: string): Promi
   }
 }
 
-/** Migrations: applied once, idempotent on reopen, safe for concurrent openers on PostgreSQL. */
+const RACER = new URL("../../support/migration-racer.ts", import.meta.url);
+
+/**
+ * Runs migrateToLatest on `options` from `count` threads at the same instant, each with a
+ * connection of its own (as separate processes have); resolves to what each reported.
+ */
+async function raceMigrations(
+  options: OpenStoreOptions,
+  count: number,
+): Promise<{ applied?: string[]; error?: string }[]> {
+  const barrier = new SharedArrayBuffer(4);
+  return Promise.all(
+    Array.from({ length: count }, () => {
+      const worker = new Worker(RACER, { workerData: { options, barrier, racers: count } });
+      return new Promise<{ applied?: string[]; error?: string }>((resolve, reject) => {
+        worker.once("message", resolve);
+        worker.once("error", reject);
+      });
+    }),
+  );
+}
+
+/** Migrations: applied once, idempotent on reopen, safe for concurrent openers in several processes. */
 export function migrationCases(db: TestDatabase): void {
   describe("migrations", () => {
     it("records every migration once, and reopening the same database keeps data and applies nothing twice", async () => {
@@ -167,6 +190,23 @@ export function migrationCases(db: TestDatabase): void {
         "new events reach both",
       );
       assert.equal((await store.events.pending(behind, 10)).length, 3, "behind owes three now");
+    });
+
+    it("four connections of their own migrating a new database at the same instant all succeed, each migration applied by one", async () => {
+      const options = await db.emptyOptions();
+      const results = await raceMigrations(options, 4);
+      assert.deepEqual(
+        results.map((r) => r.error),
+        [undefined, undefined, undefined, undefined],
+        "no racer failed",
+      );
+      const known = Object.keys(migrationsFor(db.engine)).sort();
+      assert.deepEqual(
+        results.flatMap((r) => r.applied ?? []).sort(),
+        known,
+        "each applied once, by one racer",
+      );
+      assert.deepEqual(await appliedMigrations(options), known);
     });
 
     it("concurrent openers of a new database all succeed (PostgreSQL: several processes)", async (t) => {
