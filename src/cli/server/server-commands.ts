@@ -6,7 +6,7 @@ import { BlobStoreMismatchError } from "../../storage/blob-store-identity.js";
 import { subcommand } from "../client/program.js";
 import { CLIENT_GROUPS } from "../client/routing.js";
 import type { CommandOutput } from "./command-output.js";
-import { addConfigOptions, configInputOf } from "./config-options.js";
+import { addConfigOptions, configInputOf, STORE_FIELDS } from "./config-options.js";
 
 /**
  * Where the server-side commands print (gc, admin …, auth pull-token create|revoke: results and
@@ -57,7 +57,7 @@ async function reportFailure(io: ServerCommandIo, err: unknown): Promise<number>
 
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
-/** `wharf serve`, `wharf gc` and `wharf admin …`. */
+/** `wharf serve`, `wharf gc`, `wharf migrate` and `wharf admin …`. */
 export function registerServerCommands(program: Command, io: ServerCommandIo): void {
   addConfigOptions(
     program.command("serve").description("run the platform API, token issuer and registry"),
@@ -79,6 +79,24 @@ export function registerServerCommands(program: Command, io: ServerCommandIo): v
           window: text(o.window) ?? "720h",
           grace: text(o.grace) ?? "1h",
         },
+        io,
+      ),
+    ),
+  );
+
+  addConfigOptions(
+    program
+      .command("migrate")
+      .description(
+        "apply pending database migrations (before a rolling upgrade; servers wait for it), one line per migration or nothing to migrate",
+      )
+      .option("--dry-run", "list the pending migrations, changing nothing"),
+    STORE_FIELDS,
+  ).action(
+    serverAction(io, async (o) =>
+      (await import("./migrate.js")).runMigrate(
+        configInputOf(o, STORE_FIELDS),
+        { dryRun: o.dryRun === true },
         io,
       ),
     ),

@@ -15,12 +15,15 @@ export class DatabaseSetupError extends Error {
 const INVALID_CATALOG_NAME = "3D000";
 const INSUFFICIENT_PRIVILEGE = "42501";
 const DUPLICATE_DATABASE = "42P04";
+const UNIQUE_VIOLATION = "23505";
 
 /**
  * Makes sure the PostgreSQL database `url` names exists and answers: connects once (within
  * `connectTimeoutMs`); when the database does not exist, creates it through the server's
- * maintenance database (`postgres`) as the same role, which needs CREATEDB (a concurrent creator
- * counts as success). Resolves to what it found or did. Rejects with {@link DatabaseSetupError}
+ * maintenance database (`postgres`) as the same role, which needs CREATEDB. A concurrent creator
+ * (another replica starting at the same moment) counts as success: PostgreSQL reports it either as
+ * "already exists" or, when both inserted into pg_database at once, as a unique violation of
+ * pg_database's name index; either way the database exists once the statement returns. Resolves to what it found or did. Rejects with {@link DatabaseSetupError}
  * on a timeout or when the role may not create the database; any other failure (refused, unknown
  * host, bad password) rejects with pg's or Node's own error.
  */
@@ -47,7 +50,7 @@ export async function ensurePostgresDatabase(
     return "created";
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    if (code === DUPLICATE_DATABASE) return "created";
+    if (code === DUPLICATE_DATABASE || concurrentlyCreated(err)) return "created";
     if (code === INSUFFICIENT_PRIVILEGE) {
       const where = `-h ${target.host} -p ${target.port}`;
       throw new DatabaseSetupError(
@@ -56,6 +59,12 @@ export async function ensurePostgresDatabase(
     }
     throw err;
   }
+}
+
+/** The unique violation of `create database` racing another `create database` of the same name. */
+function concurrentlyCreated(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown };
+  return e.code === UNIQUE_VIOLATION && e.constraint === "pg_database_datname_index";
 }
 
 async function withClient<T>(

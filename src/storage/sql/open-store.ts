@@ -1,47 +1,22 @@
 import { randomUUID } from "node:crypto";
-import type { Kysely } from "kysely";
 import { createChangeHub } from "../change-feed.js";
 import type { Store } from "../store.js";
-import { connectSqlite } from "./connect-sqlite.js";
+import { connectDatabase, type DatabaseOptions, sqliteFile } from "./connect-database.js";
 import { createCountCache } from "./count-cache.js";
-import { postgresDialect, type SqlDialect, sqliteDialect } from "./dialect.js";
 import { migrateToLatest } from "./migrate.js";
 import type { ChangeListener } from "./postgres-change-feed.js";
-import type { Database } from "./schema.js";
 import { type ChangeSink, rootContext } from "./sql-context.js";
 import { createSqlStore } from "./sql-store.js";
-import {
-  BACKSTOP_AUTOCHECKPOINT_PAGES,
-  startWalCheckpointer,
-  WAL_SIZE_LIMIT_BYTES,
-} from "./wal-checkpointer.js";
+import { startWalCheckpointer } from "./wal-checkpointer.js";
 
-/** Where the metadata lives. */
-export interface OpenStoreOptions {
-  /** A `postgres://` or `postgresql://` URL; when set, PostgreSQL is used and `sqlitePath` ignored. */
-  databaseUrl?: string;
-  /** The SQLite file used without `databaseUrl` (its directory is created); `:memory:` for a private in-memory database. */
-  sqlitePath?: string;
+/** Where the metadata lives, and how the store caches list totals. */
+export interface OpenStoreOptions extends DatabaseOptions {
   /**
    * How long a list's total (COUNT of its filter) may be reused across pages and requests, in ms
    * (default 1000; 0 counts every time). Writes through this store invalidate at once; writes by
    * other processes show in totals within this time.
    */
   listCountTtlMs?: number;
-  /**
-   * SQLite file only: where WAL checkpoints run. `in-commits` (default): SQLite's autocheckpoint,
-   * every ~1,000 pages, in the commit that crosses it. `own-thread`: a worker thread started with
-   * this store (startWalCheckpointer), this connection's commits only at the backstop, which a
-   * serving process wants. `other-thread`: another store of this process has that thread; commits
-   * here only checkpoint at the backstop.
-   */
-  walCheckpoints?: "in-commits" | "own-thread" | "other-thread";
-  /**
-   * SQLite only: the memory of the write lock (createSqliteWriteLockMemory) shared by every thread
-   * of this process that opens the same file, so they wait for each other's writes without blocking
-   * their event loops. Default: a lock of this store's own.
-   */
-  sqliteWriteLock?: SharedArrayBuffer;
   /**
    * PostgreSQL only: also receive the other processes' changes on the store's change feed (a
    * dedicated LISTEN connection; a serving process wants it). Changes made through this store are
@@ -54,8 +29,6 @@ export interface OpenStoreOptions {
 
 /** Default of `OpenStoreOptions.listCountTtlMs`. */
 export const DEFAULT_LIST_COUNT_TTL_MS = 1000;
-
-const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
 
 /**
  * Opens the metadata store and applies pending migrations before returning. PostgreSQL when
@@ -71,7 +44,7 @@ const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
  * through SQLite's lock.
  */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  const { db, dialect } = await connect(options);
+  const { db, dialect } = await connectDatabase(options);
   try {
     await migrateToLatest(db, dialect.name);
   } catch (err) {
@@ -127,35 +100,4 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     return closing;
   };
   return createSqlStore(rootContext(db, dialect, counts, sink), close);
-}
-
-/** True when `options` open a SQLite file (not PostgreSQL, not an in-memory database). */
-function sqliteFile(options: OpenStoreOptions): boolean {
-  return !options.databaseUrl && !!options.sqlitePath && options.sqlitePath !== ":memory:";
-}
-
-/** The connection `options` select; PostgreSQL's driver (pg) is loaded only when used. */
-async function connect(options: OpenStoreOptions): Promise<{ db: Kysely<Database>; dialect: SqlDialect }> {
-  const url = options.databaseUrl;
-  if (url !== undefined && url !== "") {
-    if (!POSTGRES_URL.test(url)) {
-      throw new Error(
-        `openStore: unsupported database URL scheme in "${url.split(":")[0]}:…" (want postgres://)`,
-      );
-    }
-    const { connectPostgres } = await import("./connect-postgres.js");
-    return { db: connectPostgres(url), dialect: postgresDialect };
-  }
-  if (options.sqlitePath === undefined || options.sqlitePath === "") {
-    throw new Error("openStore: set databaseUrl (postgres://…) or sqlitePath");
-  }
-  const checkpointsElsewhere =
-    sqliteFile(options) && (options.walCheckpoints ?? "in-commits") !== "in-commits";
-  const db = connectSqlite(options.sqlitePath, {
-    writeLock: options.sqliteWriteLock,
-    ...(checkpointsElsewhere
-      ? { walAutocheckpointPages: BACKSTOP_AUTOCHECKPOINT_PAGES, walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES }
-      : {}),
-  });
-  return { db, dialect: sqliteDialect };
 }

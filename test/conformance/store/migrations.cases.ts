@@ -1,14 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Worker } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
 import { Migrator } from "kysely";
 import pg from "pg";
 import { newRootUid } from "../../../src/core/uidp.js";
 import { connectPostgres } from "../../../src/storage/sql/connect-postgres.js";
 import { connectSqlite } from "../../../src/storage/sql/connect-sqlite.js";
+import { pendingDatabaseMigrations } from "../../../src/storage/sql/database-migrations.js";
 import { MIGRATION_TABLE } from "../../../src/storage/sql/migrate.js";
 import { migrationProvider, migrationsFor } from "../../../src/storage/sql/migrations/migrations.js";
-import type { OpenStoreOptions } from "../../../src/storage/sql/open-store.js";
+import { type OpenStoreOptions, openStore } from "../../../src/storage/sql/open-store.js";
+import { SchemaNewerError } from "../../../src/storage/sql/schema-newer-error.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { childUid, groupRow } from "./fixtures.js";
 
@@ -52,7 +55,29 @@ async function runStatement(options: OpenStoreOptions, statement: string): Promi
   }
 }
 
-/** Migrations: applied once, idempotent on reopen, safe for concurrent openers on PostgreSQL. */
+const RACER = new URL("../../support/migration-racer.ts", import.meta.url);
+
+/**
+ * Runs migrateToLatest on `options` from `count` threads at the same instant, each with a
+ * connection of its own (as separate processes have); resolves to what each reported.
+ */
+async function raceMigrations(
+  options: OpenStoreOptions,
+  count: number,
+): Promise<{ applied?: string[]; error?: string }[]> {
+  const barrier = new SharedArrayBuffer(4);
+  return Promise.all(
+    Array.from({ length: count }, () => {
+      const worker = new Worker(RACER, { workerData: { options, barrier, racers: count } });
+      return new Promise<{ applied?: string[]; error?: string }>((resolve, reject) => {
+        worker.once("message", resolve);
+        worker.once("error", reject);
+      });
+    }),
+  );
+}
+
+/** Migrations: applied once, idempotent on reopen, safe for concurrent openers in several processes. */
 export function migrationCases(db: TestDatabase): void {
   describe("migrations", () => {
     it("records every migration once, and reopening the same database keeps data and applies nothing twice", async () => {
@@ -169,9 +194,52 @@ export function migrationCases(db: TestDatabase): void {
       assert.equal((await store.events.pending(behind, 10)).length, 3, "behind owes three now");
     });
 
+    it("lists pending migrations without writing, and refuses a newer schema changing nothing", async () => {
+      const options = await db.emptyOptions();
+      const known = Object.keys(migrationsFor(db.engine)).sort();
+      assert.deepEqual(await pendingDatabaseMigrations(options), known, "an empty database needs them all");
+      await (await openStore(options)).close();
+      assert.deepEqual(await pendingDatabaseMigrations(options), []);
+      const newest = known.at(-1);
+      await runStatement(options, `delete from ${MIGRATION_TABLE} where name = '${newest}'`);
+      assert.deepEqual(await pendingDatabaseMigrations(options), [newest], "read, not applied");
+      assert.ok(!(await appliedMigrations(options)).includes(newest ?? ""));
+      await runStatement(
+        options,
+        `insert into ${MIGRATION_TABLE} (name, timestamp) values ('0099-future', '2030-01-01T00:00:00.000Z')`,
+      );
+      const before = await appliedMigrations(options);
+      const newer = (err: unknown) =>
+        err instanceof SchemaNewerError &&
+        err.message ===
+          `the database schema is newer than this wharf (applied: 0099-future; newest known: ${newest}); upgrade wharf or point it at another database`;
+      await assert.rejects(openStore(options), newer);
+      await assert.rejects(pendingDatabaseMigrations(options), newer);
+      assert.deepEqual(await appliedMigrations(options), before, "the pending one was not applied either");
+    });
+
+    it("four connections of their own migrating a new database at the same instant all succeed, each migration applied by one", async () => {
+      const options = await db.emptyOptions();
+      const results = await raceMigrations(options, 4);
+      assert.deepEqual(
+        results.map((r) => r.error),
+        [undefined, undefined, undefined, undefined],
+        "no racer failed",
+      );
+      const known = Object.keys(migrationsFor(db.engine)).sort();
+      assert.deepEqual(
+        results.flatMap((r) => r.applied ?? []).sort(),
+        known,
+        "each applied once, by one racer",
+      );
+      assert.deepEqual(await appliedMigrations(options), known);
+    });
+
     it("concurrent openers of a new database all succeed (PostgreSQL: several processes)", async (t) => {
       if (db.engine === "sqlite") {
-        t.skip("SQLite serves one process; same-process openers would wait on each other's lock");
+        t.skip(
+          "same-process SQLite openers without a shared write lock block each other's event loop; the racing threads above cover SQLite",
+        );
         return;
       }
       const options = await db.emptyOptions();
