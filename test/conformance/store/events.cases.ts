@@ -670,7 +670,12 @@ export function eventCases(db: TestDatabase): void {
 
       const [owed] = await store.events.pending(a.uid, 1);
       assert.ok(owed, "a owes e1");
-      await finish(store, { subscriptionUid: a.uid, owner: "w1", now: T0 + 6 * SECOND, delivered: [owed.id] });
+      await finish(store, {
+        subscriptionUid: a.uid,
+        owner: "w1",
+        now: T0 + 6 * SECOND,
+        delivered: [owed.id],
+      });
       assert.deepEqual(
         await pendingSubjects(store, a.uid),
         [`${org}#e1`],
@@ -727,7 +732,13 @@ export function eventCases(db: TestDatabase): void {
         const now = T0 + round * 10 * SECOND;
         // Whoever holds the lanes dies: every owner of this round is new and beats now.
         for (const owner of owners) {
-          await store.events.heartbeat({ owner: `${owner}-${round}`, now, host: "h", pid: 1, startTime: now });
+          await store.events.heartbeat({
+            owner: `${owner}-${round}`,
+            now,
+            host: "h",
+            pid: 1,
+            startTime: now,
+          });
         }
         const results = await Promise.all(
           owners.map((owner, i) =>
