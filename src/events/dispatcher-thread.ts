@@ -43,7 +43,8 @@ const RESTART_DELAY_MS = 1000;
  * lease rounds at anyway: a poke held back is sent when the interval ends, so every append is
  * still followed by one. (Forwarding each of ~1,000 writes/s cost a message and a thread wake-up
  * each.) Log lines come back to `logger`. A thread that dies is logged and started again after a
- * second (its lanes wait out their lease, as after a crash); a SQLite write lock it held
+ * second (under a new lease owner: its lanes are taken over once the dead one's heartbeat is
+ * stale, as after a crash); a SQLite write lock it held
  * (`database.sqliteWriteLock`) is released.
  * `close` stops leasing, waits for the batches in flight and the thread's exit.
  * `entry`: the module the thread runs, given `data` as its `workerData` (tests substitute one that

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import type { DeliverySigner } from "../auth/delivery-signer.js";
 import type { Clock } from "../core/clock.js";
 import type { EventOutboxStore, LeasedLane, PendingDelivery } from "../storage/event-store.js";
@@ -11,8 +12,19 @@ export interface DispatcherOptions {
   maxAttempts: number;
   /** Time limit of one attempt (ms). */
   timeoutMs: number;
-  /** Lease of a lane (ms): how long a crashed process's lanes wait before others take them. */
+  /**
+   * Lease of a lane (ms): the longest a lane stays with one owner per lease round, and how long
+   * the lanes of an owner that never heart-beat (an older version) wait before others take them.
+   */
   leaseMs: number;
+  /** How often this dispatcher records that it is alive (ms). */
+  heartbeatMs: number;
+  /**
+   * An owner whose last heartbeat is older than this (ms) is dead: others take its lanes. This
+   * dispatcher stops delivering (and aborts the sends in flight) once its own last recorded
+   * heartbeat is `ownerStaleMs - heartbeatMs` old, before anyone may take its lanes.
+   */
+  ownerStaleMs: number;
   /** Lanes (subscriptions) delivered to concurrently by this process. */
   concurrency: number;
   /** Deliveries sent per lane lease. */
@@ -41,6 +53,8 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   maxAttempts: 20,
   timeoutMs: 10_000,
   leaseMs: 60_000,
+  heartbeatMs: 1_000,
+  ownerStaleMs: 3_000,
   concurrency: 16,
   batchSize: 100,
   backoffBaseMs: 1_000,
@@ -49,6 +63,9 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   pokeIntervalMs: 50,
   pruneIntervalMs: 1_000,
 };
+
+/** Heartbeats between two sweeps of owners long dead. */
+const FORGET_EVERY_BEATS = 60;
 
 /** How a lane's run ended (see runLane). */
 type LaneRunEnd = "more" | "progress" | "idle";
@@ -77,8 +94,15 @@ export function backoffDelay(attempt: number, baseMs: number, maxMs: number, ran
  * served by one worker at a time and its events go out in outbox order; a batch ends at the first
  * failed attempt, which backs the lane off (capped exponential, jittered) or, after `maxAttempts`,
  * marks the delivery failed and moves on. Delivered rows are deleted after the batch, so a crash
- * mid-batch re-sends at most that batch once its lease expires (at-least-once: receivers dedupe
- * on `ce-id`).
+ * mid-batch re-sends at most that batch (at-least-once: receivers dedupe on `ce-id`).
+ *
+ * Liveness (ADR 0037): the dispatcher records a heartbeat every `heartbeatMs` and leases only
+ * once one is recorded; others take the lanes of an owner whose heartbeat is `ownerStaleMs` old,
+ * so a killed process's lanes move within seconds, not at the end of their lease. A dispatcher
+ * whose heartbeats stop being recorded (its database is unreachable) stops sending, aborting what
+ * is in flight, `heartbeatMs` before others may consider it dead: two live processes never send
+ * on one lane at once (given clocks that agree within `heartbeatMs`). Its own liveness is timed
+ * on the monotonic clock; times written and compared in the database come from `clock`.
  */
 export function startEventDispatcher(deps: {
   events: EventOutboxStore;
@@ -90,6 +114,7 @@ export function startEventDispatcher(deps: {
 }): EventDispatcher {
   const options = { ...DEFAULT_DISPATCHER_OPTIONS, ...deps.options };
   const owner = randomUUID();
+  const identity = { host: hostname(), pid: process.pid, startTime: deps.clock.now() };
   let running = true;
   let inFlight = 0;
   let wake: (() => void) | undefined;
@@ -143,11 +168,60 @@ export function startEventDispatcher(deps: {
       wake = done;
     });
 
+  /**
+   * performance.now() until which this dispatcher may send: its last recorded heartbeat's start
+   * plus `ownerStaleMs - heartbeatMs`. `liveness` aborts the sends in flight when it passes.
+   */
+  let liveUntil = Number.NEGATIVE_INFINITY;
+  let liveness = new AbortController();
+  let livenessTimer: NodeJS.Timeout | undefined;
+  let heartbeatTimer: NodeJS.Timeout | undefined;
+  let beating: Promise<void> = Promise.resolve();
+  let beats = 0;
+  let heartbeatFailing = false;
+  const alive = () => performance.now() < liveUntil;
+
+  const livenessLost = () => {
+    liveness.abort();
+    liveness = new AbortController();
+    deps.logger({ msg: "event dispatcher heartbeat not recorded in time; not delivering until it is" });
+  };
+
+  const beat = async () => {
+    const started = performance.now();
+    const now = deps.clock.now();
+    const forget = beats++ % FORGET_EVERY_BEATS === 0;
+    try {
+      await deps.events.heartbeat({
+        owner,
+        now,
+        ...identity,
+        // By then the leases it took while alive have ended (see leaseLanes).
+        ...(forget ? { forgetBefore: now - options.leaseMs - options.ownerStaleMs } : {}),
+      });
+      heartbeatFailing = false;
+      const wasAlive = alive();
+      liveUntil = Math.max(liveUntil, started + options.ownerStaleMs - options.heartbeatMs);
+      clearTimeout(livenessTimer);
+      livenessTimer = setTimeout(livenessLost, liveUntil - performance.now());
+      if (!wasAlive && alive()) wakeNow();
+    } catch (err) {
+      if (!heartbeatFailing) deps.logger({ msg: "event dispatcher heartbeat failed", error: String(err) });
+      heartbeatFailing = true;
+    }
+  };
+  const heartbeats = () => {
+    beating = beat().then(() => {
+      if (running) heartbeatTimer = setTimeout(heartbeats, options.heartbeatMs);
+    });
+  };
+  heartbeats();
+
   const headersOf = createDeliveryHeaders({ sign: deps.sign, clock: deps.clock });
 
-  async function deliver(lane: LeasedLane, delivery: PendingDelivery) {
+  async function deliver(lane: LeasedLane, delivery: PendingDelivery, signal: AbortSignal) {
     const headers = await headersOf(lane.groupUid, delivery.event);
-    return deps.send(lane.sink, headers, delivery.event.data, options.timeoutMs);
+    return deps.send(lane.sink, headers, delivery.event.data, options.timeoutMs, signal);
   }
 
   /**
@@ -163,8 +237,11 @@ export function startEventDispatcher(deps: {
       const batch = await deps.events.pending(lane.subscriptionUid, options.batchSize);
       fetched = batch.length;
       for (const delivery of batch) {
-        if (!running || deps.clock.now() + options.timeoutMs > lane.leaseUntil) break;
-        const result = await deliver(lane, delivery);
+        if (!running || !alive() || deps.clock.now() + options.timeoutMs > lane.leaseUntil) break;
+        const signal = liveness.signal;
+        const result = await deliver(lane, delivery, signal);
+        // Not a failure of the sink: this process may have lost the lane.
+        if (signal.aborted) break;
         if (result.ok) {
           delivered.push(delivery.id);
           continue;
@@ -220,13 +297,15 @@ export function startEventDispatcher(deps: {
       lastRound = performance.now();
       let leased: LeasedLane[] = [];
       const free = options.concurrency - inFlight;
-      if (free > 0) {
+      if (free > 0 && alive()) {
         try {
+          const now = deps.clock.now();
           leased = await deps.events.leaseLanes({
             owner,
-            now: deps.clock.now(),
+            now,
             leaseMs: options.leaseMs,
             limit: free,
+            staleBefore: now - options.ownerStaleMs,
           });
         } catch (err) {
           if (!running) return;
@@ -269,6 +348,14 @@ export function startEventDispatcher(deps: {
       await Promise.allSettled([...lanes]);
       clearTimeout(pruneTimer);
       await pruning;
+      // Its lanes are freed: forget it, rather than have others wait for it to look dead.
+      clearTimeout(heartbeatTimer);
+      await beating;
+      clearTimeout(heartbeatTimer);
+      clearTimeout(livenessTimer);
+      await deps.events.retireOwner(owner).catch((err) => {
+        deps.logger({ msg: "event dispatcher could not retire its heartbeat", error: String(err) });
+      });
     },
   };
 }

@@ -12,12 +12,13 @@ export interface SendResult {
   error: string;
 }
 
-/** Sends one request to a sink. */
+/** Sends one request to a sink; `signal`, when it aborts, ends the attempt at once as failed. */
 export type WebhookSender = (
   sink: string,
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  signal?: AbortSignal,
 ) => Promise<SendResult>;
 
 const MAX_ERROR_LENGTH = 300;
@@ -58,24 +59,33 @@ export function createWebhookSender(
     }
     return target;
   };
-  const send: WebhookSender = (sink, headers, body, timeoutMs) =>
+  const send: WebhookSender = (sink, headers, body, timeoutMs, signal) =>
     new Promise((resolve) => {
       let status = 0;
       let settled = false;
-      let timedOut = false;
+      /** Why the attempt was given up on (timed out, aborted), once it was. */
+      let givenUp: string | undefined;
       let controller: Dispatcher.DispatchController | undefined;
       const finish = (result: SendResult) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        signal?.removeEventListener("abort", abort);
         resolve(result);
       };
       // A request still waiting for a connection has no controller yet: it is aborted as it starts.
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller?.abort(new Error("timed out"));
-        finish({ ok: false, status: 0, error: "timed out" });
-      }, timeoutMs);
+      const giveUp = (error: string) => {
+        givenUp = error;
+        controller?.abort(new Error(error));
+        finish({ ok: false, status: 0, error });
+      };
+      const timer = setTimeout(() => giveUp("timed out"), timeoutMs);
+      const abort = () => giveUp("aborted");
+      if (signal?.aborted) {
+        abort();
+        return;
+      }
+      signal?.addEventListener("abort", abort, { once: true });
       try {
         const { origin, path } = targetOf(sink);
         agent.dispatch(
@@ -91,7 +101,7 @@ export function createWebhookSender(
           {
             onRequestStart(started) {
               controller = started;
-              if (timedOut) started.abort(new Error("timed out"));
+              if (givenUp) started.abort(new Error(givenUp));
             },
             onResponseStart(_, statusCode) {
               status = statusCode;
@@ -105,7 +115,7 @@ export function createWebhookSender(
               );
             },
             onResponseError(_, err) {
-              finish({ ok: false, status, error: timedOut ? "timed out" : shorten(err) });
+              finish({ ok: false, status, error: givenUp ?? shorten(err) });
             },
           },
         );

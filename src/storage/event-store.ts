@@ -99,6 +99,28 @@ export interface LeasedLane {
   leaseUntil: number;
 }
 
+/** A dispatcher's heartbeat (times in ms since the epoch). */
+export interface DispatcherHeartbeat {
+  /** Its lease owner id. */
+  owner: string;
+  now: number;
+  /** The host and process it runs in, for operators. */
+  host: string;
+  pid: number;
+  startTime: number;
+  /** When given, other owners last heard of before this are deleted. */
+  forgetBefore?: number;
+}
+
+/** A dispatcher as its last heartbeat described it. */
+export interface DispatcherOwner {
+  owner: string;
+  heartbeatTime: number;
+  host: string;
+  pid: number;
+  startTime: number;
+}
+
 /** A delivery still owed, with its event. */
 export interface PendingDelivery {
   /** The event's seq. */
@@ -158,8 +180,28 @@ export interface EventOutboxStore {
   /**
    * Leases up to `limit` lanes (subscriptions with a pending delivery, not backing off at `now`,
    * whose lease is free) to `owner` until `now + leaseMs`. Two workers never hold one lane.
+   * With `staleBefore`, a lane is also free when another owner holds it whose last heartbeat
+   * (see `heartbeat`) is before `staleBefore`: a dead process's lanes are taken over without
+   * waiting for their lease to end. An owner that never heart-beat (or was forgotten) keeps its
+   * lanes until then. Never takes a lane from `owner` itself.
    */
-  leaseLanes(args: { owner: string; now: number; leaseMs: number; limit: number }): Promise<LeasedLane[]>;
+  leaseLanes(args: {
+    owner: string;
+    now: number;
+    leaseMs: number;
+    limit: number;
+    staleBefore?: number;
+  }): Promise<LeasedLane[]>;
+  /**
+   * Records that the dispatcher leasing as `beat.owner` is alive at `beat.now` (creating its row
+   * the first time), and forgets other owners whose last heartbeat is before `beat.forgetBefore`
+   * (the caller picks a time after which their leases have all ended).
+   */
+  heartbeat(beat: DispatcherHeartbeat): Promise<void>;
+  /** Forgets `owner` (a dispatcher that stopped and freed its lanes). */
+  retireOwner(owner: string): Promise<void>;
+  /** The running dispatchers, as their heartbeats last recorded them, by owner. */
+  owners(): Promise<DispatcherOwner[]>;
   /** The lane's oldest pending deliveries, in event order, at most `limit`. */
   pending(subscriptionUid: string, limit: number): Promise<PendingDelivery[]>;
   /**

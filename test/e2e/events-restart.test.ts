@@ -34,9 +34,10 @@ describe("event delivery survives a killed server", () => {
   });
 
   it("a server killed (SIGKILL) mid-delivery leaves nothing behind: the restarted one delivers the rest", async () => {
-    // A short lease, so the restarted process may take over the killed one's lane quickly.
-    // (The receiver listens on loopback, which sinks may reach only when the server allows it.)
-    const env = { WHARF_EVENTS_LEASE: "2s", WHARF_EVENTS_TIMEOUT: "1s", WHARF_EVENTS_ALLOW_LOOPBACK: "true" };
+    // The default 60 s lease: the restarted process takes over once the killed one's heartbeat is
+    // stale (3 s), within the 20 s this test waits. (The receiver listens on loopback, which sinks
+    // may reach only when the server allows it.)
+    const env = { WHARF_EVENTS_TIMEOUT: "1s", WHARF_EVENTS_ALLOW_LOOPBACK: "true" };
     const first = await serveProcess(dataDir, env);
     servers.push(first);
     const token = await adminTokenOf(dataDir, first.apiUrl);

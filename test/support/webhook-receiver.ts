@@ -9,6 +9,10 @@ export interface ReceivedDelivery {
   body: string;
   /** The status the receiver answered. */
   status: number;
+  /** performance.now() when the request had arrived whole. */
+  arrivedAt: number;
+  /** The sender's TCP port (tells one sending process's connections from another's). */
+  remotePort: number;
 }
 
 /** A real HTTP webhook receiver on loopback that records every delivery. */
@@ -19,8 +23,15 @@ export interface WebhookReceiver {
   received: ReceivedDelivery[];
   /** The deliveries answered 2xx. */
   accepted(): ReceivedDelivery[];
-  /** Answers the next requests with `status` (default 200) until changed; "hang" never answers. */
-  respondWith(status: number | "hang"): void;
+  /**
+   * Answers the next requests with `status` (default 200) until changed, `delayMs` after they
+   * arrived (default 0); "hang" never answers.
+   */
+  respondWith(status: number | "hang", delayMs?: number): void;
+  /** Requests answered so far (a delayed answer counts once written). */
+  answered(): number;
+  /** The most requests that were open (arrived, not answered) at once. */
+  maxOpen(): number;
   /** Resolves once `predicate` holds for the accepted deliveries, or rejects after `timeoutMs`. */
   waitFor(
     predicate: (accepted: ReceivedDelivery[]) => boolean,
@@ -33,20 +44,36 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedDelivery[] = [];
   let status: number | "hang" = 200;
+  let delay = 0;
+  let answered = 0;
+  let open = 0;
+  let maxOpen = 0;
   const waiters = new Set<() => void>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const answered = status;
+      const answer = status;
       received.push({
         path: req.url ?? "",
         headers: req.headers,
         body: Buffer.concat(chunks).toString("utf8"),
-        status: answered === "hang" ? 0 : answered,
+        status: answer === "hang" ? 0 : answer,
+        arrivedAt: performance.now(),
+        remotePort: req.socket.remotePort ?? 0,
       });
-      if (answered !== "hang") {
-        res.writeHead(answered, { "content-type": "text/plain" }).end(answered < 300 ? "ok" : "no");
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      res.once("close", () => open--);
+      if (answer !== "hang") {
+        const respond = () => {
+          if (res.destroyed) return;
+          res.writeHead(answer, { "content-type": "text/plain" }).end(answer < 300 ? "ok" : "no", () => {
+            answered++;
+          });
+        };
+        if (delay > 0) setTimeout(respond, delay);
+        else respond();
       }
       for (const wake of waiters) wake();
     });
@@ -58,9 +85,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     url: (path = "/hook") => `http://127.0.0.1:${port}${path}`,
     received,
     accepted,
-    respondWith(next) {
+    respondWith(next, delayMs = 0) {
       status = next;
+      delay = delayMs;
     },
+    answered: () => answered,
+    maxOpen: () => maxOpen,
     waitFor(predicate, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -106,7 +106,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
   {
     flags: "--events-lease <duration>",
     field: "eventsLease",
-    help: "how long a stopped process's deliveries wait before another process takes them over (default 60s)",
+    help: "longest a delivery lane stays with one process per round; a dead process's lanes move within seconds (default 60s)",
   },
   {
     flags: "--metrics-public <bool>",

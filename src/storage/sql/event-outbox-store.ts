@@ -266,12 +266,20 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
       });
     },
 
-    async leaseLanes({ owner, now, leaseMs, limit }) {
+    async leaseLanes({ owner, now, leaseMs, limit, staleBefore }) {
+      /** The lane in `table` is free: its lease ended, or its owner stopped heart-beating. */
+      const free = (table: string) => {
+        const ended = sql<SqlBool>`${sql.ref(`${table}.lease_until`)} <= ${now}`;
+        if (staleBefore === undefined) return ended;
+        const leaseOwner = sql.ref(`${table}.lease_owner`);
+        return sql<SqlBool>`(${ended} or (${leaseOwner} <> ${owner} and exists (select 1 from dispatcher_owners o
+          where o.owner = ${leaseOwner} and o.heartbeat_time < ${staleBefore})))`;
+      };
       const leasable = (locking: boolean) => {
         const candidates = db
           .selectFrom("subscriptions as s")
           .select("s.uid")
-          .where(sql<SqlBool>`s.lease_until <= ${now}`)
+          .where(free("s"))
           .where(sql<SqlBool>`s.retry_time <= ${now}`)
           .where(OWES_ANY)
           .orderBy("s.lease_until")
@@ -285,13 +293,15 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
       const waiting = await leasable(false).execute();
       if (waiting.length === 0) return [];
       // One statement, outside a transaction: on SQLite the write lock is held for just that.
-      // The compare-and-set on lease_until keeps a lane someone leased meanwhile theirs.
+      // The compare-and-set on the lease keeps a lane someone leased meanwhile theirs (on
+      // PostgreSQL the condition is checked again on the row another statement just updated: its
+      // new owner heart-beat before it leased, so it does not read as stale).
       const leaseUntil = now + leaseMs;
       const rows = await db
         .updateTable("subscriptions")
         .set({ lease_owner: owner, lease_until: leaseUntil })
         .where("uid", "in", leasable(true))
-        .where(sql<SqlBool>`lease_until <= ${now}`)
+        .where(free("subscriptions"))
         .returning(["uid", "parent_uid", "sink"])
         .execute();
       // RETURNING has no order: the lanes that waited longest come first, as the read found them.
@@ -307,6 +317,35 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
             leaseUntil,
           }),
         );
+    },
+
+    async heartbeat({ owner, now, host, pid, startTime, forgetBefore }) {
+      await db
+        .insertInto("dispatcher_owners")
+        .values({ owner, heartbeat_time: now, host, pid, start_time: startTime })
+        .onConflict((c) => c.column("owner").doUpdateSet({ heartbeat_time: now }))
+        .execute();
+      if (forgetBefore === undefined) return;
+      await db
+        .deleteFrom("dispatcher_owners")
+        .where("heartbeat_time", "<", BigInt(forgetBefore))
+        .where("owner", "<>", owner)
+        .execute();
+    },
+
+    async retireOwner(owner) {
+      await db.deleteFrom("dispatcher_owners").where("owner", "=", owner).execute();
+    },
+
+    async owners() {
+      const rows = await db.selectFrom("dispatcher_owners").selectAll().orderBy("owner").execute();
+      return rows.map((r) => ({
+        owner: r.owner,
+        heartbeatTime: readInt(r.heartbeat_time),
+        host: r.host,
+        pid: readInt(r.pid),
+        startTime: readInt(r.start_time),
+      }));
     },
 
     async pending(subscriptionUid, limit) {

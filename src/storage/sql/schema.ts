@@ -269,6 +269,18 @@ export interface SubscriptionsTable {
   update_time: Int8Column;
 }
 
+/**
+ * `dispatcher_owners` (migration 0015): the event dispatchers running, by lease owner id, with
+ * their last heartbeat; a lane whose owner stopped heart-beating may be taken over (ADR 0037).
+ */
+export interface DispatcherOwnersTable {
+  owner: string;
+  heartbeat_time: Int8Column;
+  host: string;
+  pid: Int8Column;
+  start_time: Int8Column;
+}
+
 /** `events`: the outbox; `extensions` is a JSON object of CloudEvents extension attributes, `data` the JSON body. */
 export interface EventsTable {
   seq: ColumnType<bigint, never, never>;
@@ -421,6 +433,7 @@ export interface Database {
   subscriptions: SubscriptionsTable;
   events: EventsTable;
   event_dead_letters: EventDeadLettersTable;
+  dispatcher_owners: DispatcherOwnersTable;
   library_artifacts: LibraryArtifactsTable;
   library_versions: LibraryVersionsTable;
   advisories: AdvisoriesTable;

@@ -615,6 +615,157 @@ export function eventCases(db: TestDatabase): void {
       );
     });
 
+    it("a lane whose owner stopped heart-beating is taken over before its lease ends, not while it beats", async () => {
+      const { store } = await fresh();
+      const org = newRootUid();
+      const a = subRow(org);
+      const b = subRow(newRootUid());
+      const legacy = subRow(newRootUid());
+      for (const s of [a, b, legacy]) await store.subscriptions.insert(s);
+      await store.events.append(eventOf(org, "e1"));
+      await store.events.append(eventOf(b.groupUid, "e2"));
+      await store.events.append(eventOf(legacy.groupUid, "e3"));
+      const beat = (owner: string, now: number) =>
+        store.events.heartbeat({ owner, now, host: "h", pid: 1, startTime: T0 });
+      /** What `owner` leases at `now`, taking the lanes of owners silent for 3 s. */
+      const takeover = async (owner: string, now: number) => {
+        const lanes = await store.events.leaseLanes({
+          owner,
+          now,
+          leaseMs: 60 * SECOND,
+          limit: 10,
+          staleBefore: now - 3 * SECOND,
+        });
+        return lanes.map((l) => l.subscriptionUid).sort();
+      };
+
+      // "legacy" never heart-beats (a server of an older version): its lane waits for its lease.
+      const all = [a.uid, b.uid, legacy.uid].sort();
+      assert.deepEqual((await lease(store, "legacy", T0, 10, 60 * SECOND)).sort(), all, "legacy leases all");
+      await finish(store, { subscriptionUid: a.uid, owner: "legacy", now: T0 });
+      await finish(store, { subscriptionUid: b.uid, owner: "legacy", now: T0 });
+      await beat("w1", T0);
+      assert.deepEqual(await takeover("w1", T0), [a.uid, b.uid].sort(), "w1 leases the two freed");
+
+      await beat("w2", T0 + 2 * SECOND);
+      assert.deepEqual(await takeover("w2", T0 + 2 * SECOND), [], "w1 beat 2 s ago: its lanes stay");
+      await beat("w1", T0 + 2 * SECOND);
+      assert.deepEqual(await takeover("w2", T0 + 4 * SECOND), [], "w1 beat again: they still stay");
+      assert.deepEqual(
+        await takeover("w1", T0 + 10 * SECOND),
+        [],
+        "an owner never takes over its own lanes, however old its heartbeat",
+      );
+      assert.deepEqual(
+        await takeover("w2", T0 + 5 * SECOND + 1),
+        [a.uid, b.uid].sort(),
+        "w1 silent for over 3 s: w2 takes its lanes, before their lease ends",
+      );
+      await beat("w2", T0 + 49 * SECOND);
+      assert.deepEqual(
+        await takeover("w3", T0 + 50 * SECOND),
+        [],
+        "legacy's lane waits for its lease even though legacy never beat, and w2's rows are w2's",
+      );
+
+      const [owed] = await store.events.pending(a.uid, 1);
+      assert.ok(owed, "a owes e1");
+      await finish(store, {
+        subscriptionUid: a.uid,
+        owner: "w1",
+        now: T0 + 6 * SECOND,
+        delivered: [owed.id],
+      });
+      assert.deepEqual(
+        await pendingSubjects(store, a.uid),
+        [`${org}#e1`],
+        "the dead owner's late finish changes nothing: the lane is w2's",
+      );
+      await beat("w2", T0 + 60 * SECOND);
+      assert.deepEqual(
+        await takeover("w3", T0 + 60 * SECOND + 1),
+        [legacy.uid],
+        "legacy's lane once its lease ended",
+      );
+    });
+
+    it("heartbeat records an owner once and renews it; forgetBefore and retireOwner delete owners", async () => {
+      const { store } = await fresh();
+      await store.events.heartbeat({ owner: "w1", now: T0, host: "h1", pid: 11, startTime: T0 - 5 });
+      await store.events.heartbeat({ owner: "w2", now: T0, host: "h2", pid: 22, startTime: T0 - 7 });
+      await store.events.heartbeat({ owner: "w1", now: T0 + SECOND, host: "h1", pid: 11, startTime: T0 - 5 });
+      assert.deepEqual(
+        await store.events.owners(),
+        [
+          { owner: "w1", heartbeatTime: T0 + SECOND, host: "h1", pid: 11, startTime: T0 - 5 },
+          { owner: "w2", heartbeatTime: T0, host: "h2", pid: 22, startTime: T0 - 7 },
+        ],
+        "one row per owner with its latest heartbeat",
+      );
+      await store.events.heartbeat({
+        owner: "w1",
+        now: T0 + 2 * SECOND,
+        host: "h1",
+        pid: 11,
+        startTime: T0 - 5,
+        forgetBefore: T0 + 2 * SECOND,
+      });
+      assert.deepEqual(
+        (await store.events.owners()).map((o) => o.owner),
+        ["w1"],
+        "owners silent since before forgetBefore are forgotten, never the one beating",
+      );
+      await store.events.retireOwner("w1");
+      assert.deepEqual(await store.events.owners(), [], "retired");
+    });
+
+    it("concurrent takeovers of a dead owner's lanes by six owners never hand one lane to two", async () => {
+      const { store, options } = await fresh();
+      const handles = await handlesOf(store, options);
+      const org = newRootUid();
+      const LANES = 12;
+      const subs = Array.from({ length: LANES }, () => subRow(newChildUid(org)));
+      for (const s of subs) await store.subscriptions.insert(s);
+      for (const s of subs) await store.events.append(eventOf(s.groupUid, "work"));
+      const owners = Array.from({ length: 6 }, (_, i) => `owner-${i}`);
+      for (let round = 0; round < 4; round++) {
+        const now = T0 + round * 10 * SECOND;
+        // Whoever holds the lanes dies: every owner of this round is new and beats now.
+        for (const owner of owners) {
+          await store.events.heartbeat({
+            owner: `${owner}-${round}`,
+            now,
+            host: "h",
+            pid: 1,
+            startTime: now,
+          });
+        }
+        const results = await Promise.all(
+          owners.map((owner, i) =>
+            (handles[i % handles.length] ?? store).events.leaseLanes({
+              owner: `${owner}-${round}`,
+              now,
+              leaseMs: 60 * SECOND,
+              limit: 3,
+              staleBefore: now - 3 * SECOND,
+            }),
+          ),
+        );
+        const all = results.flat().map((l) => l.subscriptionUid);
+        assert.equal(new Set(all).size, all.length, `round ${round}: no lane leased twice`);
+        if (round === 0) assert.equal(all.length, LANES, "round 0: free lanes, all leased");
+        else assert.deepEqual(all.sort(), subs.map((s) => s.uid).sort(), `round ${round}: all taken over`);
+        const late = await store.events.leaseLanes({
+          owner: "late",
+          now: now + SECOND,
+          leaseMs: 60 * SECOND,
+          limit: 100,
+          staleBefore: now - 2 * SECOND,
+        });
+        assert.deepEqual(late, [], `round ${round}: the live owners keep what they took`);
+      }
+    });
+
     it("leaseLanes honours limit and serves the lanes that waited longest first", async () => {
       const { store } = await fresh();
       const org = newRootUid();

@@ -149,6 +149,83 @@ describe("event dispatcher lease rounds", () => {
     }
   });
 
+  it("a dispatcher whose heartbeat is not recorded aborts its sends and leases nothing until it is again", async () => {
+    const { path, append } = await subscribed();
+    await append(1);
+    receiver.respondWith("hang");
+    let failing = false;
+    let failedBeats = 0;
+    let leasedWhileFailing = 0;
+    const lines: string[] = [];
+    const outcomes: Parameters<EventOutboxStore["finish"]>[0][] = [];
+    const events: EventOutboxStore = {
+      ...store.events,
+      heartbeat(beat) {
+        if (!failing) return store.events.heartbeat(beat);
+        failedBeats++;
+        return Promise.reject(new Error("database unreachable"));
+      },
+      async leaseLanes(args) {
+        const lanes = await store.events.leaseLanes(args);
+        if (failing) leasedWhileFailing += lanes.length;
+        return lanes;
+      },
+      finish(outcome) {
+        outcomes.push(outcome);
+        return store.events.finish(outcome);
+      },
+    };
+    const d = startEventDispatcher({
+      events,
+      sign: async () => "token",
+      send: sender.send,
+      clock: systemClock,
+      logger: (line) => lines.push((line as { msg: string }).msg),
+      options: { heartbeatMs: 200, ownerStaleMs: 1_000, timeoutMs: 20_000, pollMs: 100 },
+    });
+    const waitUntil = async (what: string, condition: () => boolean) => {
+      const deadline = performance.now() + 10_000;
+      while (!condition()) {
+        assert.ok(performance.now() < deadline, `timed out waiting until ${what}`);
+        await sleep(20);
+      }
+    };
+    try {
+      const sent = () => receiver.received.filter((r) => r.path === path).length;
+      await waitUntil("the delivery is in flight", () => sent() === 1);
+      failing = true;
+      const lostAt = performance.now();
+      await waitUntil("the send is given up", () => outcomes.length === 1);
+      const tookMs = performance.now() - lostAt;
+      assert.ok(
+        tookMs < 5_000,
+        `aborted ${Math.round(tookMs)} ms after heartbeats stopped, not at the 20 s limit`,
+      );
+      assert.deepEqual(
+        { delivered: outcomes[0]?.delivered, failure: outcomes[0]?.failure },
+        { delivered: [], failure: undefined },
+        "not a failure of the sink: nothing recorded against it",
+      );
+      assert.ok(
+        lines.some((l) => l.startsWith("event dispatcher heartbeat not recorded in time")),
+        `logged: ${JSON.stringify(lines)}`,
+      );
+      receiver.respondWith(200);
+      await append(1);
+      d.poke();
+      // Five more beats (a second): rounds poked and polled meanwhile must lease nothing.
+      const beatsSoFar = failedBeats;
+      await waitUntil("five more heartbeats fail", () => failedBeats >= beatsSoFar + 5);
+      assert.equal(leasedWhileFailing, 0, "no lane leased while its heartbeat is not recorded");
+      assert.equal(deliveredTo(path), 0, "nothing sent meanwhile");
+      failing = false;
+      await receiver.waitFor(() => deliveredTo(path) === 2, 10_000);
+    } finally {
+      receiver.respondWith(200);
+      await d.close();
+    }
+  });
+
   it("a lane that sent a full batch goes on at once", async () => {
     const { path, append } = await subscribed();
     await append(7);

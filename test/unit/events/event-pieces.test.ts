@@ -102,6 +102,28 @@ describe("webhook sender", () => {
     }
   });
 
+  it("an aborted signal ends an attempt at once, in flight or before it starts", async () => {
+    const receiver = await startWebhookReceiver();
+    const sender = createWebhookSender("wharf-test", LOOPBACK_ALLOWED);
+    try {
+      receiver.respondWith("hang");
+      const controller = new AbortController();
+      const started = performance.now();
+      const sending = sender.send(receiver.url(), { "ce-id": "1" }, "{}", 30_000, controller.signal);
+      while (receiver.received.length === 0) await new Promise((r) => setTimeout(r, 10));
+      controller.abort();
+      const aborted = await sending;
+      assert.deepEqual(aborted, { ok: false, status: 0, error: "aborted" }, "in flight");
+      assert.ok(performance.now() - started < 10_000, "long before the time limit");
+      const before = await sender.send(receiver.url(), { "ce-id": "2" }, "{}", 30_000, controller.signal);
+      assert.deepEqual(before, { ok: false, status: 0, error: "aborted" }, "already aborted");
+      assert.equal(receiver.received.length, 1, "an attempt with an aborted signal sends nothing");
+    } finally {
+      sender.close();
+      await receiver.close();
+    }
+  });
+
   it("a sink nobody listens on fails with the connection error", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));

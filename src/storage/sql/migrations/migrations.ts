@@ -14,6 +14,7 @@ import { vulnReportsMigration } from "./0011-vuln-reports.js";
 import { advisoriesMigration } from "./0012-advisories.js";
 import { librariesMigration } from "./0013-libraries.js";
 import { eolMigration } from "./0014-eol.js";
+import { dispatcherOwnersMigration } from "./0015-dispatcher-owners.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -35,6 +36,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0012-advisories": advisoriesMigration(dialect),
     "0013-libraries": librariesMigration(dialect),
     "0014-eol": eolMigration(dialect),
+    "0015-dispatcher-owners": dispatcherOwnersMigration(dialect),
   };
 }
 
