@@ -80,6 +80,8 @@ describe("soak pieces", () => {
       headers,
       body: JSON.stringify(body),
       status: 200,
+      arrivedAt: 0,
+      remotePort: 0,
     });
     const pushed = delivery(
       { "ce-type": "dev.wharf.registry.push.v1", "ce-digest": "sha256:aa" },
