@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
 import type { DeliverySigner } from "../auth/delivery-signer.js";
 import type { Clock } from "../core/clock.js";
 import type { EventOutboxStore, LeasedLane, PendingDelivery } from "../storage/event-store.js";
 import { createDeliveryHeaders } from "./delivery-headers.js";
+import { localHostIdentity, processExists } from "./local-process.js";
 import type { WebhookSender } from "./webhook-sender.js";
 
 /** Delivery tunables; see EventsConfig for the user-facing ones. */
@@ -66,6 +66,8 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
 
 /** Heartbeats between two sweeps of owners long dead. */
 const FORGET_EVERY_BEATS = 60;
+/** Heartbeats between two looks for dead dispatchers on this host (the first heartbeat looks). */
+const NEIGHBOUR_CHECK_EVERY_BEATS = 5;
 
 /** How a lane's run ended (see runLane). */
 type LaneRunEnd = "more" | "progress" | "idle";
@@ -114,7 +116,8 @@ export function startEventDispatcher(deps: {
 }): EventDispatcher {
   const options = { ...DEFAULT_DISPATCHER_OPTIONS, ...deps.options };
   const owner = randomUUID();
-  const identity = { host: hostname(), pid: process.pid, startTime: deps.clock.now() };
+  const local = localHostIdentity();
+  const identity = { host: local.host, pid: process.pid, startTime: deps.clock.now() };
   let running = true;
   let inFlight = 0;
   let wake: (() => void) | undefined;
@@ -190,7 +193,9 @@ export function startEventDispatcher(deps: {
   const beat = async () => {
     const started = performance.now();
     const now = deps.clock.now();
-    const forget = beats++ % FORGET_EVERY_BEATS === 0;
+    const forget = beats % FORGET_EVERY_BEATS === 0;
+    const forgetDead = local.pidsComparable && beats % NEIGHBOUR_CHECK_EVERY_BEATS === 0;
+    beats++;
     try {
       await deps.events.heartbeat({
         owner,
@@ -200,6 +205,7 @@ export function startEventDispatcher(deps: {
         ...(forget ? { forgetBefore: now - options.leaseMs - options.ownerStaleMs } : {}),
       });
       heartbeatFailing = false;
+      if (forgetDead) await markDeadNeighbours(now);
       const wasAlive = alive();
       liveUntil = Math.max(liveUntil, started + options.ownerStaleMs - options.heartbeatMs);
       clearTimeout(livenessTimer);
@@ -208,6 +214,34 @@ export function startEventDispatcher(deps: {
     } catch (err) {
       if (!heartbeatFailing) deps.logger({ msg: "event dispatcher heartbeat failed", error: String(err) });
       heartbeatFailing = true;
+    }
+  };
+  /**
+   * Owners on this host (same PID namespace) whose process is gone died without retiring: a
+   * restarted server, or a sibling worker, takes their lanes now rather than after `ownerStaleMs`.
+   * A failure here only means the usual wait.
+   */
+  const markDeadNeighbours = async (now: number) => {
+    try {
+      const staleAlready = now - options.ownerStaleMs;
+      let found = false;
+      for (const other of await deps.events.owners()) {
+        if (other.host !== local.host || other.pid === process.pid) continue;
+        if (other.heartbeatTime < staleAlready || processExists(other.pid)) continue;
+        await deps.events.markOwnerDead(other.owner, staleAlready - 1);
+        deps.logger({
+          msg: "event dispatcher found a dead dispatcher on this host",
+          owner: other.owner,
+          pid: other.pid,
+        });
+        found = true;
+      }
+      if (found) wakeNow();
+    } catch (err) {
+      deps.logger({
+        msg: "event dispatcher could not check this host's other dispatchers",
+        error: String(err),
+      });
     }
   };
   const heartbeats = () => {

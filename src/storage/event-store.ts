@@ -200,6 +200,12 @@ export interface EventOutboxStore {
   heartbeat(beat: DispatcherHeartbeat): Promise<void>;
   /** Forgets `owner` (a dispatcher that stopped and freed its lanes). */
   retireOwner(owner: string): Promise<void>;
+  /**
+   * Records that `owner` is known dead (its process is gone): its last heartbeat moves back to
+   * `heardAt` when later, so its lanes read as stale at once while its row is forgotten on the
+   * usual schedule. Does nothing for an unknown owner.
+   */
+  markOwnerDead(owner: string, heardAt: number): Promise<void>;
   /** The running dispatchers, as their heartbeats last recorded them, by owner. */
   owners(): Promise<DispatcherOwner[]>;
   /** The lane's oldest pending deliveries, in event order, at most `limit`. */

@@ -337,6 +337,15 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
       await db.deleteFrom("dispatcher_owners").where("owner", "=", owner).execute();
     },
 
+    async markOwnerDead(owner, heardAt) {
+      await db
+        .updateTable("dispatcher_owners")
+        .set({ heartbeat_time: heardAt })
+        .where("owner", "=", owner)
+        .where("heartbeat_time", ">", BigInt(heardAt))
+        .execute();
+    },
+
     async owners() {
       const rows = await db.selectFrom("dispatcher_owners").selectAll().orderBy("owner").execute();
       return rows.map((r) => ({

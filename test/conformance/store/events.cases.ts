@@ -719,6 +719,41 @@ export function eventCases(db: TestDatabase): void {
       assert.deepEqual(await store.events.owners(), [], "retired");
     });
 
+    it("markOwnerDead makes a just-beating owner's lanes stale at once, moves no heartbeat forward", async () => {
+      const { store } = await fresh();
+      const a = subRow(newRootUid());
+      await store.subscriptions.insert(a);
+      await store.events.append(eventOf(a.groupUid, "e1"));
+      await store.events.heartbeat({ owner: "dead", now: T0, host: "h", pid: 7, startTime: T0 });
+      assert.deepEqual(await lease(store, "dead", T0, 10, 60 * SECOND), [a.uid]);
+      const takeover = async (owner: string, now: number) =>
+        (
+          await store.events.leaseLanes({
+            owner,
+            now,
+            leaseMs: 60 * SECOND,
+            limit: 10,
+            staleBefore: now - 3 * SECOND,
+          })
+        ).map((l) => l.subscriptionUid);
+      await store.events.heartbeat({ owner: "w2", now: T0 + 1, host: "h", pid: 8, startTime: T0 });
+      assert.deepEqual(await takeover("w2", T0 + 1), [], "its heartbeat is fresh: the lane stays");
+      await store.events.markOwnerDead("dead", T0 + 1 - 3 * SECOND - 1);
+      assert.deepEqual(await takeover("w2", T0 + 2), [a.uid], "known dead: taken at once");
+      await store.events.markOwnerDead("w2", T0 + 10 * SECOND);
+      assert.equal(
+        (await store.events.owners()).find((o) => o.owner === "w2")?.heartbeatTime,
+        T0 + 1,
+        "a later time is no news: the heartbeat stays",
+      );
+      await store.events.markOwnerDead("nobody", T0);
+      assert.deepEqual(
+        (await store.events.owners()).map((o) => o.owner),
+        ["dead", "w2"],
+        "an unknown owner is not created",
+      );
+    });
+
     it("concurrent takeovers of a dead owner's lanes by six owners never hand one lane to two", async () => {
       const { store, options } = await fresh();
       const handles = await handlesOf(store, options);

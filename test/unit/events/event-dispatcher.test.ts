@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { systemClock } from "../../../src/core/clock.js";
 import { newChildUid, newRootUid } from "../../../src/core/uidp.js";
 import { type EventDispatcher, startEventDispatcher } from "../../../src/events/event-dispatcher.js";
+import { localHostIdentity } from "../../../src/events/local-process.js";
 import { createSinkAddressPolicy } from "../../../src/events/sink-address-policy.js";
 import { systemSinkResolver } from "../../../src/events/sink-host.js";
 import { createWebhookSender } from "../../../src/events/webhook-sender.js";
@@ -222,6 +224,47 @@ describe("event dispatcher lease rounds", () => {
       await receiver.waitFor(() => deliveredTo(path) === 2, 10_000);
     } finally {
       receiver.respondWith(200);
+      await d.close();
+    }
+  });
+
+  it("a lane held by a dead process of this host is taken at the first heartbeat; a live one's is not", async () => {
+    // A PID that existed and is gone (a child that exited), and one that is alive (this one's parent).
+    const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+    const deadPid = child.pid ?? 0;
+    await new Promise((resolve) => child.once("exit", resolve));
+    const { host } = localHostIdentity();
+    const now = Date.now();
+    const heldBy = async (owner: string, pid: number) => {
+      const lane = await subscribed();
+      await lane.append(1);
+      await store.events.heartbeat({ owner, now, host, pid, startTime: now });
+      // Leased for a minute, heart-beaten just now: only knowing the process is gone frees it early.
+      await store.events.leaseLanes({ owner, now, leaseMs: 60_000, limit: 100 });
+      return lane;
+    };
+    const dead = await heldBy(`dead-${randomUUID()}`, deadPid);
+    const live = await heldBy(`live-${randomUUID()}`, process.ppid);
+    const logged: object[] = [];
+    const started = performance.now();
+    const d = startEventDispatcher({
+      events: store.events,
+      sign: async () => "token",
+      send: sender.send,
+      clock: systemClock,
+      logger: (line) => void logged.push(line),
+      options: { pollMs: 100 },
+    });
+    try {
+      await receiver.waitFor(() => deliveredTo(dead.path) === 1, 2500);
+      assert.ok(performance.now() - started < 2500, "before the 3 s a heartbeat takes to go stale");
+      assert.ok(
+        logged.some((l) => JSON.stringify(l).includes("found a dead dispatcher on this host")),
+        "logged why",
+      );
+      await sleep(500);
+      assert.equal(deliveredTo(live.path), 0, "the live process keeps its lane");
+    } finally {
       await d.close();
     }
   });
