@@ -24,11 +24,16 @@ const SQLITE_MIGRATION_BUSY_TIMEOUT_MS = 120_000;
  * and rejects naming it. Concurrent callers, in any process, serialize: on PostgreSQL the
  * transaction first takes an advisory lock (released at its end); on SQLite it is `BEGIN IMMEDIATE`,
  * which holds the file's write lock (others wait up to the busy timeout). So the second caller sees
- * the first one's rows and applies nothing. Rejects with {@link SchemaNewerError}, changing nothing,
+ * the first one's rows and applies nothing; a database with nothing pending is answered by a read
+ * alone, without the lock. Rejects with {@link SchemaNewerError}, changing nothing,
  * when the database records a migration this build does not have. Migrations numbered below applied
  * ones (developed side by side, merged late) are applied as usual: each depends only on lower ones.
  */
 export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: DialectName): Promise<string[]> {
+  // Most starts find nothing to do: a read answers that without the write lock, which on SQLite
+  // would make handles of one thread opened together wait for each other in the busy handler
+  // (a sleep that also stops the holder's event loop). The transaction reads again under its lock.
+  if ((await pendingMigrations(db, dialect)).length === 0) return [];
   if (dialect === "postgres") return migrateInTransaction(db, dialect);
   // SQLite: one connection, so the pragma applies to the BEGIN IMMEDIATE that follows.
   const { rows } = await sql<{ timeout: number | bigint }>`pragma busy_timeout`.execute(db);
