@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { parseDurationSeconds } from "../core/duration.js";
 import { isLoopbackHost } from "../core/loopback-host.js";
@@ -44,6 +45,18 @@ export interface WharfConfig {
   vulnReportMaxBytes: number;
   /** Grace period after an EOL date before ListEolTags calls a tag inactive, in calendar months (default 6). */
   eolGraceMonths: number;
+  /** How `wharf serve` stops on SIGTERM/SIGINT (ADR 0035). */
+  shutdown: ShutdownConfig;
+  /** Processes `wharf serve` runs, sharing both ports (default 1; more only on PostgreSQL; ADR 0036). */
+  workers: number;
+}
+
+/** How `wharf serve` stops on SIGTERM/SIGINT (ADR 0035). */
+export interface ShutdownConfig {
+  /** `/readyz` answers 503 this long before the listeners stop accepting (ms; default 5 s). */
+  delayMs: number;
+  /** Requests still in flight this long after the signal are cut (ms; default 30 s). */
+  timeoutMs: number;
 }
 
 /** How events are delivered to subscriptions' sinks. */
@@ -86,6 +99,9 @@ export interface ConfigInput {
   metricsPublic?: string | undefined;
   vulnReportMaxMb?: string | undefined;
   eolGraceMonths?: string | undefined;
+  shutdownDelay?: string | undefined;
+  shutdownTimeout?: string | undefined;
+  workers?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -112,6 +128,9 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   metricsPublic: "WHARF_METRICS_PUBLIC",
   vulnReportMaxMb: "WHARF_VULN_REPORT_MAX_MB",
   eolGraceMonths: "WHARF_EOL_GRACE_MONTHS",
+  shutdownDelay: "WHARF_SHUTDOWN_DELAY",
+  shutdownTimeout: "WHARF_SHUTDOWN_TIMEOUT",
+  workers: "WHARF_WORKERS",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -151,7 +170,31 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     metricsPublic: parseFlag(pick("metricsPublic"), "metrics-public"),
     vulnReportMaxBytes: parseMegabytes(pick("vulnReportMaxMb") ?? "256", "vuln-report-max-mb"),
     eolGraceMonths: parseMonths(pick("eolGraceMonths") ?? "6", "eol-grace-months"),
+    shutdown: {
+      delayMs: parseWaitMs(pick("shutdownDelay") ?? "5s", "shutdown-delay"),
+      timeoutMs: parseWaitMs(pick("shutdownTimeout") ?? "30s", "shutdown-timeout"),
+    },
+    workers: parseWorkers(pick("workers") ?? "1"),
   };
+}
+
+/** A non-negative duration (`0`, `500ms`, `5s`, `2m`) in ms. */
+function parseWaitMs(value: string, flag: string): number {
+  const ms = /^(\d{1,7})ms$/.exec(value.trim());
+  if (ms) return Number(ms[1]);
+  if (/^0+[smhd]?$/.test(value.trim())) return 0;
+  const seconds = parseDurationSeconds(value);
+  if (seconds === undefined || seconds > 86_400)
+    throw new ConfigError(`--${flag} must be a duration like 5s, 500ms or 0 (got "${value}")`);
+  return seconds * 1000;
+}
+
+/** `auto` (the host's available parallelism) or a whole number from 1 to 256. */
+function parseWorkers(value: string): number {
+  const workers = value === "auto" ? availableParallelism() : /^\d{1,3}$/.test(value) ? Number(value) : 0;
+  if (!(workers >= 1 && workers <= 256))
+    throw new ConfigError(`--workers must be auto or a whole number from 1 to 256 (got "${value}")`);
+  return workers;
 }
 
 /** A whole number of months from 0 to 120. */

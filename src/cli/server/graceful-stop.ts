@@ -1,0 +1,51 @@
+import type { ShutdownConfig } from "../../config/config.js";
+import type { RunningServer } from "../../server.js";
+
+/** Writes one JSON log line (the server's logger shape: `time`, `level`, `msg`, fields). */
+export type LogLine = (line: object) => void;
+
+/** One `info` line with the time, for the shutdown's steps. */
+export function info(log: LogLine, msg: string, fields: object = {}): void {
+  log({ time: new Date().toISOString(), level: "info", msg, ...fields });
+}
+
+/**
+ * Runs until the first SIGTERM or SIGINT, then stops `server` gracefully (`shutdown started`:
+ * `/readyz` 503 at once, the listeners closing after the delay, in-flight requests cut at the
+ * timeout; then `stopped`). A second signal during the delay ends it now (logged); later ones are
+ * logged and ignored. Resolves once everything stopped; the handlers are removed then.
+ */
+export async function serveUntilSignalled(
+  server: Pick<RunningServer, "close">,
+  shutdown: ShutdownConfig,
+  log: LogLine,
+): Promise<void> {
+  let skip: () => void = () => {};
+  const skipDelay = new Promise<void>((resolve) => {
+    skip = resolve;
+  });
+  let signals = 0;
+  let started: (signal: NodeJS.Signals) => void = () => {};
+  const first = new Promise<NodeJS.Signals>((resolve) => {
+    started = resolve;
+  });
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals === 1) started(signal);
+    else if (signals === 2) {
+      info(log, "second signal: skipping the shutdown delay", { signal });
+      skip();
+    } else info(log, "already shutting down", { signal });
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  try {
+    const signal = await first;
+    info(log, "shutdown started", { signal, delayMs: shutdown.delayMs, timeoutMs: shutdown.timeoutMs });
+    await server.close({ ...shutdown, skipDelay });
+  } finally {
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
+  }
+  info(log, "stopped");
+}
