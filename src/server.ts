@@ -58,6 +58,8 @@ export interface ServerOptions {
    * from another thread to make writes wait.
    */
   sqliteWriteLock?: SharedArrayBuffer;
+  /** This server is a `wharf serve --workers` cluster worker: `/metrics` asks the primary for the host's. */
+  clusterWorker?: boolean;
 }
 
 /**
@@ -87,7 +89,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       ...{ ...base, config: config.events, issuer: tokens.issuer, database: storeOptions.worker },
       ...{ tunables: options, onClose },
     });
-    const operations = buildOperations(base);
+    const operations = buildOperations({ ...base, clusterWorker: options.clusterWorker });
     const securityData = buildSecurityData({
       ...{ ...base, events: delivery.events, verifier: tokens.verifier, access },
       vulnReportMaxBytes: config.vulnReportMaxBytes,

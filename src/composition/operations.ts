@@ -25,10 +25,13 @@ export function buildOperations(deps: {
   blobs: BlobDriver;
   clock: Clock;
   logger: (line: object) => void;
+  /** A `--workers` cluster worker: `/metrics` answers for the whole host (see createServerMetrics). */
+  clusterWorker?: boolean;
 }): Operations {
   const { store, blobs, clock, logger } = deps;
   const metrics = createServerMetrics({
     events: { backlog: (limit) => store.subscriptions.backlog(limit), now: () => clock.now() },
+    clusterWorker: deps.clusterWorker,
   });
   const check = createReadinessCheck({
     database: () => store.settings.get(PAGE_TOKEN_SECRET_KEY),

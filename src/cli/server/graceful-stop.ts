@@ -13,32 +13,40 @@ export function info(log: LogLine, msg: string, fields: object = {}): void {
  * Runs until the first SIGTERM or SIGINT, then stops `server` gracefully (`shutdown started`:
  * `/readyz` 503 at once, the listeners closing after the delay, in-flight requests cut at the
  * timeout; then `stopped`). A second signal during the delay ends it now (logged); later ones are
- * logged and ignored. Resolves once everything stopped; the handlers are removed then.
+ * logged and ignored. `stopRequests`, when given, receives a function that takes the shutdown to
+ * step `n` as if the n-th signal had come (a `--workers` primary forwards its signals so: a worker
+ * that got the terminal's SIGINT itself does not count the primary's as a second one). Resolves
+ * once everything stopped; the handlers are removed then.
  */
 export async function serveUntilSignalled(
   server: Pick<RunningServer, "close">,
   shutdown: ShutdownConfig,
   log: LogLine,
+  stopRequests?: (toStep: (n: number, reason: string) => void) => void,
 ): Promise<void> {
   let skip: () => void = () => {};
   const skipDelay = new Promise<void>((resolve) => {
     skip = resolve;
   });
-  let signals = 0;
-  let started: (signal: NodeJS.Signals) => void = () => {};
-  const first = new Promise<NodeJS.Signals>((resolve) => {
+  let step = 0;
+  let started: (reason: string) => void = () => {};
+  const first = new Promise<string>((resolve) => {
     started = resolve;
   });
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    if (signals === 1) started(signal);
-    else if (signals === 2) {
-      info(log, "second signal: skipping the shutdown delay", { signal });
+  const advance = (reason: string) => {
+    step++;
+    if (step === 1) started(reason);
+    else if (step === 2) {
+      info(log, "second signal: skipping the shutdown delay", { signal: reason });
       skip();
-    } else info(log, "already shutting down", { signal });
+    } else info(log, "already shutting down", { signal: reason });
   };
+  const onSignal = (signal: NodeJS.Signals) => advance(signal);
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  stopRequests?.((n, reason) => {
+    while (step < Math.min(n, 2)) advance(reason);
+  });
   try {
     const signal = await first;
     info(log, "shutdown started", { signal, delayMs: shutdown.delayMs, timeoutMs: shutdown.timeoutMs });
