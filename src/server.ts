@@ -9,6 +9,7 @@ import { buildOperations } from "./composition/operations.js";
 import { bindPorts } from "./composition/ports.js";
 import { buildRegistryDeps } from "./composition/registry-wing.js";
 import { buildSecurityData } from "./composition/security-data-wing.js";
+import { type ShutdownPlan, waitOutDelay } from "./composition/shutdown-plan.js";
 import { buildTokens } from "./composition/tokens.js";
 import type { WharfConfig } from "./config/config.js";
 import { servingStoreOptions } from "./config/open-configured-store.js";
@@ -31,7 +32,13 @@ export interface RunningServer {
   apiUrl: string;
   registryUrl: string;
   store: Store;
-  close(): Promise<void>;
+  /**
+   * Stops: `/readyz` turns 503 at once (both ports) and GC stops; with a `plan`, the listeners
+   * keep serving through its delay, then stop accepting while in-flight requests finish until its
+   * deadline, when the rest are cut (without one: at once, with a 5 s grace). Then everything the
+   * server started stops, then the store and blobs. Logs `listeners closed` when they are.
+   */
+  close(plan?: ShutdownPlan): Promise<void>;
 }
 
 /** Options for tests and embedding; the CLI uses the defaults. */
@@ -57,6 +64,8 @@ export interface ServerOptions {
    * from another thread to make writes wait.
    */
   sqliteWriteLock?: SharedArrayBuffer;
+  /** This server is a `wharf serve --workers` cluster worker: `/metrics` asks the primary for the host's. */
+  clusterWorker?: boolean;
 }
 
 /**
@@ -89,7 +98,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       ...{ ...base, config: config.events, issuer: tokens.issuer, database: storeOptions.worker },
       ...{ tunables: options, onClose },
     });
-    const operations = buildOperations(base);
+    const operations = buildOperations({ ...base, clusterWorker: options.clusterWorker });
     const securityData = buildSecurityData({
       ...{ ...base, events: delivery.events, verifier: tokens.verifier, access },
       vulnReportMaxBytes: config.vulnReportMaxBytes,
@@ -122,9 +131,16 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     return {
       ...urls,
       store,
-      async close() {
+      async close(plan) {
+        const startedAt = performance.now();
+        operations.shuttingDown();
         gc.stop();
-        await lifecycle.close([gc.idle()]);
+        const graceMs = plan === undefined ? undefined : await waitOutDelay(plan, startedAt);
+        if (graceMs !== undefined)
+          logger({ time: new Date().toISOString(), level: "info", msg: "listeners closing", graceMs });
+        const listenersClosed = () =>
+          logger({ time: new Date().toISOString(), level: "info", msg: "listeners closed" });
+        await lifecycle.close([gc.idle()], { graceMs, listenersClosed });
       },
     };
   } catch (err) {

@@ -14,10 +14,14 @@ export interface Lifecycle {
   /** Something started (a thread, a timer, a buffer): stopped after the listeners, last started first. */
   onClose(close: () => Promise<void>): void;
   /**
-   * The normal stop: the listeners close with their default grace period while `alongside`
-   * settles (e.g. a garbage collection run finishing), then the `onClose`s, then the resources.
+   * The normal stop: the listeners close with `graceMs` (default: their own, 5 s) while
+   * `alongside` settles (e.g. a garbage collection run finishing), then `listenersClosed` runs,
+   * then the `onClose`s, then the resources.
    */
-  close(alongside?: readonly Promise<unknown>[]): Promise<void>;
+  close(
+    alongside?: readonly Promise<unknown>[],
+    options?: { graceMs?: number; listenersClosed?: () => void },
+  ): Promise<void>;
   /**
    * Start-up failed: the listeners bound so far close at once (`graceMs: 0`, so the process can
    * exit), then the `onClose`s registered so far, then the resources.
@@ -29,16 +33,25 @@ export interface Lifecycle {
 export function createLifecycle(resources: readonly Closable[]): Lifecycle {
   const listeners: Closable[] = [];
   const closers: (() => Promise<void>)[] = [];
-  const stop = async (listenersClosed: Promise<unknown>): Promise<void> => {
+  const stop = async (listenersClosed: Promise<unknown>, then?: () => void): Promise<void> => {
     await listenersClosed;
+    then?.();
     await Promise.allSettled(closers.reverse().map((close) => close()));
     await Promise.allSettled(resources.map((resource) => resource.close()));
   };
   return {
     listening: (...bound) => void listeners.push(...bound),
     onClose: (close) => void closers.push(close),
-    close: (alongside = []) =>
-      stop(Promise.allSettled([...listeners.map((listener) => listener.close()), ...alongside])),
+    close: (alongside = [], options = {}) =>
+      stop(
+        Promise.allSettled([
+          ...listeners.map((listener) =>
+            listener.close(options.graceMs === undefined ? undefined : { graceMs: options.graceMs }),
+          ),
+          ...alongside,
+        ]),
+        options.listenersClosed,
+      ),
     abort: () => stop(Promise.allSettled(listeners.map((listener) => listener.close({ graceMs: 0 })))),
   };
 }

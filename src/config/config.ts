@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { parseDurationSeconds } from "../core/duration.js";
 import { isLoopbackHost } from "../core/loopback-host.js";
@@ -50,6 +51,18 @@ export interface WharfConfig {
    * lost; undefined = each cache's default (1 s, 2 s for signing keys). ADR 0038.
    */
   cacheTtlMs?: number | undefined;
+  /** How `wharf serve` stops on SIGTERM/SIGINT (ADR 0035). */
+  shutdown: ShutdownConfig;
+  /** Processes `wharf serve` runs, sharing both ports (default 1; more only on PostgreSQL; ADR 0036). */
+  workers: number;
+}
+
+/** How `wharf serve` stops on SIGTERM/SIGINT (ADR 0035). */
+export interface ShutdownConfig {
+  /** `/readyz` answers 503 this long before the listeners stop accepting (ms; default 5 s). */
+  delayMs: number;
+  /** Requests still in flight this long after the signal are cut (ms; default 30 s). */
+  timeoutMs: number;
 }
 
 /** How events are delivered to subscriptions' sinks. */
@@ -93,6 +106,9 @@ export interface ConfigInput {
   vulnReportMaxMb?: string | undefined;
   eolGraceMonths?: string | undefined;
   cacheTtl?: string | undefined;
+  shutdownDelay?: string | undefined;
+  shutdownTimeout?: string | undefined;
+  workers?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -120,6 +136,9 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   vulnReportMaxMb: "WHARF_VULN_REPORT_MAX_MB",
   eolGraceMonths: "WHARF_EOL_GRACE_MONTHS",
   cacheTtl: "WHARF_CACHE_TTL",
+  shutdownDelay: "WHARF_SHUTDOWN_DELAY",
+  shutdownTimeout: "WHARF_SHUTDOWN_TIMEOUT",
+  workers: "WHARF_WORKERS",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -160,12 +179,36 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     vulnReportMaxBytes: parseMegabytes(pick("vulnReportMaxMb") ?? "256", "vuln-report-max-mb"),
     eolGraceMonths: parseMonths(pick("eolGraceMonths") ?? "6", "eol-grace-months"),
     cacheTtlMs: optional(pick("cacheTtl"), (v) => parseDurationMs(v, "cache-ttl")),
+    shutdown: {
+      delayMs: parseWaitMs(pick("shutdownDelay") ?? "5s", "shutdown-delay"),
+      timeoutMs: parseWaitMs(pick("shutdownTimeout") ?? "30s", "shutdown-timeout"),
+    },
+    workers: parseWorkers(pick("workers") ?? "1"),
   };
 }
 
 /** `parse(value)`, or undefined when unset. */
 function optional<T>(value: string | undefined, parse: (value: string) => T): T | undefined {
   return value === undefined ? undefined : parse(value);
+}
+
+/** A non-negative duration (`0`, `500ms`, `5s`, `2m`) in ms. */
+function parseWaitMs(value: string, flag: string): number {
+  const ms = /^(\d{1,7})ms$/.exec(value.trim());
+  if (ms) return Number(ms[1]);
+  if (/^0+[smhd]?$/.test(value.trim())) return 0;
+  const seconds = parseDurationSeconds(value);
+  if (seconds === undefined || seconds > 86_400)
+    throw new ConfigError(`--${flag} must be a duration like 5s, 500ms or 0 (got "${value}")`);
+  return seconds * 1000;
+}
+
+/** `auto` (the host's available parallelism) or a whole number from 1 to 256. */
+function parseWorkers(value: string): number {
+  const workers = value === "auto" ? availableParallelism() : /^\d{1,3}$/.test(value) ? Number(value) : 0;
+  if (!(workers >= 1 && workers <= 256))
+    throw new ConfigError(`--workers must be auto or a whole number from 1 to 256 (got "${value}")`);
+  return workers;
 }
 
 /** A whole number of months from 0 to 120. */

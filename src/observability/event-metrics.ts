@@ -38,6 +38,8 @@ export function registerEventMetrics(registry: Registry, options: EventMetricsOp
     name: "wharf_events_backlog_up",
     help: "1 when this scrape read the delivery backlog from the store in time, else 0.",
     registers,
+    // Read from the shared database: with several workers, one value for the host, not a sum.
+    aggregator: "min",
     async collect() {
       this.set((await read()) ? 1 : 0);
     },
@@ -46,6 +48,7 @@ export function registerEventMetrics(registry: Registry, options: EventMetricsOp
     name: "wharf_events_pending_deliveries",
     help: `Webhook deliveries owed (an event once per subscription), counted up to ${pendingLimit}.`,
     registers,
+    aggregator: "max",
     async collect() {
       const backlog = await read();
       if (backlog) this.set(backlog.pending);
@@ -55,6 +58,7 @@ export function registerEventMetrics(registry: Registry, options: EventMetricsOp
     name: "wharf_events_dead_letters",
     help: "Webhook deliveries given up on after the last attempt, still kept.",
     registers,
+    aggregator: "max",
     async collect() {
       const backlog = await read();
       if (backlog) this.set(backlog.deadLetters);
@@ -64,6 +68,7 @@ export function registerEventMetrics(registry: Registry, options: EventMetricsOp
     name: "wharf_events_delivery_lag_seconds",
     help: "Age of the oldest event still owed to a subscription (0 when none is owed).",
     registers,
+    aggregator: "max",
     async collect() {
       const backlog = await read();
       if (!backlog) return;

@@ -10,11 +10,16 @@ export const READYZ_PATH = "/readyz";
 /** How one dependency answered the readiness check. */
 export type CheckOutcome = "ok" | "failing" | "timeout";
 
-/** The readiness of the server's dependencies. */
-export interface ReadinessReport {
-  ready: boolean;
-  checks: { database: CheckOutcome; blobs: CheckOutcome };
-}
+/**
+ * The readiness of the server: its dependencies' checks, or, once it is shutting down, only that
+ * (not ready, whatever the dependencies say; they are not asked).
+ */
+export type ReadinessReport =
+  | { ready: boolean; checks: { database: CheckOutcome; blobs: CheckOutcome } }
+  | { ready: false; shuttingDown: true };
+
+/** The report of a server that is shutting down (its `/readyz` answers 503 from the first signal). */
+export const SHUTTING_DOWN: ReadinessReport = { ready: false, shuttingDown: true };
 
 /** Options of {@link createReadinessCheck}. */
 export interface ReadinessOptions {
@@ -77,8 +82,13 @@ export function createReadinessCheck(options: ReadinessOptions): () => Promise<R
   };
 }
 
-/** The HTTP answer to a readiness probe: 200 or 503, and `{"status", "database", "blobs"}` JSON. */
+/**
+ * The HTTP answer to a readiness probe: 200 or 503, and `{"status", "database", "blobs"}` JSON;
+ * 503 `{"status":"shutting down"}` once the server is shutting down.
+ */
 export function readinessAnswer(report: ReadinessReport): { status: number; body: string } {
+  if ("shuttingDown" in report)
+    return { status: 503, body: `${JSON.stringify({ status: "shutting down" })}\n` };
   const status = report.ready ? "ready" : "unavailable";
   return { status: report.ready ? 200 : 503, body: `${JSON.stringify({ status, ...report.checks })}\n` };
 }

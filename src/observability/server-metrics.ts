@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { type ApiMetrics, createApiMetrics } from "./api-metrics.js";
+import { hostMetricsFromPrimary } from "./cluster-metrics.js";
 import { type EventMetricsOptions, registerEventMetrics } from "./event-metrics.js";
 import { createGcMetrics, type GcMetrics } from "./gc-metrics.js";
 import { createRegistryMetrics, type RegistryMetrics } from "./registry-metrics.js";
@@ -18,9 +19,13 @@ export interface ServerMetrics {
 /**
  * Creates a server's metrics: API, registry, garbage collection, the event delivery backlog
  * (read from the store at scrape time) and prom-client's default process metrics (CPU, memory,
- * event loop lag, GC pauses; `wharf_` prefixed).
+ * event loop lag, GC pauses; `wharf_` prefixed). In a `--workers` cluster worker (`clusterWorker`),
+ * `render` answers for the whole host: the primary sums every worker's metrics and adds its own.
  */
-export function createServerMetrics(options: { events: EventMetricsOptions }): ServerMetrics {
+export function createServerMetrics(options: {
+  events: EventMetricsOptions;
+  clusterWorker?: boolean;
+}): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "wharf_" });
   registerEventMetrics(registry, options.events);
@@ -29,6 +34,6 @@ export function createServerMetrics(options: { events: EventMetricsOptions }): S
     registry: createRegistryMetrics(registry),
     gc: createGcMetrics(registry),
     contentType: registry.contentType,
-    render: () => registry.metrics(),
+    render: options.clusterWorker ? hostMetricsFromPrimary(registry) : () => registry.metrics(),
   };
 }

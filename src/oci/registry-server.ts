@@ -74,10 +74,14 @@ export async function bindRegistryServer(
     async close({ graceMs = 5000 } = {}) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A keep-alive connection whose request was in flight turns idle when it is answered; close
+      // it then rather than at the grace deadline.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
       const timer = setTimeout(() => {
         for (const socket of sockets.keys()) socket.destroy();
       }, graceMs);
       await closed;
+      clearInterval(idle);
       clearTimeout(timer);
       // Its hashing worker: nothing may run on after the server closed.
       await served?.deps.uploads.close();

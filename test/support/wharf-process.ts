@@ -83,7 +83,9 @@ export async function serveProcess(
       addrs.registryAddr ?? "127.0.0.1:0",
     ],
     {
-      env: { ...process.env, ...env, WHARF_DATA_DIR: dataDir },
+      // No drain delay on SIGTERM (no load balancer watches it): a test that stops a server does not
+      // wait 5 s; the graceful-shutdown suite sets its own.
+      env: { ...process.env, WHARF_SHUTDOWN_DELAY: "0", ...env, WHARF_DATA_DIR: dataDir },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );

@@ -128,18 +128,44 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     field: "cacheTtl",
     help: "safety-net lifetime of cached grants, repo names, list totals and keys (default 1s; keys 2s)",
   },
+  {
+    flags: "--shutdown-delay <duration>",
+    field: "shutdownDelay",
+    help: "on SIGTERM, /readyz answers 503 this long before the listeners stop accepting; a second signal skips it (default 5s)",
+  },
+  {
+    flags: "--shutdown-timeout <duration>",
+    field: "shutdownTimeout",
+    help: "on SIGTERM, requests still running this long after it are cut (default 30s)",
+  },
+  {
+    flags: "--workers <n|auto>",
+    field: "workers",
+    help: "processes sharing both ports; auto = one per core; more than 1 needs PostgreSQL (default 1)",
+  },
 ];
+
+/** The flags only `wharf serve` takes (the other commands do not serve). */
+export const SERVE_ONLY_FIELDS: readonly (keyof ConfigInput)[] = [
+  "shutdownDelay",
+  "shutdownTimeout",
+  "workers",
+];
+
+/** Every field: what `wharf serve` takes. */
+export const SERVE_FIELDS: readonly (keyof ConfigInput)[] = CONFIG_FLAGS.map((flag) => flag.field);
 
 /** The flags of the commands that only open the store (gc, admin, local imports). */
 export const STORE_FIELDS: readonly (keyof ConfigInput)[] = ["dataDir", "databaseUrl"];
 
 /**
- * Declares the configuration flags on `command` (all of them, or those of `fields`), each
- * described with its environment variable. Read them back with {@link configInputOf}.
+ * Declares the configuration flags on `command` (those of `fields`; by default all but
+ * {@link SERVE_ONLY_FIELDS}), each described with its environment variable. Read them back with
+ * {@link configInputOf}.
  */
 export function addConfigOptions(command: Command, fields?: readonly (keyof ConfigInput)[]): Command {
   for (const flag of CONFIG_FLAGS) {
-    if (fields && !fields.includes(flag.field)) continue;
+    if (fields ? !fields.includes(flag.field) : SERVE_ONLY_FIELDS.includes(flag.field)) continue;
     command.addOption(new Option(flag.flags, `${flag.help} [${envOf(flag.field)}]`));
   }
   return command;

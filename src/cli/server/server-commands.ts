@@ -6,7 +6,7 @@ import { BlobStoreMismatchError } from "../../storage/blob-store-identity.js";
 import { subcommand } from "../client/program.js";
 import { CLIENT_GROUPS } from "../client/routing.js";
 import type { CommandOutput } from "./command-output.js";
-import { addConfigOptions, configInputOf, STORE_FIELDS } from "./config-options.js";
+import { addConfigOptions, configInputOf, SERVE_FIELDS, STORE_FIELDS } from "./config-options.js";
 
 /**
  * Where the server-side commands print (gc, admin …, auth pull-token create|revoke: results and
@@ -61,6 +61,7 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
 export function registerServerCommands(program: Command, io: ServerCommandIo): void {
   addConfigOptions(
     program.command("serve").description("run the platform API, token issuer and registry"),
+    SERVE_FIELDS,
   ).action(serverAction(io, async (o) => (await import("./serve.js")).runServe(configInputOf(o))));
 
   addConfigOptions(
