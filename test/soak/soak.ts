@@ -17,7 +17,7 @@ import { writeImageLayout } from "../support/oci-layout.js";
 import { findPostgresBin, throwawayPostgres } from "../support/postgres-cluster.js";
 import { skopeoAvailable } from "../support/skopeo.js";
 import { startWebhookReceiver } from "../support/webhook-receiver.js";
-import { freeLoopbackPort, runWharf } from "../support/wharf-process.js";
+import { adminTokenOf, freeLoopbackPort } from "../support/wharf-process.js";
 import { HAPROXY_MISSING, haproxyBinary, startHaproxy } from "./haproxy.js";
 import { startReplicaSet } from "./replica-set.js";
 import { attributeFailures, type CheckResult, checkPushes, undelivered } from "./soak-checks.js";
@@ -248,27 +248,10 @@ function countBy(values: string[]): string {
   return [...counts].map(([v, n]) => `${v} ${n}`).join(", ");
 }
 
-/** API and registry tokens of the administrator, minted by `wharf admin token` and renewed every 5 min. */
+/** API and registry tokens of the administrator (`wharf admin token`, 10 min), renewed every 5 min. */
 async function tokenSource(dataDir: string, databaseUrl: string, apiUrl: string, registryUrl: string) {
-  const mint = async (audience: string) => {
-    const run = await runWharf(
-      [
-        "admin",
-        "token",
-        "--data-dir",
-        dataDir,
-        "--public-url",
-        apiUrl,
-        "--ttl",
-        "10m",
-        "--audience",
-        audience,
-      ],
-      { ...process.env, WHARF_DATABASE_URL: databaseUrl },
-    );
-    if (run.code !== 0) throw new Error(`wharf admin token exited ${run.code}: ${run.stderr}`);
-    return run.stdout.trim();
-  };
+  const mint = (audience: string) =>
+    adminTokenOf(dataDir, apiUrl, { audience, env: { WHARF_DATABASE_URL: databaseUrl } });
   const tokens = {
     api: await mint(apiUrl),
     registry: await mint(registryUrl),
