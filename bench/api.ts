@@ -12,7 +12,8 @@
 // measured before and after the four loads and the higher figure is used.
 //
 // The server runs in this process from the build in dist/, the code `wharf serve` runs (the npm
-// script builds it first when src/ changed).
+// script builds it first when src/ changed). BENCH_WORKERS=1,2 measures `wharf serve --workers N`
+// on PostgreSQL instead (see api-workers.ts).
 import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -25,9 +26,9 @@ import { createIssuer } from "../dist/auth/issuer.js";
 import { ADMIN_IDENTITY_UID } from "../dist/authz/admin-identity.js";
 import { loadConfig } from "../dist/config/config.js";
 import { systemClock } from "../dist/core/clock.js";
-import { newChildUid, newRootUid } from "../dist/core/uidp.js";
 import { GetRepoRequestSchema, ListReposRequestSchema } from "../dist/gen/platform/registry/v2/repos_pb.js";
 import { startServer } from "../dist/server.js";
+import { seedRepos } from "./api-seed.js";
 
 const run = promisify(execFile);
 const REPOS = Number(process.env.BENCH_REPOS ?? 100_000);
@@ -93,36 +94,7 @@ async function main(): Promise<void> {
   const config = loadConfig({ dataDir, apiAddr: "127.0.0.1:0", registryAddr: "127.0.0.1:0" }, {});
   const server = await startServer(config, { logger: () => {} });
   try {
-    const org = newRootUid();
-    const now = Date.now();
-    await server.store.groups.insert({
-      uid: org,
-      name: "bench",
-      description: "",
-      verified: false,
-      createTime: now,
-      updateTime: now,
-    });
-    const started = Date.now();
-    let sampleUid = "";
-    for (let batch = 0; batch < REPOS; batch += 5000) {
-      await server.store.transaction(async (tx) => {
-        for (let i = batch; i < Math.min(REPOS, batch + 5000); i++) {
-          const uid = newChildUid(org);
-          if (i === Math.floor(REPOS / 2)) sampleUid = uid;
-          await tx.repos.insert({
-            uid,
-            groupUid: org,
-            name: `repo-${i}`,
-            description: "a benchmark repository",
-            readme: "",
-            createTime: now + i,
-            updateTime: now + i,
-          });
-        }
-      });
-    }
-    console.log(`seeded ${REPOS} repos in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const { org, sampleUid } = await seedRepos(server, REPOS);
 
     const token = await createIssuer({
       store: server.store,
@@ -202,4 +174,8 @@ function cpu(us: number): string {
   return `${us.toFixed(0)} µs`;
 }
 
-await main();
+if (process.env.BENCH_WORKERS) {
+  await (await import("./api-workers.js")).runApiWorkers(process.env.BENCH_WORKERS);
+} else {
+  await main();
+}

@@ -12,6 +12,7 @@
 // Environment: BENCH_BLOB_MIB (default 1024), BENCH_CHUNK_MIB (16), BENCH_SECONDS (wrk duration, 10),
 // BENCH_RUNS (3): every figure is measured that many times, interleaved between the servers, and
 // the best run is compared (the median is printed next to it): machines are shared and noisy.
+// BENCH_WORKERS=1,2: measures `wharf serve --workers N` on PostgreSQL instead (registry-workers.ts).
 // BENCH_WHARF_NODE_FLAGS: extra node flags for the Wharf process, e.g. "--perf-basic-prof" to
 // profile Wharf under exactly this load with `perf record -g -p <pid>` (ADR 0013).
 //
@@ -23,10 +24,11 @@
 // push really writes and moves its blob.
 import type { ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { removeBlobBytes } from "./registry/blob-bytes.js";
 import {
   curlDownload,
   expect,
@@ -118,19 +120,6 @@ function spawnNode(script: string, args: string[], what: string, nodeFlags: stri
   });
   child.on("error", (err) => console.error(`${what}: ${err.message}`));
   return child;
-}
-
-/** Removes the stored bytes of blob `hex` (any entry named so under a `blobs` folder); how many. */
-async function removeBlobBytes(dir: string, hex: string): Promise<number> {
-  let removed = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    const parent = entry.parentPath ?? (entry as unknown as { path: string }).path;
-    if (entry.name === hex && parent.split("/").includes("blobs")) {
-      await rm(join(parent, entry.name), { recursive: true, force: true });
-      removed++;
-    }
-  }
-  return removed;
 }
 
 async function timedTransfer(subject: Subject, op: () => Promise<void>): Promise<Transfer> {
@@ -524,4 +513,8 @@ function report(r: {
   console.log(lines.join("\n"));
 }
 
-await main();
+if (process.env.BENCH_WORKERS) {
+  await (await import("./registry-workers.js")).runRegistryWorkers(process.env.BENCH_WORKERS);
+} else {
+  await main();
+}

@@ -1,7 +1,7 @@
 // Child processes of `bench:registry`: every one spawned here is killed when the benchmark exits,
 // whether it finishes, fails or is interrupted; plus RSS sampling from /proc.
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
 const children = new Set<ChildProcess>();
@@ -135,3 +135,40 @@ export function cpuSecondsOf(pid: number): number {
 
 /** USER_HZ: /proc/<pid>/stat counts CPU time in these ticks (100 on Linux for every common arch). */
 const CLOCK_TICKS = 100;
+
+/** `pid` and every process descended from it (children listed by /proc/<pid>/task/<tid>/children). */
+export function processTreeOf(pid: number): number[] {
+  const tree: number[] = [];
+  const visit = (p: number) => {
+    tree.push(p);
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${p}/task`);
+    } catch {
+      return;
+    }
+    for (const tid of tasks) {
+      let children = "";
+      try {
+        children = readFileSync(`/proc/${p}/task/${tid}/children`, "utf8");
+      } catch {
+        continue;
+      }
+      for (const child of children.split(" ").filter((c) => c !== "")) visit(Number(child));
+    }
+  };
+  visit(pid);
+  return tree;
+}
+
+/**
+ * CPU seconds used so far by `pid` and its descendants alive now (e.g. `wharf serve --workers N`:
+ * the primary and its workers). A descendant that exits takes its time with it, so compare two
+ * readings only across a window in which the tree did not change.
+ */
+export function treeCpuSecondsOf(pid: number): number {
+  return processTreeOf(pid).reduce((sum, p) => {
+    const seconds = cpuSecondsOf(p);
+    return Number.isFinite(seconds) ? sum + seconds : sum;
+  }, 0);
+}
