@@ -65,12 +65,13 @@ export interface WharfProcess {
 /**
  * Starts `wharf serve` with `dataDir` (plus `env`), and resolves once it printed where it listens.
  * It listens on free loopback ports unless `addrs` names them (a restart that must keep its token
- * issuer and audiences, which are its URLs, passes the same addresses again).
+ * issuer and audiences, which are its URLs, passes the same addresses again). Rejects if it exits
+ * first or has not started within `startTimeoutMs` (30 s).
  */
 export async function serveProcess(
   dataDir: string,
   env: Record<string, string> = {},
-  addrs: { apiAddr?: string; registryAddr?: string } = {},
+  addrs: { apiAddr?: string; registryAddr?: string; startTimeoutMs?: number } = {},
 ): Promise<WharfProcess> {
   // Through its shebang, as an operator runs it: its Node flags apply (they once broke start-up).
   const child = spawn(
@@ -99,7 +100,11 @@ export async function serveProcess(
     stdout += c.toString();
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wharf serve did not start: ${stderr}`)), 30_000);
+    const timer = setTimeout(
+      () =>
+        reject(new Error(`wharf serve did not start within ${addrs.startTimeoutMs ?? 30_000} ms: ${stderr}`)),
+      addrs.startTimeoutMs ?? 30_000,
+    );
     child.stderr?.on("data", (c: Buffer) => {
       stderr += c.toString();
       const api = /platform API on (\S+)/.exec(stderr)?.[1];
