@@ -46,8 +46,7 @@ export async function runApiWorkers(value: string): Promise<void> {
     for (let run = 1; run <= RUNS; run++) {
       for (const workers of counts) {
         const base = await bareClusterLoad(workers, SECONDS);
-        figures.add("bare", workers, base.rps);
-        figures.add("bare cpu", workers, base.cpuUs);
+        figures.addLoad("bare", workers, base);
         const wharf = await startWharfWorkers({
           workers,
           dataDir,
@@ -63,9 +62,7 @@ export async function runApiWorkers(value: string): Promise<void> {
           for (const [label, url] of loads) {
             const result = await wrkWithCpu(url, auth, SECONDS, wharf.cpuSeconds);
             if (result.errors > 0) throw new Error(`${label} at ${workers} workers: ${result.errors} errors`);
-            figures.add(label, workers, result.rps);
-            figures.add(`${label} cpu`, workers, result.cpuUs);
-            figures.add(`${label} busy`, workers, result.machineBusy * 100);
+            figures.addLoad(label, workers, result);
           }
           console.log(
             `run ${run}, ${workers} worker(s): bare ${base.rps.toFixed(0)} req/s, GET ${figures.all("GET", workers).at(-1)?.toFixed(0)} req/s, list ${figures.all("list", workers).at(-1)?.toFixed(0)} req/s`,

@@ -86,6 +86,7 @@ export async function runRegistryWorkers(value: string): Promise<void> {
         });
         try {
           const auth = { authorization: `Bearer ${wharf.registryToken}` };
+          const reg = registry("wharf", wharf.registryUrl, auth);
           if (manifest === undefined) {
             const org = await fetch(`${wharf.apiUrl}/iam/v2/groups`, {
               method: "POST",
@@ -94,10 +95,8 @@ export async function runRegistryWorkers(value: string): Promise<void> {
             });
             if (org.status !== 200)
               throw new Error(`creating organization bench: ${org.status} ${await org.text()}`);
-            manifest = (await pushSmallImage(registry("wharf", wharf.registryUrl, auth), "bench/app", 1024))
-              .manifest;
+            manifest = (await pushSmallImage(reg, "bench/app", 1024)).manifest;
           }
-          const reg = registry("wharf", wharf.registryUrl, auth);
           const got = await expect(reg, 200, "GET", "/v2/bench/app/manifests/latest", {
             accept: OCI_MANIFEST,
           });
@@ -113,15 +112,12 @@ export async function runRegistryWorkers(value: string): Promise<void> {
           const url = `${wharf.registryUrl}/v2/bench/app/manifests/latest`;
           const load = await wrkWithCpu(url, { ...auth, accept: OCI_MANIFEST }, SECONDS, wharf.cpuSeconds);
           if (load.errors > 0) throw new Error(`manifest GET at ${workers} workers: ${load.errors} errors`);
-          figures.add("GET", workers, load.rps);
-          figures.add("GET cpu", workers, load.cpuUs);
-          figures.add("GET busy", workers, load.machineBusy * 100);
+          figures.addLoad("GET", workers, load);
         } finally {
           await wharf.stop();
         }
         const base = await bareClusterLoad(workers, SECONDS, manifest?.toString());
-        figures.add("bare", workers, base.rps);
-        figures.add("bare cpu", workers, base.cpuUs);
+        figures.addLoad("bare", workers, base);
         console.log(
           `run ${run}, ${workers} worker(s): push ${figures.all("push 1", workers).at(-1)?.toFixed(0)} MB/s, ${STREAMS} at once ${figures.all("push n", workers).at(-1)?.toFixed(0)} MB/s; manifest GET ${figures.all("GET", workers).at(-1)?.toFixed(0)} req/s (bare ${base.rps.toFixed(0)})`,
         );

@@ -34,6 +34,12 @@ export class ByWorkers {
     const key = `${label}/${workers}`;
     this.#values.set(key, [...(this.#values.get(key) ?? []), value]);
   }
+  /** A load's req/s under `label`, its CPU µs/req under "`label` cpu", machine busy % under "`label` busy". */
+  addLoad(label: string, workers: number, load: { rps: number; cpuUs: number; machineBusy: number }): void {
+    this.add(label, workers, load.rps);
+    this.add(`${label} cpu`, workers, load.cpuUs);
+    this.add(`${label} busy`, workers, load.machineBusy * 100);
+  }
   all(label: string, workers: number): number[] {
     return this.#values.get(`${label}/${workers}`) ?? [];
   }

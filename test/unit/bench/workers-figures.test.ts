@@ -37,6 +37,8 @@ describe("bench workers figures", () => {
     assert.deepEqual(table, ["workers  GET req/s", "1        110 (100–120)", "2        160 (150–170)"]);
     assert.equal(scaling([1, 2], f, [["GET", "GET"]]), "2 workers / 1 (medians): GET 1.45×");
     assert.equal(scaling([2], f, [["GET", "GET"]]), "");
+    f.addLoad("list", 1, { rps: 50, cpuUs: 300, machineBusy: 0.85 });
+    assert.deepEqual([f.all("list", 1), f.all("list cpu", 1), f.all("list busy", 1)], [[50], [300], [85]]);
   });
 
   it("sums the CPU of a process and of its children", async () => {
