@@ -25,11 +25,24 @@ function exitOf(server: WharfProcess): Promise<number | null> {
   return new Promise((resolve) => server.child.once("exit", (code) => resolve(code)));
 }
 
-/** Waits until `check` holds (polled every 10 ms), failing after `ms`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+/**
+ * Waits until `check` holds (polled every 10 ms), failing after `ms`. With `server`, the failure
+ * says whether the process still runs and what it printed last.
+ */
+async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  server?: WharfProcess,
+  ms = 20_000,
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting: ${what}`);
+    if (Date.now() >= deadline) {
+      const state = server
+        ? ` (exit code ${server.child.exitCode}, signal ${server.child.signalCode}; last output: ${server.output().slice(-1500)})`
+        : "";
+      assert.fail(`timed out waiting: ${what}${state}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
@@ -111,7 +124,7 @@ describe("wharf serve shuts down gracefully on SIGTERM", () => {
       assert.equal((await fetch(`${url}/readyz`)).status, 200, "ready before the signal");
     const exited = exitOf(server);
     server.child.kill("SIGTERM");
-    await until("shutdown started", () => logged(server, "shutdown started").length === 1);
+    await until("shutdown started", () => logged(server, "shutdown started").length === 1, server);
     for (const url of [server.apiUrl, server.registryUrl]) {
       const ready = await fetch(`${url}/readyz`);
       assert.equal(ready.status, 503, url);
@@ -142,7 +155,7 @@ describe("wharf serve shuts down gracefully on SIGTERM", () => {
     const exited = exitOf(server);
     const signalled = Date.now();
     server.child.kill("SIGTERM");
-    await until("shutdown started", () => logged(server, "shutdown started").length === 1);
+    await until("shutdown started", () => logged(server, "shutdown started").length === 1, server);
     assert.equal((await fetch(`${server.registryUrl}/readyz`)).status, 503);
     server.child.kill("SIGINT");
     assert.equal(await exited, 0);
@@ -161,7 +174,7 @@ describe("wharf serve shuts down gracefully on SIGTERM", () => {
     await upload.write(blob.subarray(0, 100 * MiB));
     server.child.kill("SIGTERM");
     // The upload holds still until the listeners stop accepting: it is in flight across the close.
-    await until("listeners closing", () => logged(server, "listeners closing").length === 1);
+    await until("listeners closing", () => logged(server, "listeners closing").length === 1, server);
     const refused = await fetch(`${server.registryUrl}/readyz`).then(
       () => "answered",
       () => "refused",

@@ -107,8 +107,9 @@ export async function serveProcess(
     );
     child.stderr?.on("data", (c: Buffer) => {
       stderr += c.toString();
-      const api = /platform API on (\S+)/.exec(stderr)?.[1];
-      const registry = /registry on (\S+)/.exec(stderr)?.[1];
+      // Whole lines only: a chunk may end inside a URL.
+      const api = /platform API on (\S+)\n/.exec(stderr)?.[1];
+      const registry = /registry on (\S+)\n/.exec(stderr)?.[1];
       if (api && registry) {
         clearTimeout(timer);
         resolve({ child, apiUrl: api, registryUrl: registry, output: () => stdout + stderr });
