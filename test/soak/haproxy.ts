@@ -63,7 +63,8 @@ const LOG_FORMAT = "soak|%[capture.req.hdr(0)]|%ft|%s|%ST|%tsc";
 /**
  * The configuration: HTTP mode, round-robin, health checks on `/readyz` every 500 ms (2 failures
  * mark a server down, 2 successes up), connection failures retried on another server (safe: nothing
- * was sent), and one log line per request on stdout.
+ * was sent), GET and HEAD also when a replica closed without answering, and one log line per request
+ * on stdout.
  */
 export function haproxyConfig(fronts: HaproxyFront[]): string {
   const lines = [
@@ -76,7 +77,7 @@ export function haproxyConfig(fronts: HaproxyFront[]): string {
     `  log-format "${LOG_FORMAT}"`,
     "  option redispatch",
     "  retries 3",
-    "  retry-on conn-failure",
+    "  retry-on conn-failure empty-response",
     "  timeout connect 2s",
     "  timeout client 120s",
     "  timeout server 120s",
@@ -91,6 +92,9 @@ export function haproxyConfig(fronts: HaproxyFront[]): string {
       `  default_backend ${front.name}_replicas`,
       `backend ${front.name}_replicas`,
       "  balance roundrobin",
+      // A request that reached a replica may have taken effect: only GET and HEAD are sent again
+      // when a replica closes without answering (killed, its idle connection not yet seen closed).
+      "  http-request disable-l7-retry if !METH_GET",
       "  option httpchk GET /readyz",
       // Without it HAProxy holds back parts of HTTP/2 frames it expects to complete (MSG_MORE): an
       // HTTP/1.1 request converted to HTTP/2 then waits ~200 ms for the kernel's timer.

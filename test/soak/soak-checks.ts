@@ -110,9 +110,20 @@ export function undelivered(pushes: AckPush[], changes: AckChange[], accepted: R
 export const CUT_CONNECTION_WINDOW_MS = 1000;
 
 /**
+ * How long after a kill HAProxy may still send a request to the dead replica: its health checks
+ * (every 500 ms, two failures) take up to ~1 s to mark it down, and meanwhile a request may go out on
+ * an idle keep-alive connection to it that HAProxy has not yet seen closed. GETs are retried on
+ * another replica then (`retry-on empty-response`); other methods are not, since a request that
+ * reached a replica may have taken effect.
+ */
+export const HEALTH_CHECK_WINDOW_MS = 1500;
+
+/**
  * Attributes each failed operation:
  * - "killed replica, in flight": HAProxy logged its failing request on a replica killed while the
  *   operation ran; or, for a failure HAProxy did not log by id (skopeo), a kill happened while it ran;
+ * - "killed replica, not yet out of rotation": HAProxy sent it to a replica killed within
+ *   {@link HEALTH_CHECK_WINDOW_MS} before it started, and the replica's side ended it (`S…`);
  * - "killed replica, shared connection cut": a request HAProxy never received failed without an
  *   answer within {@link CUT_CONNECTION_WINDOW_MS} of a kill;
  * - anything else is unexplained.
@@ -135,6 +146,16 @@ export function attributeFailures(
     let cause: string | undefined;
     if (logged !== undefined) {
       if (during.some((k) => k.replica === logged.server)) cause = "killed replica, in flight";
+      else if (
+        logged.termination.startsWith("S") &&
+        kills.some(
+          (k) =>
+            k.replica === logged.server &&
+            k.killedAt < record.start &&
+            k.killedAt >= record.start - HEALTH_CHECK_WINDOW_MS,
+        )
+      )
+        cause = "killed replica, not yet out of rotation";
     } else if (during.length > 0) cause = "killed replica, in flight";
     else if (requestId !== "" && status === 0 && justBefore.length > 0)
       cause = "killed replica, shared connection cut";

@@ -34,6 +34,8 @@ describe("soak pieces", () => {
     assert.match(config, /bind 127\.0\.0\.1:8000/);
     assert.match(config, /option httpchk GET \/readyz/);
     assert.match(config, /balance roundrobin/);
+    assert.match(config, /retry-on conn-failure empty-response/);
+    assert.match(config, /http-request disable-l7-retry if !METH_GET/);
     assert.match(config, /server r0 127\.0\.0\.1:9000 check\n\s+server r1 127\.0\.0\.1:9001 check/);
   });
 
@@ -49,6 +51,9 @@ describe("soak pieces", () => {
       logById: new Map([
         ["a.1", { soakId: "a.1", frontend: "registry", server: "r1", status: 502, termination: "SH--" }],
         ["b.1", { soakId: "b.1", frontend: "registry", server: "r2", status: 502, termination: "SH--" }],
+        ["g.1", { soakId: "g.1", frontend: "registry", server: "r1", status: 502, termination: "SH--" }],
+        ["h.1", { soakId: "h.1", frontend: "registry", server: "r1", status: 502, termination: "SH--" }],
+        ["i.1", { soakId: "i.1", frontend: "registry", server: "r1", status: 504, termination: "sH--" }],
       ]),
       notices: [],
     };
@@ -61,6 +66,9 @@ describe("soak pieces", () => {
         failed("d.1", 950, 1_050), // not logged, a kill while it ran
         { ...failed("e.1", 1_500, 1_600), failure: { requestId: "e.1", status: 0, message: "no answer" } },
         { ...failed("f.1", 2_500, 2_600), failure: { requestId: "f.1", status: 0, message: "no answer" } },
+        failed("g.1", 1_040, 1_050), // sent to r1 40 ms after its kill, before the checks noticed
+        failed("h.1", 2_600, 2_610), // sent to r1 1.6 s after its kill: the checks should have noticed
+        failed("i.1", 1_040, 1_050), // after the kill, but HAProxy's own server timeout (s), not r1's end
       ],
       kills,
       log,
@@ -68,8 +76,9 @@ describe("soak pieces", () => {
     assert.equal(byCause.get("pull-by-tag: killed replica, in flight"), 2);
     // e.1 was never received, 500 ms after the kill: its client connection was cut; f.1 1.5 s after is not.
     assert.equal(byCause.get("pull-by-tag: killed replica, shared connection cut"), 1);
-    assert.equal(byCause.get("pull-by-tag: unexplained"), 3);
-    assert.equal(unexplained.length, 3);
+    assert.equal(byCause.get("pull-by-tag: killed replica, not yet out of rotation"), 1);
+    assert.equal(byCause.get("pull-by-tag: unexplained"), 5);
+    assert.equal(unexplained.length, 5);
     assert.match(unexplained[0] ?? "", /r2 502 SH--/);
   });
 
