@@ -42,7 +42,7 @@ const EPSILON = 1e-9;
  * finds `maxKeys` buckets held, the full ones are dropped (which forgets nothing), then, if still
  * more than nine tenths remain, the least recently charged ones (each of which then starts full
  * again: under a flood of distinct keys the limit loosens for those, memory does not grow).
- * A clock that steps back is taken as standing still.
+ * A clock that steps back costs a caller at most one empty bucket's refill, never the step.
  */
 export function createTokenBuckets(
   limit: RateLimit,
@@ -77,6 +77,8 @@ export function createTokenBuckets(
       /** Tokens missing from a full bucket now (a step back of the clock counts as no time). */
       const missing = held === undefined ? 0 : Math.min(burst, Math.max(0, held - now) / interval);
       if (missing + 1 > burst + EPSILON) {
+        // Only a clock stepped back puts the instant beyond an empty bucket's: wait one refill, not the step.
+        if (held !== undefined && held - now > burst * interval) fullAt.set(key, now + burst * interval);
         return {
           allowed: false,
           limit: burst,
