@@ -188,7 +188,15 @@ describe("rate limits (ADR 0043)", () => {
       );
       const headers = { authorization: `Bearer ${token}` };
       let remaining: string | null = null;
-      await connect.listGroups({}, { headers, onHeader: (h) => (remaining = h.get("ratelimit-remaining")) });
+      await connect.listGroups(
+        {},
+        {
+          headers,
+          onHeader: (h) => {
+            remaining = h.get("ratelimit-remaining");
+          },
+        },
+      );
       assert.equal(remaining, "0");
       const err = await connect.listGroups({}, { headers }).catch((e: unknown) => e);
       assert.ok(err instanceof ConnectError, String(err));
