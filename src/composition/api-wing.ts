@@ -119,4 +119,3 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     rateLimit: apiLimit === undefined ? undefined : createApiRateLimiter(createTokenBuckets(apiLimit, clock)),
   });
 }
-

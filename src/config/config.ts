@@ -410,7 +410,10 @@ export function redactUrl(value: string): string {
 }
 
 /** `--rate-limit-api` and `--rate-limit-registry`; undefined when neither is set (limits off). */
-function parseRateLimits(api: string | undefined, registry: string | undefined): RateLimitsConfig | undefined {
+function parseRateLimits(
+  api: string | undefined,
+  registry: string | undefined,
+): RateLimitsConfig | undefined {
   if (api === undefined && registry === undefined) return undefined;
   return {
     api: optional(api, (v) => rateLimitOption(v, "rate-limit-api", parseRateLimit)),

@@ -75,7 +75,9 @@ export function parseRegistryRateLimits(spec: string): RegistryRateLimits {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "");
   if (entries.length === 0) {
-    throw new RateLimitSpecError("no budget given: write pull=<limit>;push=<limit>, e.g. pull=50/s,burst=100");
+    throw new RateLimitSpecError(
+      "no budget given: write pull=<limit>;push=<limit>, e.g. pull=50/s,burst=100",
+    );
   }
   for (const entry of entries) {
     const eq = entry.indexOf("=");

@@ -49,7 +49,8 @@ export function createTokenBuckets(
   clock: Clock,
   maxKeys: number = DEFAULT_MAX_BUCKETS,
 ): TokenBuckets {
-  if (!(Number.isInteger(maxKeys) && maxKeys >= 1)) throw new RangeError("maxKeys must be a positive integer");
+  if (!(Number.isInteger(maxKeys) && maxKeys >= 1))
+    throw new RangeError("maxKeys must be a positive integer");
   const { burst } = limit;
   /** Milliseconds one token takes to come back. */
   const interval = 1000 / limit.perSecond;

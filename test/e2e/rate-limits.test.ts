@@ -37,7 +37,12 @@ function httpFrom(
   init: { method?: string; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method ?? "GET", headers: init.headers, localAddress: from, agent: false });
+    const req = request(url, {
+      method: init.method ?? "GET",
+      headers: init.headers,
+      localAddress: from,
+      agent: false,
+    });
     req.on("error", reject);
     req.on("response", (res) => {
       let body = "";
@@ -52,7 +57,10 @@ function httpFrom(
 }
 
 /** ListGroups over grpc-js: the outcome's code, and the response headers (trailers-only: the error's). */
-function grpcListGroups(client: grpc.Client, token: string): Promise<{ code: number; metadata: grpc.Metadata }> {
+function grpcListGroups(
+  client: grpc.Client,
+  token: string,
+): Promise<{ code: number; metadata: grpc.Metadata }> {
   const metadata = new grpc.Metadata();
   metadata.set("authorization", `Bearer ${token}`);
   return new Promise((resolve) => {
@@ -109,7 +117,9 @@ describe("rate limits (ADR 0043)", () => {
     let wharf: TestServer;
     let grpcClient: grpc.Client;
     before(async () => {
-      wharf = await startTestServer({ config: { rateLimitApi: API_LIMIT, rateLimitRegistry: REGISTRY_LIMITS } });
+      wharf = await startTestServer({
+        config: { rateLimitApi: API_LIMIT, rateLimitRegistry: REGISTRY_LIMITS },
+      });
       grpcClient = new grpc.Client(new URL(wharf.apiUrl).host, grpc.credentials.createInsecure());
     });
     after(async () => {
@@ -139,7 +149,10 @@ describe("rate limits (ADR 0043)", () => {
         details: Array<{ "@type": string; reason?: string; domain?: string }>;
       };
       assert.equal(status.code, 8, "RESOURCE_EXHAUSTED");
-      assert.match(status.message, /^Resource exhausted: rate limit of 1\/m,burst=3 per caller reached; retry in \d+ s$/);
+      assert.match(
+        status.message,
+        /^Resource exhausted: rate limit of 1\/m,burst=3 per caller reached; retry in \d+ s$/,
+      );
       assert.deepEqual(status.details[0], {
         "@type": "type.googleapis.com/google.rpc.ErrorInfo",
         reason: "RATE_LIMITED",
@@ -220,7 +233,9 @@ describe("rate limits (ADR 0043)", () => {
       assert.equal(elsewhere.status, 200, "another address has its own bucket");
       assert.equal(elsewhere.headers["ratelimit-remaining"], "2");
       const badToken = { authorization: "Bearer not.a.token" };
-      const unauthenticated = await httpFrom("127.0.0.4", `${wharf.apiUrl}/iam/v2/groups`, { headers: badToken });
+      const unauthenticated = await httpFrom("127.0.0.4", `${wharf.apiUrl}/iam/v2/groups`, {
+        headers: badToken,
+      });
       assert.equal(unauthenticated.status, 401);
       assert.equal(unauthenticated.headers["ratelimit-remaining"], "1", "charged to the address");
       await httpFrom("127.0.0.4", ping);
@@ -250,7 +265,10 @@ describe("rate limits (ADR 0043)", () => {
         errors: Array<{ code: string; message: string; detail: Record<string, unknown> }>;
       };
       assert.equal(body.errors[0]?.code, "TOOMANYREQUESTS");
-      assert.match(body.errors[0]?.message ?? "", /^too many pull requests: the limit is 1\/m,burst=3 per caller/);
+      assert.match(
+        body.errors[0]?.message ?? "",
+        /^too many pull requests: the limit is 1\/m,burst=3 per caller/,
+      );
       assert.equal(body.errors[0]?.detail.budget, "pull");
       const head = await wharf.registry("/v2/acme/app/manifests/latest", { method: "HEAD", token });
       assert.equal(head.status, 429, "HEAD is refused too, with the headers and no body");
@@ -283,7 +301,9 @@ describe("rate limits (ADR 0043)", () => {
         body: "{}",
       });
       assert.equal(pushRefused.status, 429);
-      const body = (await pushRefused.json()) as { errors: Array<{ code: string; detail: { budget: string } }> };
+      const body = (await pushRefused.json()) as {
+        errors: Array<{ code: string; detail: { budget: string } }>;
+      };
       assert.deepEqual([body.errors[0]?.code, body.errors[0]?.detail.budget], ["TOOMANYREQUESTS", "push"]);
       // Another identity's pushes are untouched by this one's.
       const other = await wharf.registryToken(someone());
@@ -301,7 +321,10 @@ describe("rate limits (ADR 0043)", () => {
       }
       const refused = await httpFrom("127.0.0.5", base);
       assert.equal(refused.status, 429);
-      assert.equal((JSON.parse(refused.body) as { errors: Array<{ code: string }> }).errors[0]?.code, "TOOMANYREQUESTS");
+      assert.equal(
+        (JSON.parse(refused.body) as { errors: Array<{ code: string }> }).errors[0]?.code,
+        "TOOMANYREQUESTS",
+      );
       const elsewhere = await httpFrom("127.0.0.6", base);
       assert.equal(elsewhere.status, 401);
       assert.equal(elsewhere.headers["ratelimit-remaining"], "2");
@@ -315,7 +338,10 @@ describe("rate limits (ADR 0043)", () => {
         PATH: process.env.PATH,
       });
       assert.equal(api.code, 2);
-      assert.match(api.stderr, /--rate-limit-api: "fast" is not a rate: write <requests>\/<s\|m\|h>\[,burst=<n>\]/);
+      assert.match(
+        api.stderr,
+        /--rate-limit-api: "fast" is not a rate: write <requests>\/<s\|m\|h>\[,burst=<n>\]/,
+      );
       const registry = await runWharf(["serve", "--data-dir", dataDir], {
         PATH: process.env.PATH,
         WHARF_RATE_LIMIT_REGISTRY: "pull=50/s;pull=10/s",

@@ -28,9 +28,21 @@ describe("--rate-limit-api / --rate-limit-registry", () => {
   });
 
   it("refuse a bad limit, naming the flag and what is wrong", () => {
-    refuses({ rateLimitApi: "fast" }, /^--rate-limit-api: "fast" is not a rate: write <requests>\/<s\|m\|h>/, "fast");
-    refuses({ rateLimitApi: "5/s,burst=0" }, /^--rate-limit-api: burst must be a whole number from 1/, "burst");
-    refuses({ rateLimitRegistry: "pull=5/s;pull=1/s" }, /^--rate-limit-registry: the pull budget is given twice/, "twice");
+    refuses(
+      { rateLimitApi: "fast" },
+      /^--rate-limit-api: "fast" is not a rate: write <requests>\/<s\|m\|h>/,
+      "fast",
+    );
+    refuses(
+      { rateLimitApi: "5/s,burst=0" },
+      /^--rate-limit-api: burst must be a whole number from 1/,
+      "burst",
+    );
+    refuses(
+      { rateLimitRegistry: "pull=5/s;pull=1/s" },
+      /^--rate-limit-registry: the pull budget is given twice/,
+      "twice",
+    );
     refuses({ rateLimitRegistry: "get=5/s" }, /^--rate-limit-registry: "get" is not a budget/, "get");
   });
 

@@ -16,14 +16,22 @@ const refuses = (parse: (spec: string) => unknown, spec: string, pattern: RegExp
 describe("parseRateLimit", () => {
   it("reads <n>/<s|m|h> with an optional burst", () => {
     assert.deepEqual(parseRateLimit("50/s,burst=100"), { perSecond: 50, burst: 100, text: "50/s,burst=100" });
-    assert.deepEqual(parseRateLimit(" 600/m , burst = 20 "), { perSecond: 10, burst: 20, text: "600/m,burst=20" });
+    assert.deepEqual(parseRateLimit(" 600/m , burst = 20 "), {
+      perSecond: 10,
+      burst: 20,
+      text: "600/m,burst=20",
+    });
     assert.deepEqual(parseRateLimit("3600/h"), { perSecond: 1, burst: 3600, text: "3600/h,burst=3600" });
     assert.equal(parseRateLimit("1/m").perSecond, 1 / 60);
   });
 
   it("refuses what is not a rate, with what is expected", () => {
     for (const bad of ["", "fast", "50", "50/d", "50/sec", "-5/s", "1.5/s", "/s", "50 / s"])
-      refuses(parseRateLimit, bad, /is not a rate: write <requests>\/<s\|m\|h>\[,burst=<n>\], e\.g\. 50\/s,burst=100/);
+      refuses(
+        parseRateLimit,
+        bad,
+        /is not a rate: write <requests>\/<s\|m\|h>\[,burst=<n>\], e\.g\. 50\/s,burst=100/,
+      );
   });
 
   it("refuses counts and bursts outside 1 to a million", () => {
@@ -62,7 +70,11 @@ describe("parseRegistryRateLimits", () => {
   it("refuses unknown, repeated, empty and malformed budgets, naming the budget", () => {
     refuses(parseRegistryRateLimits, "", /no budget given: write pull=<limit>;push=<limit>/);
     refuses(parseRegistryRateLimits, ";", /no budget given/);
-    refuses(parseRegistryRateLimits, "delete=1/s", /"delete" is not a budget: write pull=<limit> and\/or push=<limit>/);
+    refuses(
+      parseRegistryRateLimits,
+      "delete=1/s",
+      /"delete" is not a budget: write pull=<limit> and\/or push=<limit>/,
+    );
     refuses(parseRegistryRateLimits, "50/s,burst=100", /"50\/s,burst" is not a budget/);
     refuses(parseRegistryRateLimits, "pull=1/s;pull=2/s", /the pull budget is given twice/);
     refuses(parseRegistryRateLimits, "pull", /pull: missing "=<limit>"/);

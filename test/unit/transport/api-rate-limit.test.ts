@@ -69,15 +69,29 @@ function fixture(limit = "1/m,burst=2") {
     rateLimit: createApiRateLimiter(createTokenBuckets(parseRateLimit(limit), clock)),
   });
   const begin = (clientAddress: string) =>
-    pipeline.begin({ httpMethod: "GET", path: "/x", protocol: "rest", requestIdHeader: undefined, clientAddress });
+    pipeline.begin({
+      httpMethod: "GET",
+      path: "/x",
+      protocol: "rest",
+      requestIdHeader: undefined,
+      clientAddress,
+    });
   const getRepo = (address: string, authorization: string | undefined) => {
     const record = begin(address);
-    const done = pipeline.invoke(record, methods.get("GetRepo")!, create(GetRepoRequestSchema, { uid: REPO }), authorization);
+    const done = pipeline.invoke(
+      record,
+      methods.get("GetRepo")!,
+      create(GetRepoRequestSchema, { uid: REPO }),
+      authorization,
+    );
     return { record, done };
   };
   const ping = (address: string) => {
     const record = begin(address);
-    return { record, done: pipeline.invoke(record, methods.get("Ping")!, create(PingRequestSchema), undefined) };
+    return {
+      record,
+      done: pipeline.invoke(record, methods.get("Ping")!, create(PingRequestSchema), undefined),
+    };
   };
   return { getRepo, ping, handled: () => handled, checked: () => checked };
 }
@@ -94,16 +108,26 @@ async function refusal(done: Promise<unknown>): Promise<DomainError> {
 describe("the API rate limit in the pipeline", () => {
   it("charges a verified caller by identity, before the scope check and the handler", async () => {
     const f = fixture();
-    for (const [address, remaining] of [["10.0.0.1", "1"], ["10.0.0.2", "0"]] as const) {
+    for (const [address, remaining] of [
+      ["10.0.0.1", "1"],
+      ["10.0.0.2", "0"],
+    ] as const) {
       const { record, done } = f.getRepo(address, "Bearer alice");
       await done;
-      assert.equal(record.rateLimitHeaders?.["ratelimit-remaining"], remaining, "one bucket wherever alice calls from");
+      assert.equal(
+        record.rateLimitHeaders?.["ratelimit-remaining"],
+        remaining,
+        "one bucket wherever alice calls from",
+      );
     }
     const { record, done } = f.getRepo("10.0.0.3", "Bearer alice");
     const err = await refusal(done);
     assert.equal(err.code, Code.ResourceExhausted);
     assert.equal(err.details.reason, RATE_LIMITED_REASON);
-    assert.match(err.message, /^Resource exhausted: rate limit of 1\/m,burst=2 per caller reached; retry in 60 s$/);
+    assert.match(
+      err.message,
+      /^Resource exhausted: rate limit of 1\/m,burst=2 per caller reached; retry in 60 s$/,
+    );
     assert.equal(record.rateLimitHeaders?.["retry-after"], "60");
     assert.equal(record.code, Code.ResourceExhausted);
     assert.deepEqual([f.handled(), f.checked()], [2, 2], "the refused call reached neither");
@@ -128,7 +152,11 @@ describe("the API rate limit in the pipeline", () => {
     assert.equal(elsewhere.record.rateLimitHeaders?.["ratelimit-remaining"], "1");
     const alice = f.getRepo("10.0.0.9", "Bearer alice");
     await alice.done;
-    assert.equal(alice.record.rateLimitHeaders?.["ratelimit-remaining"], "1", "identities are not the address");
+    assert.equal(
+      alice.record.rateLimitHeaders?.["ratelimit-remaining"],
+      "1",
+      "identities are not the address",
+    );
   });
 
   it("leaves records without headers when no limiter is set", async () => {
@@ -138,8 +166,15 @@ describe("the API rate limit in the pipeline", () => {
       clock: { now: () => 0 },
       logger: () => {},
     });
-    const [entry] = buildMethodTable([bindService(PingService, { ping: async () => ({ response: "pong" }) })]);
-    const record = pipeline.begin({ httpMethod: "GET", path: "/x", protocol: "rest", requestIdHeader: undefined });
+    const [entry] = buildMethodTable([
+      bindService(PingService, { ping: async () => ({ response: "pong" }) }),
+    ]);
+    const record = pipeline.begin({
+      httpMethod: "GET",
+      path: "/x",
+      protocol: "rest",
+      requestIdHeader: undefined,
+    });
     await pipeline.invoke(record, entry!, create(PingRequestSchema), undefined);
     assert.equal(record.rateLimitHeaders, undefined);
     assert.equal(record.clientAddress, undefined);
