@@ -18,6 +18,8 @@ import {
   ListGroupsRequestSchema,
   ListGroupsResponseSchema,
 } from "../../src/gen/platform/iam/v2/groups_pb.js";
+import { writeImageLayout } from "../support/oci-layout.js";
+import { runSkopeo, skopeoSkip } from "../support/skopeo.js";
 import { runWharf } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -328,6 +330,50 @@ describe("rate limits (ADR 0043)", () => {
       const elsewhere = await httpFrom("127.0.0.6", base);
       assert.equal(elsewhere.status, 401);
       assert.equal(elsewhere.headers["ratelimit-remaining"], "2");
+    });
+  });
+
+  describe("a real client (skopeo) under the registry's budgets", { skip: skopeoSkip }, () => {
+    let wharf: TestServer;
+    let work: string;
+    before(async () => {
+      // One push request, then none for a minute: the upload starts, its first chunk is refused.
+      wharf = await startTestServer({ config: { rateLimitRegistry: "pull=1/m,burst=50;push=1/m,burst=1" } });
+      await wharf.create("/iam/v2/groups", { name: "acme" });
+      work = await mkdtemp(join(tmpdir(), "wharf-rate-limit-skopeo-"));
+    });
+    after(async () => {
+      await wharf.close();
+      await rm(work, { recursive: true, force: true });
+    });
+
+    it("shows the user TOOMANYREQUESTS and the limit; pulls still pass", async () => {
+      const source = join(work, "source");
+      await writeImageLayout(source, { tag: "v1", files: { "etc/version": "1\n" } });
+      const host = new URL(wharf.registryUrl).host;
+      const token = await wharf.registryToken();
+      const push = await runSkopeo([
+        "copy",
+        "--dest-tls-verify=false",
+        "--dest-creds",
+        `_token:${token}`,
+        `oci:${source}:v1`,
+        `docker://${host}/acme/app:v1`,
+      ]);
+      assert.notEqual(push.code, 0);
+      assert.match(
+        push.stderr,
+        /toomanyrequests: too many push requests: the limit is 1\/m,burst=1 per caller; retry in \d+ s/,
+      );
+      const refused = wharf.logLines.filter((l) => l.service === "registry" && l.error === "TOOMANYREQUESTS");
+      assert.ok(refused.length >= 1);
+      assert.ok(
+        refused.every((l) => l.method !== "GET" && l.method !== "HEAD"),
+        "only push requests were refused: skopeo's pulls (blob checks, /token) have their own budget",
+      );
+      const pull = await wharf.registry("/v2/", { token });
+      assert.equal(pull.status, 200);
+      await pull.body?.cancel();
     });
   });
 
