@@ -3,6 +3,7 @@ import type { AccessResolver } from "../authz/access.js";
 import type { WharfConfig } from "../config/config.js";
 import type { Clock } from "../core/clock.js";
 import type { PageTokenCodec } from "../core/list.js";
+import { createTokenBuckets } from "../core/token-buckets.js";
 import { issueRefreshToken } from "../federation/refresh-tokens.js";
 import { createLoginFlow } from "../login/login-flow.js";
 import { createUpstreamOidc } from "../oidc/upstream-oidc-client.js";
@@ -11,6 +12,7 @@ import { createLoginRoutes } from "../plain-routes/login-routes.js";
 import { createServiceBindings } from "../service-bindings.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
+import { createApiRateLimiter } from "../transport/api-rate-limit.js";
 import { createApiReferenceRoutes } from "../transport/api-reference-routes.js";
 import { createConsoleRoutes } from "../transport/console-routes.js";
 import { type ApiHandler, createApiHandler, type ExtraRoute } from "../transport/create-api-handler.js";
@@ -30,6 +32,7 @@ export interface ApiWingDeps {
     | "publicNamespace"
     | "metricsPublic"
     | "defaultLogin"
+    | "rateLimits"
   >;
   store: Store;
   blobs: BlobDriver;
@@ -51,7 +54,8 @@ export interface ApiWingDeps {
  * operations routes (`/healthz`, `/readyz`, `/metrics`), the issuer's well-known documents, the
  * security data routes, the API reference, the web console (its CSP letting it call the
  * registry's origin, and its single-page-app fallback), the STS and auth config routes, and the
- * browser login routes. Starts nothing.
+ * browser login routes. RPCs are rate limited per caller when `--rate-limit-api` is set (ADR 0043;
+ * the plain routes are not). Starts nothing.
  */
 export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
   const { config, store, clock, logger, urls, access } = deps;
@@ -71,6 +75,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     publicNamespace: config.publicNamespace,
   });
   const { metrics, readiness } = deps.operations;
+  const apiLimit = config.rateLimits?.api;
   const webConsole = createConsoleRoutes({ connectOrigins: [new URL(urls.registryUrl).origin] });
   const loginFlow = createLoginFlow({
     store,
@@ -111,5 +116,6 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
       ...createLoginRoutes(loginFlow),
     ],
     fallbackRoute: webConsole.fallback,
+    rateLimit: apiLimit === undefined ? undefined : createApiRateLimiter(createTokenBuckets(apiLimit, clock)),
   });
 }

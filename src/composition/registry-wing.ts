@@ -4,9 +4,16 @@ import { createTokenVerifier } from "../auth/token-verifier.js";
 import type { AccessResolver } from "../authz/access.js";
 import type { WharfConfig } from "../config/config.js";
 import type { Clock } from "../core/clock.js";
+import type { RegistryRateLimits } from "../core/rate-limit-spec.js";
+import { createTokenBuckets } from "../core/token-buckets.js";
 import type { Federation } from "../federation/federation.js";
-import { ANONYMOUS_SUBJECT, createRegistryAuthenticator } from "../oci/registry-auth.js";
+import {
+  ANONYMOUS_SUBJECT,
+  createRegistryAuthenticator,
+  type RegistryAuthenticator,
+} from "../oci/registry-auth.js";
 import { createRegistryGate } from "../oci/registry-gate.js";
+import { createRegistryRateLimiter, type RegistryRateLimiter } from "../oci/registry-rate-limit.js";
 import type { RegistryDeps } from "../oci/registry-request.js";
 import { createBlobUploads } from "../registry/data-plane/blob-uploads.js";
 import { createPublicContent } from "../registry/data-plane/public-content.js";
@@ -24,7 +31,7 @@ const UPLOAD_SESSION_SECONDS = 24 * 60 * 60;
 
 /** What the registry wing is built from. */
 export interface RegistryWingDeps {
-  config: Pick<WharfConfig, "publicNamespace" | "cacheTtlMs">;
+  config: Pick<WharfConfig, "publicNamespace" | "cacheTtlMs" | "rateLimits">;
   store: Store;
   blobs: BlobDriver;
   clock: Clock;
@@ -44,7 +51,8 @@ export interface RegistryWingDeps {
  * registry listener's `close`), name resolution and push-time creation, authentication (registry
  * tokens for the registry's or the API's audience, upload sessions continued for a day with the
  * token that started them, pull tokens), the public-namespace gate, events, the console's CORS
- * origin (the API's), readiness and metrics, and the vulnerability report referrer ingest.
+ * origin (the API's), readiness and metrics, the vulnerability report referrer ingest, and the
+ * pull and push rate limits when `--rate-limit-registry` sets them (ADR 0043).
  */
 export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
   const { store, blobs, clock, urls, issuer } = deps;
@@ -85,5 +93,22 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
     readiness: deps.operations.readiness,
     metrics: deps.operations.metrics.registry,
     vulnReferrers: deps.securityData.vulnReferrers,
+    rateLimit: registryRateLimiter(deps.config.rateLimits?.registry, auth, clock),
   };
+}
+
+/** The registry's rate limiter over the budgets set; undefined when none is (limits off). */
+function registryRateLimiter(
+  limits: RegistryRateLimits | undefined,
+  auth: RegistryAuthenticator,
+  clock: Clock,
+): RegistryRateLimiter | undefined {
+  if (limits === undefined || (limits.pull === undefined && limits.push === undefined)) return undefined;
+  return createRegistryRateLimiter({
+    auth,
+    buckets: {
+      ...(limits.pull ? { pull: createTokenBuckets(limits.pull, clock) } : {}),
+      ...(limits.push ? { push: createTokenBuckets(limits.push, clock) } : {}),
+    },
+  });
 }

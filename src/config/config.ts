@@ -2,6 +2,13 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { parseDurationSeconds } from "../core/duration.js";
 import { isLoopbackHost } from "../core/loopback-host.js";
+import {
+  parseRateLimit,
+  parseRegistryRateLimits,
+  type RateLimit,
+  RateLimitSpecError,
+  type RegistryRateLimits,
+} from "../core/rate-limit-spec.js";
 import { MAX_GROUP_NAME_LENGTH, pathComponentProblem } from "../core/registry-name.js";
 import { formatCidr, parseCidr } from "../events/sink-address-policy.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
@@ -55,6 +62,16 @@ export interface WharfConfig {
   shutdown: ShutdownConfig;
   /** Processes `wharf serve` runs, sharing both ports (default 1; more only on PostgreSQL; ADR 0036). */
   workers: number;
+  /** Token-bucket rate limits, each per process (ADR 0043); unset = off. */
+  rateLimits?: RateLimitsConfig | undefined;
+}
+
+/** The rate limits of `--rate-limit-api` and `--rate-limit-registry` (ADR 0043); a limit left out is off. */
+export interface RateLimitsConfig {
+  /** Every RPC of the API port (REST, gRPC, Connect, gRPC-Web), per caller. */
+  api?: RateLimit | undefined;
+  /** The registry port's pull and push budgets, per caller. */
+  registry?: RegistryRateLimits | undefined;
 }
 
 /** How `wharf serve` stops on SIGTERM/SIGINT (ADR 0035). */
@@ -109,6 +126,8 @@ export interface ConfigInput {
   shutdownDelay?: string | undefined;
   shutdownTimeout?: string | undefined;
   workers?: string | undefined;
+  rateLimitApi?: string | undefined;
+  rateLimitRegistry?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -139,6 +158,8 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   shutdownDelay: "WHARF_SHUTDOWN_DELAY",
   shutdownTimeout: "WHARF_SHUTDOWN_TIMEOUT",
   workers: "WHARF_WORKERS",
+  rateLimitApi: "WHARF_RATE_LIMIT_API",
+  rateLimitRegistry: "WHARF_RATE_LIMIT_REGISTRY",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -184,6 +205,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
       timeoutMs: parseWaitMs(pick("shutdownTimeout") ?? "30s", "shutdown-timeout"),
     },
     workers: parseWorkers(pick("workers") ?? "1"),
+    rateLimits: parseRateLimits(pick("rateLimitApi"), pick("rateLimitRegistry")),
   };
 }
 
@@ -385,4 +407,26 @@ function parseUrl(value: string | undefined, name: string): string {
 /** A database URL with its password replaced, safe to print. */
 export function redactUrl(value: string): string {
   return value.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
+}
+
+/** `--rate-limit-api` and `--rate-limit-registry`; undefined when neither is set (limits off). */
+function parseRateLimits(
+  api: string | undefined,
+  registry: string | undefined,
+): RateLimitsConfig | undefined {
+  if (api === undefined && registry === undefined) return undefined;
+  return {
+    api: optional(api, (v) => rateLimitOption(v, "rate-limit-api", parseRateLimit)),
+    registry: optional(registry, (v) => rateLimitOption(v, "rate-limit-registry", parseRegistryRateLimits)),
+  };
+}
+
+/** `parse(value)`, its RateLimitSpecError a ConfigError naming `--flag`. */
+function rateLimitOption<T>(value: string, flag: string, parse: (value: string) => T): T {
+  try {
+    return parse(value);
+  } catch (err) {
+    if (err instanceof RateLimitSpecError) throw new ConfigError(`--${flag}: ${err.message}`);
+    throw err;
+  }
 }

@@ -56,7 +56,8 @@ async function base(deps: RegistryDeps, ex: Exchange): Promise<void> {
 }
 
 /**
- * The registry's request handler: routes by path shape, answers every failure with the OCI error
+ * The registry's request handler: routes by path shape, charges the request to its caller's pull
+ * or push budget when those are limited (ADR 0043), answers every failure with the OCI error
  * envelope, logs one structured line per request (never credentials) and counts it in the
  * metrics by route kind. `/healthz` and `/readyz` answer anonymously and are not logged.
  */
@@ -82,6 +83,7 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
       if (!route) throw ociError("NAME_UNKNOWN", `no registry endpoint at ${url.pathname.slice(0, 200)}`);
       const handler = handlerFor(route, method);
       if (!handler) throw new OciError("UNSUPPORTED", `${method} is not supported here`, undefined, {}, 405);
+      if (deps.rateLimit) await deps.rateLimit.charge(req, res, route);
       await handler(deps, ex);
     } catch (err) {
       if (clientWentAway(req, err)) {

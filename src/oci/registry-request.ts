@@ -15,6 +15,7 @@ import type { ParsedManifest } from "../registry/manifest-parser.js";
 import { ociError } from "./oci-errors.js";
 import type { RegistryAction, RegistryAuthenticator, RegistryCaller } from "./registry-auth.js";
 import type { RegistryGate } from "./registry-gate.js";
+import type { RegistryRateLimiter } from "./registry-rate-limit.js";
 import { REPOSITORY_NAME } from "./routes.js";
 
 /** Everything the registry handlers use, built once by the composition root. */
@@ -45,6 +46,8 @@ export interface RegistryDeps {
    * vulnerability report a referrer carries (ADR 0024). Must not reject.
    */
   vulnReferrers?: (args: { repoUid: string; parsed: ParsedManifest; principal: Principal }) => Promise<void>;
+  /** Charges each routed request to its caller's pull or push budget (ADR 0043); none when limits are off. */
+  rateLimit?: RegistryRateLimiter | undefined;
 }
 
 /** One request/response pair with its parsed URL. */

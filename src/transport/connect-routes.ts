@@ -99,6 +99,9 @@ export function createConnectRoutes(options: ConnectRoutesOptions): ConnectRoute
         throw toConnectError(pipeline.fail(record, err), entry.domain);
       } finally {
         givenUp.stop();
+        // Connect sends the response headers with the answer and with an error alike.
+        for (const [name, value] of Object.entries(record.rateLimitHeaders ?? {}))
+          hctx.responseHeader.set(name, value);
       }
     };
     router.rpc(entry.method, impl as unknown as MethodImpl<typeof entry.method>);

@@ -5,6 +5,8 @@ import { type ClientWatch, clientCancelled } from "../core/cancellation.js";
 import type { Clock } from "../core/clock.js";
 import type { ServiceBinding } from "../core/service.js";
 import type { ApiMetrics } from "../observability/api-metrics.js";
+import type { ApiRateLimiter } from "./api-rate-limit.js";
+import { clientAddressOf, streamClientAddressOf } from "./client-address.js";
 import { createConnectRoutes } from "./connect-routes.js";
 import { errorDetailsRegistry, httpStatusForCode } from "./error-mapping.js";
 import { createGrpcUnary } from "./grpc-unary.js";
@@ -77,6 +79,8 @@ export interface ApiHandlerOptions {
   fallbackRoute?: FallbackRoute;
   /** Largest accepted request body (REST JSON) or message (Connect/gRPC). Default 4 MiB. */
   maxBodyBytes?: number;
+  /** Charges each RPC to its caller's token bucket (ADR 0043); none when limits are off. */
+  rateLimit?: ApiRateLimiter | undefined;
 }
 
 /**
@@ -123,6 +127,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       path,
       protocol: "grpc",
       requestIdHeader: headers["x-request-id"],
+      clientAddress: streamClientAddressOf(stream),
     });
     // Every answer of this path is HTTP 200 (the outcome is in grpc-status); a stream closed
     // before any answer (the client reset it) is a cancelled call.
@@ -152,6 +157,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       protocol: isRpc ? rpcProtocol(req.headers["content-type"]) : extraRoute ? "http" : "rest",
       requestIdHeader: req.headers["x-request-id"],
       quiet: extraRoute?.quiet === true,
+      clientAddress: clientAddressOf(req),
     });
     res.setHeader("x-request-id", record.requestId);
     if (isRpc) {

@@ -39,7 +39,8 @@ const GRPC_CONTENT_TYPES = new Set(["application/grpc", "application/grpc+proto"
 
 /**
  * A direct unary gRPC path: one length-prefixed request message in, one out, status in trailers
- * (or trailers-only for errors), `grpc-status-details-bin` carrying the same typed details as REST.
+ * (or trailers-only for errors), `grpc-status-details-bin` carrying the same typed details as REST;
+ * a rate-limited call's headers (ADR 0043) go in the response headers of either.
  * Connect's generic gRPC handler measured ~8× slower per call here (abort signals, async iterables
  * per request); Connect still serves gRPC-Web, the Connect protocol, reflection and compressed calls.
  */
@@ -58,10 +59,12 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
     contentType: string,
     err: DomainError,
     domain: string,
+    extraHeaders: Record<string, string> | undefined,
   ): void {
     if (stream.headersSent || stream.destroyed) return;
     stream.respond(
       {
+        ...extraHeaders,
         ":status": 200,
         "content-type": contentType,
         "x-request-id": requestId,
@@ -77,13 +80,22 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
   }
 
   /** Sends `frame`: the response message after 5 bytes of room for its gRPC prefix. */
-  function succeed(res: Http2ServerResponse, contentType: string, frame: Buffer): void {
+  function succeed(
+    res: Http2ServerResponse,
+    contentType: string,
+    frame: Buffer,
+    extraHeaders: Record<string, string> | undefined,
+  ): void {
     const stream = res.stream;
     if (stream.destroyed) return;
     frame[0] = 0; // not compressed
     frame.writeUInt32BE(frame.length - 5, 1);
     // The compatibility response owns the stream's trailers (it always asks for them).
-    res.writeHead(200, { "content-type": contentType, "grpc-accept-encoding": "identity" });
+    res.writeHead(200, {
+      ...extraHeaders,
+      "content-type": contentType,
+      "grpc-accept-encoding": "identity",
+    });
     res.addTrailers({ "grpc-status": "0" });
     res.end(frame);
   }
@@ -94,12 +106,14 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
     requestId: string,
     contentType: string,
     frame: Buffer,
+    extraHeaders: Record<string, string> | undefined,
   ): void {
     if (stream.destroyed) return;
     frame[0] = 0; // not compressed
     frame.writeUInt32BE(frame.length - 5, 1);
     stream.respond(
       {
+        ...extraHeaders,
         ":status": 200,
         "content-type": contentType,
         "grpc-accept-encoding": "identity",
@@ -183,8 +197,8 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
         req,
         req.headers,
         record,
-        (frame) => succeed(res, contentType, frame),
-        (err, domain) => fail(res.stream, requestId, contentType, err, domain),
+        (frame) => succeed(res, contentType, frame, record.rateLimitHeaders),
+        (err, domain) => fail(res.stream, requestId, contentType, err, domain, record.rateLimitHeaders),
       );
     },
 
@@ -194,8 +208,8 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnary {
         stream,
         headers,
         record,
-        (frame) => succeedOnStream(stream, record.requestId, contentType, frame),
-        (err, domain) => fail(stream, record.requestId, contentType, err, domain),
+        (frame) => succeedOnStream(stream, record.requestId, contentType, frame, record.rateLimitHeaders),
+        (err, domain) => fail(stream, record.requestId, contentType, err, domain, record.rateLimitHeaders),
       );
     },
   };

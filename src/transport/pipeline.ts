@@ -51,6 +51,10 @@ export interface CallRecord {
    * aborts it, the handler's `RequestContext.signal` follows it, and its reason is the outcome.
    */
   readonly cancellation: Cancellation;
+  /** The client's address (see `clientAddressOf`): anonymous callers are rate limited by it. */
+  readonly clientAddress: string | undefined;
+  /** The rate limit headers of the call, sent with its answer or error; none while limits are off. */
+  rateLimitHeaders: Record<string, string> | undefined;
 }
 
 /** Options of {@link createPipeline}. */
@@ -61,6 +65,11 @@ export interface PipelineOptions {
   logger: RequestLogger;
   /** Counts every finished request by route and outcome; none when omitted. */
   metrics?: ApiMetrics | undefined;
+  /**
+   * Charges each RPC to its caller's bucket once the caller is known (an `ApiRateLimiter`,
+   * ADR 0043): throws RESOURCE_EXHAUSTED when over; none (and no cost) when limits are off.
+   */
+  rateLimit?: ((record: CallRecord, identityUid: string | undefined) => void) | undefined;
 }
 
 /** The one cross-cutting path of every API request, whatever its protocol. */
@@ -75,10 +84,13 @@ export interface Pipeline {
     protocol: Protocol;
     requestIdHeader: string | string[] | undefined;
     quiet?: boolean;
+    clientAddress?: string | undefined;
   }): CallRecord;
   /**
    * Runs one RPC: authentication per the method's IAM annotation (`disabled` → anonymous;
-   * otherwise `authorization` must be `Bearer <token>`), the scoped capability check
+   * otherwise `authorization` must be `Bearer <token>`), the rate limit when one is set (by the
+   * verified identity; by client address for a `disabled` RPC and for a token that does not
+   * verify, whose 401 becomes a 429 once that address's bucket is empty), the scoped capability check
    * (`access.require(<scope field>, capabilities)`, a malformed or empty scope uid is
    * INVALID_ARGUMENT naming the field), then the handler, whose context's `signal` follows
    * `record.cancellation`. Returns the handler's response. Throws only DomainErrors (anything else
@@ -109,7 +121,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /** Creates the pipeline; it keeps no per-request state of its own. */
 export function createPipeline(options: PipelineOptions): Pipeline {
-  const { authenticator, accessFor, clock, logger, metrics } = options;
+  const { authenticator, accessFor, clock, logger, metrics, rateLimit } = options;
 
   const contextFor = async (
     record: CallRecord,
@@ -119,10 +131,19 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   ): Promise<RequestContext> => {
     const auth = entry.auth;
     if (auth.kind === "disabled") {
+      rateLimit?.(record, undefined);
       return new CallContext(record.requestId, undefined, accessFor(undefined), clock, record.cancellation);
     }
-    const principal = await authenticator.authenticate(bearerToken(authorization));
+    let principal: Principal;
+    try {
+      principal = await authenticator.authenticate(bearerToken(authorization));
+    } catch (err) {
+      // A caller without a valid token is limited by its address, so guessing tokens is limited too.
+      rateLimit?.(record, undefined);
+      throw err;
+    }
     record.identityUid = principal.identityUid;
+    rateLimit?.(record, principal.identityUid);
     const access = accessFor(principal);
     if (auth.kind === "scoped") {
       const scope = requireUidp(auth.scopeField, auth.scopeOf(request));
@@ -155,6 +176,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         logged: false,
         quiet: init.quiet === true,
         cancellation: new Cancellation(),
+        clientAddress: init.clientAddress,
+        rateLimitHeaders: undefined,
       };
     },
 

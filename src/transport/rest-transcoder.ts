@@ -46,7 +46,7 @@ export type RestHandler = ((req: AnyRequest, res: AnyResponse, record: CallRecor
  * then path variables, then query parameters (so the path wins over the body), derive
  * `update_mask` from the body's keys when the query gives none, run the pipeline and handler, and
  * answer 200 with the protobuf JSON of the response (`createJsonEncoders`: what `toJson` writes).
- * Every failure is a google.rpc.Status JSON body.
+ * Every failure is a google.rpc.Status JSON body. A rate-limited call's headers go with either.
  */
 export function createRestTranscoder(options: RestTranscoderOptions): RestHandler {
   const { pipeline, registry, maxBodyBytes } = options;
@@ -83,9 +83,9 @@ export function createRestTranscoder(options: RestTranscoderOptions): RestHandle
       const response = await pipeline.invoke(record, entry, request, req.headers.authorization);
       const output = entry.method.output;
       const message = isMessage(response, output) ? response : create(output, response as never);
-      sendJson(res, 200, JSON.stringify(jsonEncoderOf(output)(message)));
+      sendJson(res, 200, JSON.stringify(jsonEncoderOf(output)(message)), record.rateLimitHeaders);
     } catch (err) {
-      sendError(req, res, pipeline.fail(record, err), entry.domain);
+      sendError(req, res, pipeline.fail(record, err), entry.domain, record.rateLimitHeaders);
     }
   };
   // A path some method answers is "method-not-allowed" for the others: probing with one method tells both.

@@ -143,6 +143,16 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     field: "workers",
     help: "processes sharing both ports; auto = one per core; more than 1 needs PostgreSQL (default 1)",
   },
+  {
+    flags: "--rate-limit-api <limit>",
+    field: "rateLimitApi",
+    help: "per-caller token bucket for API calls, per process, e.g. 50/s,burst=100 (default: off)",
+  },
+  {
+    flags: "--rate-limit-registry <limits>",
+    field: "rateLimitRegistry",
+    help: "per-caller registry budgets, per process, e.g. pull=50/s,burst=100;push=10/s,burst=20 (default: off)",
+  },
 ];
 
 /** The flags only `wharf serve` takes (the other commands do not serve). */
@@ -150,6 +160,8 @@ export const SERVE_ONLY_FIELDS: readonly (keyof ConfigInput)[] = [
   "shutdownDelay",
   "shutdownTimeout",
   "workers",
+  "rateLimitApi",
+  "rateLimitRegistry",
 ];
 
 /** Every field: what `wharf serve` takes. */
