@@ -57,7 +57,7 @@ async function reportFailure(io: ServerCommandIo, err: unknown): Promise<number>
 
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
-/** `wharf serve`, `wharf gc`, `wharf migrate` and `wharf admin …`. */
+/** `wharf serve`, `wharf gc`, `wharf backup`, `wharf restore`, `wharf fsck`, `wharf migrate` and `wharf admin …`. */
 export function registerServerCommands(program: Command, io: ServerCommandIo): void {
   addConfigOptions(
     program.command("serve").description("run the platform API, token issuer and registry"),
@@ -80,6 +80,51 @@ export function registerServerCommands(program: Command, io: ServerCommandIo): v
           window: text(o.window) ?? "720h",
           grace: text(o.grace) ?? "1h",
         },
+        io,
+      ),
+    ),
+  );
+
+  addConfigOptions(
+    program
+      .command("backup")
+      .description(
+        "back up the database and the blobs it records into a new or empty folder while servers run (SQLite: online backup; PostgreSQL: pg_dump); progress on stderr, the report as one JSON line on stdout",
+      )
+      .requiredOption("--to <dir>", "the backup folder: must not exist, or be empty"),
+  ).action(
+    serverAction(io, async (o) =>
+      (await import("./backup.js")).runBackup(configInputOf(o), { to: text(o.to) ?? "" }, io, io.env),
+    ),
+  );
+
+  addConfigOptions(
+    program
+      .command("restore")
+      .description(
+        "restore a wharf backup into an empty database and an empty blob store, verifying every blob's digest; refuses a non-empty target, changing nothing",
+      )
+      .requiredOption("--from <dir>", "the backup folder (wharf backup --to)"),
+  ).action(
+    serverAction(io, async (o) =>
+      (await import("./restore.js")).runRestore(configInputOf(o), { from: text(o.from) ?? "" }, io, io.env),
+    ),
+  );
+
+  addConfigOptions(
+    program
+      .command("fsck")
+      .description(
+        "check that every blob a manifest references is in blob storage with its recorded size (--deep: and digest), that every tag's manifest exists and that the store ids match; names the images damage breaks, lists orphans; exits 1 on damage",
+      )
+      .option("--deep", "also hash every referenced blob (reads every byte)")
+      .option("--repair", "delete dangling tags (with tag history and events); orphans are left to wharf gc; referenced data is never deleted")
+      .option("--json", "print the whole report as JSON instead of the summary"),
+  ).action(
+    serverAction(io, async (o) =>
+      (await import("./fsck.js")).runFsck(
+        configInputOf(o),
+        { deep: o.deep === true, repair: o.repair === true, json: o.json === true },
         io,
       ),
     ),
