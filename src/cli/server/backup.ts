@@ -6,6 +6,7 @@ import { bindBlobStore } from "../../storage/blob-store-identity.js";
 import { openBlobDriver, parseBlobDriverUrl } from "../../storage/blobs/open-blob-driver.js";
 import { takeBackup } from "../../storage/backup/take-backup.js";
 import { snapshotPostgres, snapshotSqlite } from "../../storage/sql/database-backup.js";
+import { findPostgresTool } from "../../storage/sql/postgres-tools.js";
 import type { CommandOutput } from "./command-output.js";
 
 /**
@@ -46,6 +47,7 @@ export async function runBackup(
           "databaseUrl" in database
             ? snapshotPostgres(database.databaseUrl, file, env)
             : snapshotSqlite(database.sqlitePath, file),
+        ...("databaseUrl" in database && { ready: () => findPostgresTool("pg_dump", env) }),
         blobs,
         blobRoot: blobConfig.kind === "filesystem" ? blobConfig.root : undefined,
         stillRecorded: async (digest) => (await store.blobs.get(digest)) !== undefined,

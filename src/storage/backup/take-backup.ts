@@ -28,6 +28,8 @@ export interface BackupSource {
   blobRoot: string | undefined;
   /** Whether the LIVE metadata still records blob `digest` (re-read when its bytes are gone). */
   stillRecorded(digest: string): Promise<boolean>;
+  /** Checked before the folder is claimed (a missing pg_dump fails here, writing nothing). */
+  ready?(): Promise<unknown>;
 }
 
 /** What a backup did, for its report. */
@@ -64,6 +66,7 @@ export async function takeBackup(
   source: BackupSource,
   onProgress: (line: string) => void = () => {},
 ): Promise<BackupReport> {
+  await source.ready?.();
   await claimEmptyFolder(dir);
   const dbPath = join(dir, source.database.file);
   const copied = new Map<string, { path: string; size: number }>();
