@@ -121,6 +121,10 @@ for (const engine of ENGINES) {
     it("backs up while 20 pushes run; the restored deployment serves every push acknowledged before, and fsck --deep is clean", async () => {
       assert.ok(server);
       const registry = await registryOf(source, server);
+      let reached: () => void = () => {};
+      const someDuring = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
       const push = async (i: number) => {
         const repo = `${ORG}/app${i % 3}`;
         const tag = `v${i}`;
@@ -128,12 +132,19 @@ for (const engine of ENGINES) {
         const image = buildImage(`image ${i}`, [`layer ${i} ${"x".repeat(i * 101)}`, "shared base layer"]);
         await pushImage(registry, repo, tag, undefined, image);
         pushed.push({ repo, tag, image, acknowledgedAt: performance.now() });
+        if (pushed.length === BEFORE + 3) reached();
       };
       for (let i = 0; i < BEFORE; i++) await push(i);
-      const pushes = Promise.all(Array.from({ length: DURING }, (_, i) => push(BEFORE + i)));
+      // Two at a time, so they are spread over the time the backup takes to start and run.
+      let next = BEFORE;
+      const pushes = Promise.all(
+        Array.from({ length: 2 }, async () => {
+          while (next < BEFORE + DURING) await push(next++);
+        }),
+      );
       pushes.catch(() => {});
       // Once some of the concurrent pushes are through, so the backup runs among the others.
-      while (pushed.length < BEFORE + 3) await new Promise((r) => setImmediate(r));
+      await Promise.race([someDuring, pushes]);
       backupStartedAt = performance.now();
       const backup = startWharf(["backup", "--to", backupDir()], cliEnv(source));
       const [run] = await Promise.all([backup.finished, pushes]);
@@ -154,6 +165,7 @@ for (const engine of ENGINES) {
       const pull = await registryOf(restored, restoredServer);
       const before = pushed.filter((p) => p.acknowledgedAt < backupStartedAt);
       assert.ok(before.length >= BEFORE + 3);
+      assert.ok(pushed.length === BEFORE + DURING, "every push went through");
       for (const p of before) {
         const res = await pull.registry(`/v2/${p.repo}/manifests/${p.tag}`, {
           headers: { accept: "application/vnd.oci.image.manifest.v1+json" },
