@@ -103,6 +103,26 @@ describe("takeBackup next to garbage collection", () => {
     await assert.rejects(stat(join(target, keyOf(doomed))), { code: "ENOENT" });
   });
 
+  it("copies through the blob driver (an S3 store's way) when there is no folder to link from", async () => {
+    const target = join(dir, "backup-copied");
+    const report = await takeBackup(target, {
+      engine: "sqlite",
+      database: { file: "database.sqlite", format: "sqlite" },
+      snapshot: (file) => snapshotSqlite(sqlitePath(), file),
+      blobs,
+      blobRoot: undefined,
+      stillRecorded: async (digest) => (await store.blobs.get(digest)) !== undefined,
+    });
+    assert.equal(report.linked, 0);
+    assert.equal(report.copied, report.blobs);
+    const manifest = await readBackupManifest(target);
+    assert.ok(manifest.blobs.length > 0);
+    for (const blob of manifest.blobs) {
+      assert.equal(sha256(await readFile(join(target, blob.path))), blob.digest);
+      assert.notEqual((await stat(join(target, blob.path))).ino, (await stat(join(dir, "blobs", blob.path))).ino);
+    }
+  });
+
   it("lists a blob the live metadata records but storage lacks as missing, and finishes", async () => {
     const lost = await putBlob("lost layer");
     await putManifest(3, lost, "lost");
