@@ -1,4 +1,5 @@
-import { access, copyFile, rename, rm } from "node:fs/promises";
+import { access, copyFile, mkdir, rename, rm } from "node:fs/promises";
+import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { ensurePostgresDatabase } from "./ensure-postgres-database.js";
@@ -147,6 +148,7 @@ export async function restoreDatabase(
   if ("sqlitePath" in target) {
     if (format !== "sqlite") throw new Error(`a ${format} backup restores into PostgreSQL, not SQLite`);
     const partial = `${target.sqlitePath}.restoring`;
+    await mkdir(dirname(target.sqlitePath), { recursive: true });
     try {
       await copyFile(file, partial);
       await rename(partial, target.sqlitePath);
