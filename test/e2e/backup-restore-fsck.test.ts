@@ -3,8 +3,7 @@ import { mkdir, mkdtemp, open as openFile, readdir, readFile, rm, stat, truncate
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { OpenStoreOptions } from "../../src/storage/sql/open-store.js";
-import { openStore } from "../../src/storage/sql/open-store.js";
+import { type OpenStoreOptions, openStore } from "../../src/storage/sql/open-store.js";
 import {
   createTestDatabase,
   ENGINES,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, open as openFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, open as openFile, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -132,7 +132,7 @@ describe("restoreBackup", () => {
   it("fails on a blob whose bytes do not hash to its digest, and leaves the target empty", async () => {
     const flipped = join(dir, "flipped");
     await rm(flipped, { recursive: true, force: true });
-    await import("node:fs/promises").then((fs) => fs.cp(backup, flipped, { recursive: true }));
+    await cp(backup, flipped, { recursive: true });
     const victim = join(flipped, keyOf(digests[1] as string));
     const handle = await openFile(victim, "r+");
     await handle.write(Buffer.from("X"), 0, 1, 0);
@@ -156,9 +156,7 @@ describe("restoreBackup", () => {
     await mkdir(empty, { recursive: true });
     await assert.rejects(readBackupManifest(empty), /holds no finished Wharf backup/);
     const write = (value: unknown) => writeFile(join(empty, BACKUP_MANIFEST_FILE), JSON.stringify(value));
-    const good = JSON.parse(
-      await import("node:fs/promises").then((fs) => fs.readFile(join(backup, BACKUP_MANIFEST_FILE), "utf8")),
-    );
+    const good = JSON.parse(await readFile(join(backup, BACKUP_MANIFEST_FILE), "utf8"));
     for (const [value, why] of [
       ["{", /not JSON/],
       [{ ...good, format: "other" }, /"format" is not "wharf-backup"/],
