@@ -6,7 +6,14 @@ import { CLIENT_CLOSED_REQUEST, clientWentAway } from "./client-gone.js";
 import { applyConsoleCors } from "./console-cors.js";
 import { tagHistory } from "./history-handler.js";
 import { deleteManifest, getManifest, putManifest } from "./manifest-handlers.js";
-import { ContentDamagedOciError, ContentLostError, OciError, ociError, sendOciError, toOciError } from "./oci-errors.js";
+import {
+  ContentDamagedOciError,
+  ContentLostError,
+  OciError,
+  ociError,
+  sendOciError,
+  toOciError,
+} from "./oci-errors.js";
 import { listReferrers } from "./referrers-handler.js";
 import type { Exchange, RegistryDeps } from "./registry-request.js";
 import { matchRoute, type RegistryRoute } from "./routes.js";

@@ -1,5 +1,15 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, open as openFile, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
+import {
+  mkdir,
+  mkdtemp,
+  open as openFile,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  truncate,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -150,13 +160,17 @@ for (const engine of ENGINES) {
       assert.equal(run.code, 0, run.stderr);
       const report = JSON.parse(run.stdout) as { blobs: number; linked: number; missing: unknown[] };
       assert.deepEqual(report.missing, []);
-      assert.ok(report.blobs >= BEFORE * 2 + 1, `the backup holds the blobs of the pushes before it (${report.blobs})`);
+      assert.ok(
+        report.blobs >= BEFORE * 2 + 1,
+        `the backup holds the blobs of the pushes before it (${report.blobs})`,
+      );
       assert.equal(report.linked, report.blobs, "a filesystem store on the same device is hard-linked");
       const manifest = JSON.parse(await readFile(join(backupDir(), "wharf-backup.json"), "utf8"));
       assert.equal(manifest.engine, engine);
       assert.match(manifest.storeId, /^[0-9a-f]{32}$/);
       assert.match(manifest.database.digest, /^sha256:[0-9a-f]{64}$/);
-      for (const blob of manifest.blobs) assert.equal((await stat(join(backupDir(), blob.path))).size, blob.size);
+      for (const blob of manifest.blobs)
+        assert.equal((await stat(join(backupDir(), blob.path))).size, blob.size);
 
       const restore = await runWharf(["restore", "--from", backupDir()], cliEnv(restored));
       assert.equal(restore.code, 0, restore.stderr);
@@ -182,7 +196,10 @@ for (const engine of ENGINES) {
       }
       const fsck = await runWharf(["fsck", "--deep"], cliEnv(restored));
       assert.equal(fsck.code, 0, fsck.stdout + fsck.stderr);
-      assert.match(fsck.stdout, /^clean: \d+ blobs checked \(sizes and digests\), 0 damaged, 0 dangling tags/m);
+      assert.match(
+        fsck.stdout,
+        /^clean: \d+ blobs checked \(sizes and digests\), 0 damaged, 0 dangling tags/m,
+      );
       assert.match(fsck.stdout, /store ids match$/m);
     });
 
@@ -202,7 +219,10 @@ for (const engine of ENGINES) {
 
       const shallow = await runWharf(["fsck"], cliEnv(restored));
       assert.equal(shallow.code, 1, shallow.stdout + shallow.stderr);
-      assert.match(shallow.stdout, new RegExp(`^DAMAGE blob ${truncated} holds 5 bytes, recorded \\d+$`, "m"));
+      assert.match(
+        shallow.stdout,
+        new RegExp(`^DAMAGE blob ${truncated} holds 5 bytes, recorded \\d+$`, "m"),
+      );
       assert.match(shallow.stdout, new RegExp(`^  breaks ${b.repo}:${b.tag} \\(${b.image.digest}\\)$`, "m"));
       assert.doesNotMatch(shallow.stdout, new RegExp(`DAMAGE blob ${flipped}`), "sizes only without --deep");
       assert.match(shallow.stdout, new RegExp(`^orphan blob ${orphan} `, "m"));
@@ -237,7 +257,10 @@ for (const engine of ENGINES) {
         assert.equal(await store.manifests.delete(repo.uid, c.image.digest), true);
         const dangling = await runWharf(["fsck"], cliEnv(restored));
         assert.equal(dangling.code, 1);
-        assert.match(dangling.stdout, new RegExp(`^DAMAGE tag ${c.repo}:${c.tag} names ${c.image.digest}`, "m"));
+        assert.match(
+          dangling.stdout,
+          new RegExp(`^DAMAGE tag ${c.repo}:${c.tag} names ${c.image.digest}`, "m"),
+        );
 
         const repair = await runWharf(["fsck", "--repair"], cliEnv(restored));
         assert.equal(repair.code, 1, "the damaged blobs remain damage");
@@ -272,7 +295,10 @@ for (const engine of ENGINES) {
       const afterwards = await runWharf(["fsck", "--json"], cliEnv(restored));
       assert.deepEqual(JSON.parse(afterwards.stdout), JSON.parse(before.stdout));
 
-      const nowhere = await runWharf(["restore", "--from", join(scratch, "no-such-backup")], cliEnv(restored));
+      const nowhere = await runWharf(
+        ["restore", "--from", join(scratch, "no-such-backup")],
+        cliEnv(restored),
+      );
       assert.equal(nowhere.code, 1);
       assert.match(nowhere.stderr, /holds no finished Wharf backup/);
     });
@@ -282,7 +308,10 @@ for (const engine of ENGINES) {
         const emptyBin = join(scratch, "no-pg-bin");
         await mkdir(emptyBin);
         const target = join(scratch, "never");
-        const run = await runWharf(["backup", "--to", target], { ...cliEnv(source), WHARF_PG_BINDIR: emptyBin });
+        const run = await runWharf(["backup", "--to", target], {
+          ...cliEnv(source),
+          WHARF_PG_BINDIR: emptyBin,
+        });
         assert.equal(run.code, 1);
         assert.match(run.stderr, /pg_dump is not installed/);
         await assert.rejects(stat(target), { code: "ENOENT" });

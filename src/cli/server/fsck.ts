@@ -71,14 +71,19 @@ export function summaryOf(report: IntegrityReport, repair: boolean): string {
     for (const image of blob.images) lines.push(`  breaks ${image}`);
   }
   for (const tag of report.danglingTags) {
-    lines.push(`${tag.repaired ? "REPAIRED" : "DAMAGE"} tag ${tag.image} names ${tag.digest}, which its repo does not hold${tag.repaired ? ": deleted" : ""}`);
+    lines.push(
+      `${tag.repaired ? "REPAIRED" : "DAMAGE"} tag ${tag.image} names ${tag.digest}, which its repo does not hold${tag.repaired ? ": deleted" : ""}`,
+    );
   }
   const { orphans } = report;
-  for (const digest of orphans.examples.unreferencedBlobs) lines.push(`orphan blob ${digest} (no manifest references it)`);
+  for (const digest of orphans.examples.unreferencedBlobs)
+    lines.push(`orphan blob ${digest} (no manifest references it)`);
   for (const key of orphans.examples.strayFiles) lines.push(`orphan file ${key} (no blob row)`);
   const shownOrphans = orphans.examples.unreferencedBlobs.length + orphans.examples.strayFiles.length;
   if (orphans.unreferencedBlobs + orphans.strayFiles > shownOrphans) {
-    lines.push(`… and ${orphans.unreferencedBlobs + orphans.strayFiles - shownOrphans} more orphans (--json counts them all)`);
+    lines.push(
+      `… and ${orphans.unreferencedBlobs + orphans.strayFiles - shownOrphans} more orphans (--json counts them all)`,
+    );
   }
   const dangling = report.danglingTags.filter((t) => !t.repaired).length;
   const repaired = report.danglingTags.length - dangling;

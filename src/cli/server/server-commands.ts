@@ -118,7 +118,10 @@ export function registerServerCommands(program: Command, io: ServerCommandIo): v
         "check that every blob a manifest references is in blob storage with its recorded size (--deep: and digest), that every tag's manifest exists and that the store ids match; names the images damage breaks, lists orphans; exits 1 on damage",
       )
       .option("--deep", "also hash every referenced blob (reads every byte)")
-      .option("--repair", "delete dangling tags (with tag history and events); orphans are left to wharf gc; referenced data is never deleted")
+      .option(
+        "--repair",
+        "delete dangling tags (with tag history and events); orphans are left to wharf gc; referenced data is never deleted",
+      )
       .option("--json", "print the whole report as JSON instead of the summary"),
   ).action(
     serverAction(io, async (o) =>

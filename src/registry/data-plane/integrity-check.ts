@@ -1,7 +1,11 @@
 import { createHash } from "node:crypto";
 import { parentOf } from "../../core/uidp.js";
 import { STORE_ID_SETTING } from "../../storage/blob-store-identity.js";
-import { type BlobDriver, BlobNotFoundError, BlobSizeMismatchError } from "../../storage/blobs/blob-driver.js";
+import {
+  type BlobDriver,
+  BlobNotFoundError,
+  BlobSizeMismatchError,
+} from "../../storage/blobs/blob-driver.js";
 import { BLOB_STORE_ID_KEY, BLOBS_PREFIX, blobKey, parseBlobKey } from "../../storage/blobs/blob-layout.js";
 import type { Store } from "../../storage/store.js";
 
@@ -103,7 +107,8 @@ export async function checkIntegrity(
       const problem = await checkBlob(store, blobs, ref.digest, ref.size, options.deep);
       checkedBlobs++;
       if (checkedBlobs % 1000 === 0) say(`blobs: ${checkedBlobs} checked, ${damagedBlobs.length} damaged`);
-      if (problem !== undefined) damagedBlobs.push({ ...problem, images: await imagesOf(store, paths, ref.digest) });
+      if (problem !== undefined)
+        damagedBlobs.push({ ...problem, images: await imagesOf(store, paths, ref.digest) });
     }
     if (page.length < PAGE) break;
     after = page.at(-1)?.digest;
@@ -126,7 +131,9 @@ export async function checkIntegrity(
     if (page.length < PAGE) break;
     after = page.at(-1)?.uid;
   }
-  say(`tags: ${danglingTags.length} dangling${repair ? `, ${danglingTags.filter((t) => t.repaired).length} deleted` : ""}`);
+  say(
+    `tags: ${danglingTags.length} dangling${repair ? `, ${danglingTags.filter((t) => t.repaired).length} deleted` : ""}`,
+  );
 
   const orphans = await findOrphans(store, blobs);
   say(`orphans: ${orphans.unreferencedBlobs} unreferenced blobs, ${orphans.strayFiles} files with no row`);
@@ -147,7 +154,8 @@ async function compareStoreIds(store: Store, blobs: BlobDriver): Promise<Integri
   let blobStore: string | undefined;
   if ((await blobs.stat(BLOB_STORE_ID_KEY)) !== undefined) {
     const chunks: Buffer[] = [];
-    for await (const chunk of await blobs.read(BLOB_STORE_ID_KEY, { start: 0, end: 1024 })) chunks.push(chunk as Buffer);
+    for await (const chunk of await blobs.read(BLOB_STORE_ID_KEY, { start: 0, end: 1024 }))
+      chunks.push(chunk as Buffer);
     blobStore = Buffer.concat(chunks).toString("utf8").trim();
   }
   return { database, blobStore, match: database === blobStore };
@@ -166,7 +174,9 @@ async function checkBlob(
   if (key === undefined) return { digest, problem: "unrecorded" };
   const gone = async () =>
     // Re-read: garbage collection may have removed the blob (row first, then bytes) meanwhile.
-    (await store.blobs.get(digest)) === undefined ? undefined : ({ digest, problem: "missing", recordedSize: size } as const);
+    (await store.blobs.get(digest)) === undefined
+      ? undefined
+      : ({ digest, problem: "missing", recordedSize: size } as const);
   const stat = await blobs.stat(key);
   if (stat === undefined) return gone();
   if (stat.size !== size) return { digest, problem: "size", recordedSize: size, storedSize: stat.size };
@@ -182,7 +192,9 @@ async function checkBlob(
     throw err;
   }
   const actual = `${algorithm}:${hash.digest("hex")}`;
-  return actual === digest ? undefined : { digest, problem: "digest", recordedSize: size, actualDigest: actual };
+  return actual === digest
+    ? undefined
+    : { digest, problem: "digest", recordedSize: size, actualDigest: actual };
 }
 
 /** The blob key of `digest`, or undefined for a digest the blob layout cannot address. */
@@ -266,7 +278,8 @@ async function findOrphans(store: Store, blobs: BlobDriver): Promise<IntegrityRe
     const page = await store.integrity.unreferencedBlobPage(after, PAGE);
     for (const row of page) {
       orphans.unreferencedBlobs++;
-      if (orphans.examples.unreferencedBlobs.length < LISTED_ORPHANS) orphans.examples.unreferencedBlobs.push(row.digest);
+      if (orphans.examples.unreferencedBlobs.length < LISTED_ORPHANS)
+        orphans.examples.unreferencedBlobs.push(row.digest);
     }
     if (page.length < PAGE) break;
     after = page.at(-1)?.digest;

@@ -77,7 +77,8 @@ export async function readBackupManifest(dir: string): Promise<BackupManifest> {
   if (m.format !== "wharf-backup") bad('"format" is not "wharf-backup"');
   if (m.version !== 1) bad(`version ${JSON.stringify(m.version)} is not one this wharf reads (1)`);
   if (m.engine !== "sqlite" && m.engine !== "postgres") bad('"engine" is neither "sqlite" nor "postgres"');
-  if (m.storeId !== undefined && !/^[0-9a-f]{32}$/.test(String(m.storeId))) bad('"storeId" is not a store id');
+  if (m.storeId !== undefined && !/^[0-9a-f]{32}$/.test(String(m.storeId)))
+    bad('"storeId" is not a store id');
   const object = (o: unknown, where: string): BackupObject => {
     const x = o as Partial<BackupObject>;
     if (typeof x?.path !== "string" || !SAFE_PATH.test(x.path) || x.path.split("/").includes(".."))
@@ -89,7 +90,8 @@ export async function readBackupManifest(dir: string): Promise<BackupManifest> {
   const db = object(m.database, "database");
   const format = (m.database as { format?: unknown }).format;
   if (format !== "sqlite" && format !== "pg_dump-custom") bad('database "format" is unknown');
-  if ((format === "sqlite") !== (m.engine === "sqlite")) bad(`database format ${format} does not fit engine ${m.engine}`);
+  if ((format === "sqlite") !== (m.engine === "sqlite"))
+    bad(`database format ${format} does not fit engine ${m.engine}`);
   if (!Array.isArray(m.blobs)) bad('"blobs" is not a list');
   const blobs = (m.blobs as unknown[]).map((b, i) => object(b, `blobs[${i}]`));
   const missing = Array.isArray(m.missing) ? m.missing : bad('"missing" is not a list');

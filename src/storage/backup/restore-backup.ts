@@ -5,7 +5,7 @@ import { Readable, Transform } from "node:stream";
 import type { BlobDriver } from "../blobs/blob-driver.js";
 import { BLOB_STORE_ID_KEY } from "../blobs/blob-layout.js";
 import { type DatabaseBackupFormat, databaseIsEmpty, restoreDatabase } from "../sql/database-backup.js";
-import { type BackupManifest, BackupFormatError, readBackupManifest } from "./backup-manifest.js";
+import { BackupFormatError, type BackupManifest, readBackupManifest } from "./backup-manifest.js";
 import { sha256File } from "./take-backup.js";
 
 /** The restore target holds data, or does not fit the backup: nothing was changed. */
@@ -55,13 +55,16 @@ export async function restoreBackup(
   const manifest = await readBackupManifest(dir);
   const targetEngine = "sqlitePath" in target.database ? "sqlite" : "postgres";
   const refuse = (why: string): never => {
-    throw new RestoreTargetError(`cannot restore ${dir} into ${target.where.database} and ${target.where.blobStore}: ${why}; nothing was changed`);
+    throw new RestoreTargetError(
+      `cannot restore ${dir} into ${target.where.database} and ${target.where.blobStore}: ${why}; nothing was changed`,
+    );
   };
   if (manifest.engine !== targetEngine) {
     refuse(`the backup is of a ${manifest.engine} deployment and the target database is ${targetEngine}`);
   }
   if (!(await databaseIsEmpty(target.database))) refuse("the database is not empty");
-  for await (const object of target.blobs.list("")) refuse(`the blob store is not empty (it holds ${object.key})`);
+  for await (const object of target.blobs.list(""))
+    refuse(`the blob store is not empty (it holds ${object.key})`);
   const dbFile = join(dir, manifest.database.path);
   const dbDigest = await sha256File(dbFile).catch(() => undefined);
   if (dbDigest !== manifest.database.digest) {
@@ -75,12 +78,20 @@ export async function restoreBackup(
   let bytes = 0;
   try {
     for (const blob of manifest.blobs) {
-      await target.blobs.put(blob.path, verified(createReadStream(join(dir, blob.path)), blob.digest, blob.size, blob.path));
+      await target.blobs.put(
+        blob.path,
+        verified(createReadStream(join(dir, blob.path)), blob.digest, blob.size, blob.path),
+      );
       written.push(blob.path);
       bytes += blob.size;
     }
     onProgress(`blobs: ${written.length} restored and verified`);
-    await restoreDatabase(dbFile, manifest.database.format as DatabaseBackupFormat, target.database, target.env);
+    await restoreDatabase(
+      dbFile,
+      manifest.database.format as DatabaseBackupFormat,
+      target.database,
+      target.env,
+    );
     onProgress("database restored");
     if (manifest.storeId !== undefined) {
       await target.blobs.put(BLOB_STORE_ID_KEY, Readable.from([Buffer.from(`${manifest.storeId}\n`)]));

@@ -216,7 +216,9 @@ async function claimEmptyFolder(dir: string): Promise<void> {
   const entries = await readdir(dir).catch((err: { code?: string }) => {
     if (err.code === "ENOENT") return undefined;
     if (err.code === "ENOTDIR")
-      throw new BackupTargetError(`${dir} is a file: a backup goes into a new or empty folder; nothing was written`);
+      throw new BackupTargetError(
+        `${dir} is a file: a backup goes into a new or empty folder; nothing was written`,
+      );
     throw err;
   });
   if (entries === undefined) {

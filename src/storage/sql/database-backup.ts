@@ -77,7 +77,13 @@ export async function snapshotPostgres(
     const target = libpqTarget(url, env);
     const dumping = runPostgresTool(
       pgDump,
-      ["--format=custom", `--snapshot=${snapshot}`, "--no-password", `--file=${destFile}`, `--dbname=${target.dbname}`],
+      [
+        "--format=custom",
+        `--snapshot=${snapshot}`,
+        "--no-password",
+        `--file=${destFile}`,
+        `--dbname=${target.dbname}`,
+      ],
       target.env,
     );
     dumping.catch(() => {});
@@ -106,7 +112,9 @@ function readSnapshot(
  * database has no table in any schema but the system's. A PostgreSQL database that does not exist
  * yet counts as empty (`restoreDatabase` creates it).
  */
-export async function databaseIsEmpty(target: { sqlitePath: string } | { databaseUrl: string }): Promise<boolean> {
+export async function databaseIsEmpty(
+  target: { sqlitePath: string } | { databaseUrl: string },
+): Promise<boolean> {
   if ("sqlitePath" in target) {
     return access(target.sqlitePath).then(
       () => false,

@@ -19,19 +19,26 @@ export class PostgresToolMissingError extends Error {
  * else the first executable on `env.PATH`, else the newest `/usr/lib/postgresql/<version>/bin`.
  * Rejects with {@link PostgresToolMissingError} naming `name` when none is found.
  */
-export async function findPostgresTool(name: "pg_dump" | "pg_restore", env: NodeJS.ProcessEnv): Promise<string> {
+export async function findPostgresTool(
+  name: "pg_dump" | "pg_restore",
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
   const dirs = env.WHARF_PG_BINDIR
     ? [env.WHARF_PG_BINDIR]
     : [...(env.PATH ?? "").split(delimiter).filter((d) => d !== ""), ...(await versionedBinDirs())];
   for (const dir of dirs) {
     const path = join(dir, name);
-    if (await access(path, constants.X_OK).then(
-      () => true,
-      () => false,
-    ))
+    if (
+      await access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
       return path;
   }
-  const where = env.WHARF_PG_BINDIR ? `WHARF_PG_BINDIR (${env.WHARF_PG_BINDIR})` : `PATH or ${VERSIONED_BIN_ROOT}/*/bin`;
+  const where = env.WHARF_PG_BINDIR
+    ? `WHARF_PG_BINDIR (${env.WHARF_PG_BINDIR})`
+    : `PATH or ${VERSIONED_BIN_ROOT}/*/bin`;
   throw new PostgresToolMissingError(
     `${name} is not installed (looked in ${where}): a PostgreSQL backup and restore run PostgreSQL's own ${name}; install the PostgreSQL client programs of the server's version or newer (e.g. apt install postgresql-client), or point WHARF_PG_BINDIR at their folder`,
   );
@@ -77,7 +84,11 @@ export function runPostgresTool(program: string, args: string[], env: NodeJS.Pro
       if (code === 0) resolve();
       else {
         const name = program.split("/").at(-1);
-        reject(new Error(`${name} failed (${signal ?? `exit ${code}`}): ${stderr.trim().split("\n").slice(-5).join(" | ")}`));
+        reject(
+          new Error(
+            `${name} failed (${signal ?? `exit ${code}`}): ${stderr.trim().split("\n").slice(-5).join(" | ")}`,
+          ),
+        );
       }
     });
   });

@@ -8,7 +8,10 @@ import { groupRow, repoRow, T0 } from "./fixtures.js";
 const digest = (n: number) => `sha256:${n.toString(16).padStart(64, "0")}`;
 
 /** Reads every page of `page` with page size 2, so the keyset cursor is exercised. */
-async function walk<T>(page: (after: string | undefined, limit: number) => Promise<T[]>, key: (row: T) => string) {
+async function walk<T>(
+  page: (after: string | undefined, limit: number) => Promise<T[]>,
+  key: (row: T) => string,
+) {
   const all: T[] = [];
   let after: string | undefined;
   for (;;) {
@@ -61,7 +64,14 @@ export function integrityCases(db: TestDatabase): void {
       ]);
       await put(a, 102, [[100, "manifest"]]);
       const tag = (repo: RepoRow, name: string, n: number, uid: string) =>
-        store.tags.put({ repoUid: repo.uid, name, digest: digest(n), deprecated: false, newUid: uid, now: T0 });
+        store.tags.put({
+          repoUid: repo.uid,
+          name,
+          digest: digest(n),
+          deprecated: false,
+          newUid: uid,
+          now: T0,
+        });
       await tag(a, "ok", 100, `${a.uid}/000000000000000a`);
       await tag(a, "gone", 555, `${a.uid}/000000000000000b`);
       await tag(b, "gone-too", 556, `${b.uid}/000000000000000c`);
@@ -69,7 +79,10 @@ export function integrityCases(db: TestDatabase): void {
     });
 
     it("walks every blob row in digest order, page by page", async () => {
-      const rows = await walk((after, limit) => store.integrity.blobPage(after, limit), (r) => r.digest);
+      const rows = await walk(
+        (after, limit) => store.integrity.blobPage(after, limit),
+        (r) => r.digest,
+      );
       assert.deepEqual(
         rows,
         [1, 2, 3, 4, 5].map((n) => ({ digest: digest(n), size: n * 10, createTime: T0 })),
@@ -77,7 +90,10 @@ export function integrityCases(db: TestDatabase): void {
     });
 
     it("lists each referenced blob digest once, with its recorded size or none when the row is missing", async () => {
-      const rows = await walk((after, limit) => store.integrity.referencedBlobPage(after, limit), (r) => r.digest);
+      const rows = await walk(
+        (after, limit) => store.integrity.referencedBlobPage(after, limit),
+        (r) => r.digest,
+      );
       assert.deepEqual(rows, [
         { digest: digest(1), size: 10 },
         { digest: digest(2), size: 20 },
@@ -87,7 +103,10 @@ export function integrityCases(db: TestDatabase): void {
     });
 
     it("lists blob rows no manifest references as orphans", async () => {
-      const rows = await walk((after, limit) => store.integrity.unreferencedBlobPage(after, limit), (r) => r.digest);
+      const rows = await walk(
+        (after, limit) => store.integrity.unreferencedBlobPage(after, limit),
+        (r) => r.digest,
+      );
       assert.deepEqual(
         rows.map((r) => r.digest),
         [digest(4), digest(5)],
@@ -95,11 +114,17 @@ export function integrityCases(db: TestDatabase): void {
     });
 
     it("lists the tags whose manifest is not in their repo, and only those", async () => {
-      const rows = await walk((after, limit) => store.integrity.danglingTagPage(after, limit), (r) => r.uid);
-      assert.deepEqual(rows.map((r) => [r.repoUid, r.name, r.digest]).sort(), [
-        [a.uid, "gone", digest(555)],
-        [b.uid, "gone-too", digest(556)],
-      ].sort());
+      const rows = await walk(
+        (after, limit) => store.integrity.danglingTagPage(after, limit),
+        (r) => r.uid,
+      );
+      assert.deepEqual(
+        rows.map((r) => [r.repoUid, r.name, r.digest]).sort(),
+        [
+          [a.uid, "gone", digest(555)],
+          [b.uid, "gone-too", digest(556)],
+        ].sort(),
+      );
       // A manifest of that digest in ANOTHER repo does not make a tag whole.
       await store.tags.put({
         repoUid: b.uid,
@@ -109,16 +134,22 @@ export function integrityCases(db: TestDatabase): void {
         newUid: `${b.uid}/000000000000000e`,
         now: T0,
       });
-      const again = await walk((after, limit) => store.integrity.danglingTagPage(after, limit), (r) => r.uid);
+      const again = await walk(
+        (after, limit) => store.integrity.danglingTagPage(after, limit),
+        (r) => r.uid,
+      );
       assert.ok(again.some((r) => r.name === "elsewhere" && r.repoUid === b.uid));
       assert.equal(await store.tags.delete(`${b.uid}/000000000000000e`, T0 + 1), true);
     });
 
     it("names the manifests referencing a digest, as a blob or a child manifest, in any repo or one", async () => {
-      assert.deepEqual(await store.integrity.referencingManifests(digest(2)), [
-        { repoUid: a.uid, digest: digest(100) },
-        { repoUid: b.uid, digest: digest(101) },
-      ].sort((x, y) => (x.repoUid < y.repoUid ? -1 : 1)));
+      assert.deepEqual(
+        await store.integrity.referencingManifests(digest(2)),
+        [
+          { repoUid: a.uid, digest: digest(100) },
+          { repoUid: b.uid, digest: digest(101) },
+        ].sort((x, y) => (x.repoUid < y.repoUid ? -1 : 1)),
+      );
       assert.deepEqual(await store.integrity.referencingManifests(digest(2), b.uid), [
         { repoUid: b.uid, digest: digest(101) },
       ]);

@@ -8,14 +8,14 @@ import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   type BlobDriver,
-  type BlobListEntry,
   type BlobExpectation,
+  type BlobListEntry,
   BlobNotFoundError,
   type BlobRange,
   type BlobStat,
+  checkBlobSize,
   isValidBlobKey,
   RESERVED_TEMP_SEGMENT,
-  checkBlobSize,
   resolveBlobRange,
 } from "../blob-driver.js";
 import { validatingBlobDriver } from "../validating-blob-driver.js";

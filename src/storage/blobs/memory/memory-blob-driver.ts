@@ -1,13 +1,13 @@
 import { Readable, type Writable } from "node:stream";
 import {
   type BlobDriver,
-  type BlobListEntry,
   type BlobExpectation,
+  type BlobListEntry,
   BlobNotFoundError,
   type BlobRange,
   type BlobStat,
-  pipeThroughRead,
   checkBlobSize,
+  pipeThroughRead,
   resolveBlobRange,
 } from "../blob-driver.js";
 import { validatingBlobDriver } from "../validating-blob-driver.js";

@@ -12,13 +12,13 @@ import { Upload } from "@aws-sdk/lib-storage";
 import {
   assertValidBlobKey,
   type BlobDriver,
-  type BlobListEntry,
   type BlobExpectation,
+  type BlobListEntry,
   BlobNotFoundError,
   type BlobRange,
   type BlobStat,
-  pipeThroughRead,
   checkBlobSize,
+  pipeThroughRead,
   resolveBlobRange,
 } from "../blob-driver.js";
 import { validatingBlobDriver } from "../validating-blob-driver.js";

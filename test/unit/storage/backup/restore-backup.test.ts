@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { cp, mkdir, mkdtemp, open as openFile, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import {
+  cp,
+  mkdir,
+  mkdtemp,
+  open as openFile,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -117,7 +127,10 @@ describe("restoreBackup", () => {
       await t.blobs.put("blobs/sha256/aa/aabb", Readable.from([Buffer.from("someone's")]));
       await assert.rejects(restoreBackup(backup, t.restoreTarget), (err: unknown) => {
         assert.ok(err instanceof RestoreTargetError);
-        assert.match(err.message, /the blob store is not empty \(it holds blobs\/sha256\/aa\/aabb\); nothing was changed/);
+        assert.match(
+          err.message,
+          /the blob store is not empty \(it holds blobs\/sha256\/aa\/aabb\); nothing was changed/,
+        );
         return true;
       });
       await assert.rejects(stat(join(t.root, "wharf.db")), { code: "ENOENT" });
@@ -141,10 +154,16 @@ describe("restoreBackup", () => {
     try {
       await assert.rejects(restoreBackup(flipped, t.restoreTarget), (err: unknown) => {
         assert.ok(err instanceof BackupFormatError, String(err));
-        assert.match(err.message, new RegExp(`${keyOf(digests[1] as string)} in the backup is damaged: 12 bytes hashing to sha256:`));
+        assert.match(
+          err.message,
+          new RegExp(`${keyOf(digests[1] as string)} in the backup is damaged: 12 bytes hashing to sha256:`),
+        );
         return true;
       });
-      assert.deepEqual((await filesUnder(join(t.root, "blobs"))).filter((f) => !f.startsWith("_tmp")), []);
+      assert.deepEqual(
+        (await filesUnder(join(t.root, "blobs"))).filter((f) => !f.startsWith("_tmp")),
+        [],
+      );
       await assert.rejects(stat(join(t.root, "wharf.db")), { code: "ENOENT" });
     } finally {
       await t.blobs.close();
@@ -162,7 +181,10 @@ describe("restoreBackup", () => {
       [{ ...good, format: "other" }, /"format" is not "wharf-backup"/],
       [{ ...good, version: 2 }, /version 2 is not one this wharf reads/],
       [{ ...good, engine: "mysql" }, /"engine"/],
-      [{ ...good, blobs: [{ ...good.blobs[0], path: "../../etc/passwd" }] }, /blobs\[0\]: "path" must be a relative path/],
+      [
+        { ...good, blobs: [{ ...good.blobs[0], path: "../../etc/passwd" }] },
+        /blobs\[0\]: "path" must be a relative path/,
+      ],
       [{ ...good, blobs: [{ ...good.blobs[0], size: -1 }] }, /blobs\[0\]: "size"/],
       [{ ...good, database: { ...good.database, digest: "md5:x" } }, /database: "digest" is malformed/],
       [{ ...good, database: { ...good.database, format: "pg_dump-custom" } }, /does not fit engine sqlite/],

@@ -11,9 +11,9 @@ import { readBackupManifest } from "../../../../src/storage/backup/backup-manife
 import { keyOf, takeBackup } from "../../../../src/storage/backup/take-backup.js";
 import type { BlobDriver } from "../../../../src/storage/blobs/blob-driver.js";
 import { createFilesystemBlobDriver } from "../../../../src/storage/blobs/filesystem/filesystem-blob-driver.js";
+import type { RepoRow } from "../../../../src/storage/registry-store.js";
 import { snapshotSqlite } from "../../../../src/storage/sql/database-backup.js";
 import { openStore } from "../../../../src/storage/sql/open-store.js";
-import type { RepoRow } from "../../../../src/storage/registry-store.js";
 import type { Store } from "../../../../src/storage/store.js";
 import { groupRow, repoRow, T0 } from "../../../conformance/store/fixtures.js";
 
@@ -40,11 +40,24 @@ describe("takeBackup next to garbage collection", () => {
   const putManifest = async (n: number, blob: string, tag?: string) => {
     const content = Buffer.from(`{"n":${n}}`);
     await store.manifests.put(
-      { repoUid: repo.uid, digest: sha256(content), mediaType: "application/vnd.oci.image.manifest.v1+json", content, createTime: T0 },
+      {
+        repoUid: repo.uid,
+        digest: sha256(content),
+        mediaType: "application/vnd.oci.image.manifest.v1+json",
+        content,
+        createTime: T0,
+      },
       [{ digest: blob, kind: "blob" }],
     );
     if (tag !== undefined) {
-      await store.tags.put({ repoUid: repo.uid, name: tag, digest: sha256(content), deprecated: false, newUid: `${repo.uid}/00000000000000${n.toString(16).padStart(2, "0")}`, now: T0 });
+      await store.tags.put({
+        repoUid: repo.uid,
+        name: tag,
+        digest: sha256(content),
+        deprecated: false,
+        newUid: `${repo.uid}/00000000000000${n.toString(16).padStart(2, "0")}`,
+        now: T0,
+      });
     }
   };
 
@@ -79,8 +92,14 @@ describe("takeBackup next to garbage collection", () => {
         snapshot: async (file) => {
           const snapshot = await snapshotSqlite(sqlitePath(), file);
           if (snapshots++ === 0) {
-            assert.ok(snapshot.blobs.some((b) => b.digest === doomed), "the first snapshot records the doomed blob");
-            const gc = await collectGarbage({ store, blobs, clock: systemClock }, { graceMs: 0, historyWindowMs: 0 });
+            assert.ok(
+              snapshot.blobs.some((b) => b.digest === doomed),
+              "the first snapshot records the doomed blob",
+            );
+            const gc = await collectGarbage(
+              { store, blobs, clock: systemClock },
+              { graceMs: 0, historyWindowMs: 0 },
+            );
             assert.equal(gc.blobs, 1, "the collector removed the doomed blob between snapshot and copy");
           }
           return snapshot;
@@ -93,7 +112,10 @@ describe("takeBackup next to garbage collection", () => {
     );
     assert.equal(report.snapshots, 2);
     assert.deepEqual(report.missing, []);
-    assert.ok(lines.some((l) => /1 blobs were collected by garbage collection after the snapshot/.test(l)), lines.join("\n"));
+    assert.ok(
+      lines.some((l) => /1 blobs were collected by garbage collection after the snapshot/.test(l)),
+      lines.join("\n"),
+    );
     const manifest = await readBackupManifest(target);
     assert.deepEqual(
       manifest.blobs.map((b) => b.digest),
@@ -119,7 +141,10 @@ describe("takeBackup next to garbage collection", () => {
     assert.ok(manifest.blobs.length > 0);
     for (const blob of manifest.blobs) {
       assert.equal(sha256(await readFile(join(target, blob.path))), blob.digest);
-      assert.notEqual((await stat(join(target, blob.path))).ino, (await stat(join(dir, "blobs", blob.path))).ino);
+      assert.notEqual(
+        (await stat(join(target, blob.path))).ino,
+        (await stat(join(dir, "blobs", blob.path))).ino,
+      );
     }
   });
 
