@@ -65,8 +65,9 @@ export async function getBlob(
         },
       ] as const)
     : ([200, { ...headers, "content-length": blob.size }] as const);
-  if (ex.head || blob.size === 0) return sendBlobHead(deps.content, ex, digest, status, answer);
-  await sendBlobBytes(deps.content, ex, digest, status, answer, range);
+  // The recorded size goes along: storage holding another size is noticed before any header (ADR 0040).
+  if (ex.head || blob.size === 0) return sendBlobHead(deps.content, ex, digest, status, answer, blob.size);
+  await sendBlobBytes(deps.content, ex, digest, status, answer, range, blob.size);
 }
 
 /** DELETE `/v2/<name>/blobs/<digest>`: unlinks the blob from the repo (GC reclaims the bytes). 202. */

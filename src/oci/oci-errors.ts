@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import { Code } from "@connectrpc/connect";
 import { isDomainError } from "../core/errors.js";
 import {
+  ContentDamagedError,
   ContentMissingError,
   InvalidDigestError,
   InvalidManifestError,
@@ -72,6 +73,23 @@ export class ContentLostError extends OciError {
   }
 }
 
+/**
+ * An OciError that means the blob store holds content of another size than the metadata records
+ * for `key` (ContentDamagedError): answered 500 `INTERNAL` with the OCI error body and nothing of
+ * the blob sent (ADR 0020); the request handler logs one error line naming `key` and both sizes.
+ */
+export class ContentDamagedOciError extends OciError {
+  constructor(
+    message: string,
+    readonly key: string,
+    readonly expectedSize: number,
+    readonly storedSize: number,
+  ) {
+    super("INTERNAL", message);
+    this.name = "ContentDamagedOciError";
+  }
+}
+
 /** Shorthand constructor. */
 export function ociError(code: OciErrorCode, message: string, detail?: unknown): OciError {
   return new OciError(code, message, detail);
@@ -102,6 +120,8 @@ export function toOciError(err: unknown): OciError {
     });
   }
   if (err instanceof ContentMissingError) return new ContentLostError(err.message, err.key);
+  if (err instanceof ContentDamagedError)
+    return new ContentDamagedOciError(err.message, err.key, err.expectedSize, err.storedSize);
   if (isDomainError(err)) {
     switch (err.code) {
       case Code.NotFound:

@@ -6,7 +6,14 @@ import { CLIENT_CLOSED_REQUEST, clientWentAway } from "./client-gone.js";
 import { applyConsoleCors } from "./console-cors.js";
 import { tagHistory } from "./history-handler.js";
 import { deleteManifest, getManifest, putManifest } from "./manifest-handlers.js";
-import { ContentLostError, OciError, ociError, sendOciError, toOciError } from "./oci-errors.js";
+import {
+  ContentDamagedOciError,
+  ContentLostError,
+  OciError,
+  ociError,
+  sendOciError,
+  toOciError,
+} from "./oci-errors.js";
 import { listReferrers } from "./referrers-handler.js";
 import type { Exchange, RegistryDeps } from "./registry-request.js";
 import { matchRoute, type RegistryRoute } from "./routes.js";
@@ -92,7 +99,13 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
         res.destroy();
       } else {
         error = toOciError(err);
-        if (error.code === "INTERNAL")
+        if (error instanceof ContentDamagedOciError)
+          logger({
+            level: "error",
+            requestId,
+            error: `blob storage content does not match its record: ${error.key} holds ${error.storedSize} bytes, recorded ${error.expectedSize} (run wharf fsck)`,
+          });
+        else if (error.code === "INTERNAL")
           logger({ level: "error", requestId, error: String((err as Error)?.stack ?? err) });
         if (error instanceof ContentLostError)
           logger({ level: "error", requestId, error: `content missing from blob storage: ${error.key}` });

@@ -84,3 +84,23 @@ export class ContentMissingError extends Error {
     this.name = "ContentMissingError";
   }
 }
+
+/**
+ * The blob store holds content for `key` that does not match the metadata: its size is
+ * `storedSize`, the record says `expectedSize` (truncated, extended or replaced behind the
+ * registry's back). Nothing was sent. The registry edge answers it as a server failure (500 with
+ * an OCI error body, ADR 0020) and logs `key` and both sizes for the operator (`wharf fsck` names
+ * the images it breaks).
+ */
+export class ContentDamagedError extends Error {
+  constructor(
+    message: string,
+    /** The blob driver key whose object has the wrong size. */
+    readonly key: string,
+    readonly expectedSize: number,
+    readonly storedSize: number,
+  ) {
+    super(message);
+    this.name = "ContentDamagedError";
+  }
+}

@@ -14,6 +14,7 @@ import type {
   RoleStore,
   TermsAcceptanceStore,
 } from "./iam-store.js";
+import type { IntegrityStore } from "./integrity-store.js";
 import type { LibraryStore } from "./library-store.js";
 import type { RefreshTokenStore } from "./refresh-token-store.js";
 import type {
@@ -81,6 +82,8 @@ export interface Store {
   vulnReports: VulnReportStore;
   /** End-of-life cycles and the rules mapping tags to them (`wharf import eol`, ADR 0031). */
   eol: EolTagStore;
+  /** Whole-table walks of the registry's metadata for `wharf fsck` and `wharf backup` (reads only). */
+  integrity: IntegrityStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

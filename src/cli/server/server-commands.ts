@@ -2,6 +2,7 @@
 // commands, declared on the one commander tree. Each action loads its module when it runs, so help
 // loads none of the server's code.
 import type { Command } from "commander";
+import type { ConfigInput } from "../../config/config.js";
 import { BlobStoreMismatchError } from "../../storage/blob-store-identity.js";
 import { subcommand } from "../client/program.js";
 import { CLIENT_GROUPS } from "../client/routing.js";
@@ -57,7 +58,18 @@ async function reportFailure(io: ServerCommandIo, err: unknown): Promise<number>
 
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
-/** `wharf serve`, `wharf gc`, `wharf migrate` and `wharf admin …`. */
+/** The flags of backup and restore: where the metadata and the blobs are. */
+const BACKUP_FIELDS: readonly (keyof ConfigInput)[] = [...STORE_FIELDS, "blobStore"];
+/** fsck's: those, and the public URLs the events of `--repair` name as their source. */
+const FSCK_FIELDS: readonly (keyof ConfigInput)[] = [
+  ...BACKUP_FIELDS,
+  "publicUrl",
+  "registryUrl",
+  "apiAddr",
+  "registryAddr",
+];
+
+/** `wharf serve`, `wharf gc`, `wharf backup`, `wharf restore`, `wharf fsck`, `wharf migrate` and `wharf admin …`. */
 export function registerServerCommands(program: Command, io: ServerCommandIo): void {
   addConfigOptions(
     program.command("serve").description("run the platform API, token issuer and registry"),
@@ -80,6 +92,67 @@ export function registerServerCommands(program: Command, io: ServerCommandIo): v
           window: text(o.window) ?? "720h",
           grace: text(o.grace) ?? "1h",
         },
+        io,
+      ),
+    ),
+  );
+
+  addConfigOptions(
+    program
+      .command("backup")
+      .description(
+        "back up the database and the blobs it records into a new or empty folder while servers run (SQLite: online backup; PostgreSQL: pg_dump); progress on stderr, the report as one JSON line on stdout",
+      )
+      .requiredOption("--to <dir>", "the backup folder: must not exist, or be empty"),
+    BACKUP_FIELDS,
+  ).action(
+    serverAction(io, async (o) =>
+      (await import("./backup.js")).runBackup(
+        configInputOf(o, BACKUP_FIELDS),
+        { to: text(o.to) ?? "" },
+        io,
+        io.env,
+      ),
+    ),
+  );
+
+  addConfigOptions(
+    program
+      .command("restore")
+      .description(
+        "restore a wharf backup into an empty database and an empty blob store, verifying every blob's digest; refuses a non-empty target, changing nothing",
+      )
+      .requiredOption("--from <dir>", "the backup folder (wharf backup --to)"),
+    BACKUP_FIELDS,
+  ).action(
+    serverAction(io, async (o) =>
+      (await import("./restore.js")).runRestore(
+        configInputOf(o, BACKUP_FIELDS),
+        { from: text(o.from) ?? "" },
+        io,
+        io.env,
+      ),
+    ),
+  );
+
+  addConfigOptions(
+    program
+      .command("fsck")
+      .description(
+        "check that every blob a manifest references is in blob storage with its recorded size (--deep: and digest), that every tag's manifest exists and that the store ids match; names the images damage breaks, lists orphans; exits 1 on damage",
+      )
+      .option("--deep", "also hash every referenced blob (reads every byte)")
+      .option(
+        "--repair",
+        "delete dangling tags (with tag history and events); orphans are left to wharf gc; referenced data is never deleted",
+      )
+      .option("--json", "print the whole report as JSON instead of the summary"),
+    FSCK_FIELDS,
+  ).action(
+    serverAction(io, async (o) =>
+      (await import("./fsck.js")).runFsck(
+        configInputOf(o, FSCK_FIELDS),
+        { deep: o.deep === true, repair: o.repair === true, json: o.json === true },
         io,
       ),
     ),

@@ -4,10 +4,10 @@ import type { Principal } from "../../core/context.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import { DeleteTagRequestSchema } from "../../gen/platform/registry/v2/tags_pb.js";
 import type { BlobDriver } from "../../storage/blobs/blob-driver.js";
-import { BlobNotFoundError } from "../../storage/blobs/blob-driver.js";
+import { BlobNotFoundError, BlobSizeMismatchError } from "../../storage/blobs/blob-driver.js";
 import { blobKey } from "../../storage/blobs/blob-layout.js";
 import type { Store } from "../../storage/store.js";
-import { ContentMissingError } from "../content-errors.js";
+import { ContentDamagedError, ContentMissingError } from "../content-errors.js";
 import type { Digest } from "../digest.js";
 import { tagHistoryPage } from "../tag-history.js";
 import { type CachedManifest, manifestCacheOf } from "./manifest-cache.js";
@@ -50,15 +50,17 @@ export interface RegistryContent {
   unlinkBlob(repoUid: string, digest: string): Promise<boolean>;
   /**
    * Resolves once the blob store confirms the bytes of `digest` exist (one `stat`: the metadata is
-   * not trusted alone); a missing object is ContentMissingError, a failing stat rejects with its
+   * not trusted alone) with `expectedSize` bytes when given; a missing object is
+   * ContentMissingError, one of another size ContentDamagedError, a failing stat rejects with its
    * own error.
    */
-  requireBlobBytes(digest: Digest): Promise<void>;
+  requireBlobBytes(digest: Digest, expectedSize?: number): Promise<void>;
   /**
    * Writes bytes `range` of blob `digest` into `sink` (see `BlobDriver.pipeTo`: nothing is written
-   * when the object is missing or cannot be opened). A missing object is ContentMissingError.
+   * when the object is missing, cannot be opened or, with `expectedSize`, is not that size). A
+   * missing object is ContentMissingError, one of another size ContentDamagedError.
    */
-  pipeBlob(digest: Digest, sink: Writable, range?: ByteRange): Promise<void>;
+  pipeBlob(digest: Digest, sink: Writable, range?: ByteRange, expectedSize?: number): Promise<void>;
   /** The digest tag `tag` of the repo names, or undefined when there is no such tag. */
   tagDigest(repoUid: string, tag: string): Promise<string | undefined>;
   /**
@@ -103,6 +105,13 @@ export function createRegistryContent(deps: {
   const cache = manifestCacheOf(store);
   const missing = (digest: Digest) =>
     new ContentMissingError("the blob's content is missing from storage", blobKey(digest));
+  const damaged = (err: BlobSizeMismatchError) =>
+    new ContentDamagedError(
+      "the blob's stored content does not match its record",
+      err.key,
+      err.expectedSize,
+      err.storedSize,
+    );
 
   const tagDeleted = (tx: Store, repoUid: string, principal: Principal | undefined, uid: string) =>
     events.change(
@@ -122,15 +131,25 @@ export function createRegistryContent(deps: {
     linkedBlob: (repoUid, digest) => store.blobs.getLinked(repoUid, digest),
     unlinkBlob: (repoUid, digest) => store.blobs.unlink(repoUid, digest),
 
-    async requireBlobBytes(digest) {
-      if ((await blobs.stat(blobKey(digest))) === undefined) throw missing(digest);
+    async requireBlobBytes(digest, expectedSize) {
+      const stat = await blobs.stat(blobKey(digest));
+      if (stat === undefined) throw missing(digest);
+      if (expectedSize !== undefined && stat.size !== expectedSize) {
+        throw damaged(new BlobSizeMismatchError(blobKey(digest), expectedSize, stat.size));
+      }
     },
 
-    async pipeBlob(digest, sink, range) {
+    async pipeBlob(digest, sink, range, expectedSize) {
       try {
-        await blobs.pipeTo(blobKey(digest), sink, range);
+        await blobs.pipeTo(
+          blobKey(digest),
+          sink,
+          range,
+          expectedSize === undefined ? undefined : { size: expectedSize },
+        );
       } catch (err) {
-        throw err instanceof BlobNotFoundError ? missing(digest) : err;
+        if (err instanceof BlobNotFoundError) throw missing(digest);
+        throw err instanceof BlobSizeMismatchError ? damaged(err) : err;
       }
     },
 

@@ -33,6 +33,16 @@ export interface BlobRange {
 }
 
 /**
+ * What a reader knows of the object it reads: `size`, the size its metadata records. A read given
+ * one compares it with the stored object's size before any byte is handed out and rejects with
+ * {@link BlobSizeMismatchError} when they differ (a truncated, extended or replaced object).
+ * `size` must be a non-negative safe integer, else `read`/`pipeTo` reject with a plain `RangeError`.
+ */
+export interface BlobExpectation {
+  size: number;
+}
+
+/**
  * The blob storage seam: a flat namespace of byte objects addressed by keys.
  *
  * Keys are slash-separated relative paths (`blobs/sha256/ab/abcdef…`, `uploads/<id>`; which keys
@@ -66,22 +76,25 @@ export interface BlobDriver {
   /**
    * Streams bytes `[range.start, range.end)` of the object at `key` (the whole object without
    * `range`); see {@link BlobRange} for validation, clamping and the empty and out-of-range cases.
-   * Works for appendable objects. Rejects with {@link BlobNotFoundError} when there is no object.
+   * Works for appendable objects. Rejects with {@link BlobNotFoundError} when there is no object,
+   * and with {@link BlobSizeMismatchError} when `expect` is given and the object's size is not
+   * `expect.size` (checked before the stream is returned, on the object the stream reads).
    * The caller must consume or destroy the returned stream (it holds a file handle or a connection).
    */
-  read(key: string, range?: BlobRange): Promise<Readable>;
+  read(key: string, range?: BlobRange, expect?: BlobExpectation): Promise<Readable>;
 
   /**
    * Writes bytes `[range.start, range.end)` of the object at `key` (the whole object without `range`)
    * to `sink`, then ends it; resolves once `sink` has finished. Same validation, clamping and errors
-   * as {@link read}, and those reject BEFORE anything is written, leaving `sink` untouched (so an
+   * as {@link read} (a size other than `expect.size` included), and those reject BEFORE anything is
+   * written, leaving `sink` untouched (so an
    * HTTP handler can still answer an error). A failure after that (a read error, the sink closing
    * before every byte was handed to it) destroys `sink` and rejects; it always settles. Memory stays
    * bounded. Drivers may move the bytes faster than
    * `pipeline(await read(key, range), sink)` (the filesystem driver reuses its read buffers, which a
    * stream handing out chunks cannot).
    */
-  pipeTo(key: string, sink: Writable, range?: BlobRange): Promise<void>;
+  pipeTo(key: string, sink: Writable, range?: BlobRange, expect?: BlobExpectation): Promise<void>;
 
   /**
    * Writes the object at `key` from `source`, ATOMICALLY: readers see the previous object (or none)
@@ -149,6 +162,37 @@ export class BlobRangeError extends RangeError {
     readonly size: number,
   ) {
     super(`range start ${start} is past the end of ${key} (size ${size})`);
+  }
+}
+
+/**
+ * The object at `key` is not the size its metadata records (`expectedSize`): it was truncated,
+ * extended or replaced behind the registry's back. `storedSize` is what storage holds.
+ */
+export class BlobSizeMismatchError extends Error {
+  override readonly name = "BlobSizeMismatchError";
+  constructor(
+    readonly key: string,
+    readonly expectedSize: number,
+    readonly storedSize: number,
+  ) {
+    super(`blob ${key} holds ${storedSize} bytes, its record says ${expectedSize}`);
+  }
+}
+
+/** Throws {@link BlobSizeMismatchError} when `expect` is given and `size` is not `expect.size`. */
+export function checkBlobSize(key: string, size: number, expect: BlobExpectation | undefined): void {
+  if (expect !== undefined && size !== expect.size) throw new BlobSizeMismatchError(key, expect.size, size);
+}
+
+/**
+ * Throws a plain `RangeError` unless `expect` is absent or its `size` is a non-negative safe
+ * integer. `validatingBlobDriver` calls it before any I/O.
+ */
+export function assertValidBlobExpectation(expect: BlobExpectation | undefined): void {
+  if (expect === undefined) return;
+  if (!Number.isSafeInteger(expect.size) || expect.size < 0) {
+    throw new RangeError(`expected size must be a non-negative integer, got ${expect.size}`);
   }
 }
 
@@ -263,7 +307,8 @@ export async function pipeThroughRead(
   key: string,
   sink: Writable,
   range?: BlobRange,
+  expect?: BlobExpectation,
 ): Promise<void> {
-  const source = await driver.read(key, range);
+  const source = await driver.read(key, range, expect);
   await pipeline(source, sink);
 }

@@ -1,9 +1,11 @@
 import type { Readable, Writable } from "node:stream";
 import {
+  assertValidBlobExpectation,
   assertValidBlobKey,
   assertValidBlobPrefix,
   assertValidBlobRange,
   type BlobDriver,
+  type BlobExpectation,
   type BlobListEntry,
   type BlobRange,
   type BlobStat,
@@ -12,8 +14,8 @@ import {
 /**
  * `inner` behind the argument checks the {@link BlobDriver} contract promises, so a driver only
  * stores bytes: every method given an invalid key rejects with `TypeError` (`list` with an invalid
- * prefix throws it synchronously), `read` and `pipeTo` given a malformed range reject with
- * `RangeError`, `commit` of a key onto itself rejects with `TypeError`, and `put`/`append` destroy
+ * prefix throws it synchronously), `read` and `pipeTo` given a malformed range (or expected size) reject
+ * with `RangeError`, `commit` of a key onto itself rejects with `TypeError`, and `put`/`append` destroy
  * their source when they reject so. All of it before `inner` is called, so before any I/O and with
  * a `pipeTo` sink untouched. Valid calls go to `inner` as they are, one call each.
  *
@@ -37,14 +39,20 @@ class ValidatingBlobDriver implements BlobDriver {
     return invalid !== undefined ? Promise.reject(invalid) : this.#inner.stat(key);
   }
 
-  read(key: string, range?: BlobRange): Promise<Readable> {
-    const invalid = failure(assertValidBlobKey, key) ?? failure(assertValidBlobRange, range);
-    return invalid !== undefined ? Promise.reject(invalid) : this.#inner.read(key, range);
+  read(key: string, range?: BlobRange, expect?: BlobExpectation): Promise<Readable> {
+    const invalid =
+      failure(assertValidBlobKey, key) ??
+      failure(assertValidBlobRange, range) ??
+      failure(assertValidBlobExpectation, expect);
+    return invalid !== undefined ? Promise.reject(invalid) : this.#inner.read(key, range, expect);
   }
 
-  pipeTo(key: string, sink: Writable, range?: BlobRange): Promise<void> {
-    const invalid = failure(assertValidBlobKey, key) ?? failure(assertValidBlobRange, range);
-    return invalid !== undefined ? Promise.reject(invalid) : this.#inner.pipeTo(key, sink, range);
+  pipeTo(key: string, sink: Writable, range?: BlobRange, expect?: BlobExpectation): Promise<void> {
+    const invalid =
+      failure(assertValidBlobKey, key) ??
+      failure(assertValidBlobRange, range) ??
+      failure(assertValidBlobExpectation, expect);
+    return invalid !== undefined ? Promise.reject(invalid) : this.#inner.pipeTo(key, sink, range, expect);
   }
 
   put(key: string, source: Readable): Promise<number> {

@@ -6,6 +6,7 @@ import { largeCases } from "./large.cases.js";
 import { listCases } from "./list.cases.js";
 import { pipeCases } from "./pipe.cases.js";
 import { rangeCases } from "./range.cases.js";
+import { sizeCheckCases } from "./size-check.cases.js";
 
 // One conformance suite for the BlobDriver seam, run against the filesystem (temp dir), memory and
 // S3 (s3rver in-process, or WHARF_TEST_S3_URL) drivers. S3 is skipped, with the reason, when s3rver
@@ -18,4 +19,5 @@ await forEachBlobDriver("BlobDriver conformance", (fx) => {
   listCases(fx);
   keyCases(fx);
   largeCases(fx);
+  sizeCheckCases(fx);
 });

@@ -1,4 +1,5 @@
 import { forEachEngine } from "../../support/databases.js";
+import { integrityCases } from "./integrity.cases.js";
 import { pagingCases } from "./paging.cases.js";
 import { registryDataCases } from "./registry-data.cases.js";
 import { repoTagCases } from "./repos-tags.cases.js";
@@ -11,4 +12,5 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   registryDataCases(db);
   transactionCases(db);
   pagingCases(db);
+  integrityCases(db);
 });

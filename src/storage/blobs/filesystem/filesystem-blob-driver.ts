@@ -8,10 +8,12 @@ import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   type BlobDriver,
+  type BlobExpectation,
   type BlobListEntry,
   BlobNotFoundError,
   type BlobRange,
   type BlobStat,
+  checkBlobSize,
   isValidBlobKey,
   RESERVED_TEMP_SEGMENT,
   resolveBlobRange,
@@ -83,8 +85,8 @@ class FilesystemBlobDriver implements BlobDriver {
     }
   }
 
-  async read(key: string, range?: BlobRange): Promise<Readable> {
-    const { handle, start, end } = await this.#openRange(key, range);
+  async read(key: string, range?: BlobRange, expect?: BlobExpectation): Promise<Readable> {
+    const { handle, start, end } = await this.#openRange(key, range, expect);
     if (start === end) {
       await handle.close();
       return Readable.from([], { objectMode: false });
@@ -93,8 +95,8 @@ class FilesystemBlobDriver implements BlobDriver {
     return handle.createReadStream({ start, end: end - 1, highWaterMark: CHUNK });
   }
 
-  async pipeTo(key: string, sink: Writable, range?: BlobRange): Promise<void> {
-    const { handle, start, end } = await this.#openRange(key, range);
+  async pipeTo(key: string, sink: Writable, range?: BlobRange, expect?: BlobExpectation): Promise<void> {
+    const { handle, start, end } = await this.#openRange(key, range, expect);
     if (!releasesWrittenChunks(sink)) {
       // A sink that may hold on to written chunks (a PassThrough buffers them) gets fresh ones.
       const source =
@@ -118,10 +120,15 @@ class FilesystemBlobDriver implements BlobDriver {
     }
   }
 
-  /** Opens `key` for reading and resolves `range` against its size; the caller closes the handle. */
+  /**
+   * Opens `key` for reading, checks its size against `expect` and resolves `range` against it; the
+   * caller closes the handle. The size is the open file's (fstat), so it is the one the bytes come
+   * from: blob files are replaced by rename, never rewritten in place.
+   */
   async #openRange(
     key: string,
     range: BlobRange | undefined,
+    expect?: BlobExpectation,
   ): Promise<{ handle: FileHandle; start: number; end: number }> {
     let handle: FileHandle;
     try {
@@ -133,6 +140,7 @@ class FilesystemBlobDriver implements BlobDriver {
     try {
       const st = await handle.stat();
       if (!st.isFile()) throw new BlobNotFoundError(key);
+      checkBlobSize(key, st.size, expect);
       return { handle, ...resolveBlobRange(key, st.size, range) };
     } catch (err) {
       await handle.close().catch(() => {});

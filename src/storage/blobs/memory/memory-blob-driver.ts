@@ -1,10 +1,12 @@
 import { Readable, type Writable } from "node:stream";
 import {
   type BlobDriver,
+  type BlobExpectation,
   type BlobListEntry,
   BlobNotFoundError,
   type BlobRange,
   type BlobStat,
+  checkBlobSize,
   pipeThroughRead,
   resolveBlobRange,
 } from "../blob-driver.js";
@@ -38,13 +40,14 @@ class MemoryBlobDriver implements BlobDriver {
     return object === undefined ? undefined : { size: object.size, modifiedTime: object.modifiedTime };
   }
 
-  pipeTo(key: string, sink: Writable, range?: BlobRange): Promise<void> {
-    return pipeThroughRead(this, key, sink, range);
+  pipeTo(key: string, sink: Writable, range?: BlobRange, expect?: BlobExpectation): Promise<void> {
+    return pipeThroughRead(this, key, sink, range, expect);
   }
 
-  async read(key: string, range?: BlobRange): Promise<Readable> {
+  async read(key: string, range?: BlobRange, expect?: BlobExpectation): Promise<Readable> {
     const object = this.#objects.get(key);
     if (object === undefined) throw new BlobNotFoundError(key);
+    checkBlobSize(key, object.size, expect);
     const { start, end } = resolveBlobRange(key, object.size, range);
     return Readable.from(slices([...object.chunks], start, end), { objectMode: false });
   }

@@ -12,10 +12,12 @@ import { Upload } from "@aws-sdk/lib-storage";
 import {
   assertValidBlobKey,
   type BlobDriver,
+  type BlobExpectation,
   type BlobListEntry,
   BlobNotFoundError,
   type BlobRange,
   type BlobStat,
+  checkBlobSize,
   pipeThroughRead,
   resolveBlobRange,
 } from "../blob-driver.js";
@@ -126,14 +128,17 @@ class S3BlobDriver implements BlobDriver {
     return parts.length === 0 ? undefined : total(parts);
   }
 
-  pipeTo(key: string, sink: Writable, range?: BlobRange): Promise<void> {
-    return pipeThroughRead(this, key, sink, range);
+  pipeTo(key: string, sink: Writable, range?: BlobRange, expect?: BlobExpectation): Promise<void> {
+    return pipeThroughRead(this, key, sink, range, expect);
   }
 
-  async read(key: string, range?: BlobRange): Promise<Readable> {
+  async read(key: string, range?: BlobRange, expect?: BlobExpectation): Promise<Readable> {
     if (range === undefined || (range.start === 0 && range.end === undefined)) {
-      // The common case in one request; a missing plain object may still be appendable.
-      const body = await this.#get(this.#key(key)).catch((err) => {
+      // The common case in one request; a missing plain object may still be appendable. The
+      // response's Content-Length is the object's size: checked before a byte is handed out.
+      const body = await this.#get(this.#key(key), undefined, undefined, undefined, (size) =>
+        checkBlobSize(key, size, expect),
+      ).catch((err) => {
         if (isNotFound(err)) return undefined;
         throw err;
       });
@@ -141,12 +146,14 @@ class S3BlobDriver implements BlobDriver {
     } else {
       const plain = await this.#head(key);
       if (plain !== undefined) {
+        checkBlobSize(key, plain.size, expect);
         const { start, end } = resolveBlobRange(key, plain.size, range);
         return start === end ? emptyStream() : this.#get(this.#key(key), start, end, plain.etag);
       }
     }
     const parts = await this.#parts(key);
     if (parts.length === 0) throw new BlobNotFoundError(key);
+    checkBlobSize(key, total(parts).size, expect);
     const { start, end } = resolveBlobRange(key, total(parts).size, range);
     return Readable.from(this.#readParts(parts, start, end), { objectMode: false });
   }
@@ -223,7 +230,14 @@ class S3BlobDriver implements BlobDriver {
    * answers a range with other bytes than asked (s3rver serves all of `bytes=0-0`; others ignore
    * Range) is corrected here from its Content-Range, so callers always get exactly the range.
    */
-  async #get(fullKey: string, start?: number, end?: number, etag?: string): Promise<Readable> {
+  async #get(
+    fullKey: string,
+    start?: number,
+    end?: number,
+    etag?: string,
+    /** Told the whole object's size (Content-Length of an unranged GET) before the body is returned; may throw. */
+    checkSize?: (size: number) => void,
+  ): Promise<Readable> {
     const ranged = start !== undefined && end !== undefined;
     const out = await this.#client.send(
       new GetObjectCommand({
@@ -234,6 +248,14 @@ class S3BlobDriver implements BlobDriver {
       }),
     );
     const body = out.Body === undefined ? emptyStream() : (out.Body as Readable);
+    if (checkSize !== undefined && !ranged) {
+      try {
+        checkSize(out.ContentLength ?? 0);
+      } catch (err) {
+        body.destroy();
+        throw err;
+      }
+    }
     if (!ranged || out.ContentLength === end - start) return body;
     const servedFrom = Number(/^bytes (\d+)-/.exec(out.ContentRange ?? "")?.[1] ?? 0);
     if (servedFrom > start) {
