@@ -12,6 +12,7 @@ import { createServiceBindings } from "../service-bindings.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 import { createApiReferenceRoutes } from "../transport/api-reference-routes.js";
+import { trustedProxies } from "../transport/client-address.js";
 import { createConsoleRoutes } from "../transport/console-routes.js";
 import { type ApiHandler, createApiHandler, type ExtraRoute } from "../transport/create-api-handler.js";
 import { createOperationsRoutes } from "../transport/operations-routes.js";
@@ -30,6 +31,7 @@ export interface ApiWingDeps {
     | "publicNamespace"
     | "metricsPublic"
     | "defaultLogin"
+    | "trustProxy"
   >;
   store: Store;
   blobs: BlobDriver;
@@ -91,6 +93,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     clock,
     logger,
     metrics: metrics.api,
+    trustProxy: trustedProxies(config.trustProxy),
     extraRoutes: [
       ...createOperationsRoutes({
         readiness,

@@ -12,6 +12,7 @@ import { createBlobUploads } from "../registry/data-plane/blob-uploads.js";
 import { createPublicContent } from "../registry/data-plane/public-content.js";
 import { createRegistryContent } from "../registry/data-plane/registry-content.js";
 import { createRepoResolver } from "../registry/data-plane/repo-resolver.js";
+import { trustedProxies } from "../transport/client-address.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 import type { Delivery } from "./delivery-wing.js";
@@ -24,7 +25,7 @@ const UPLOAD_SESSION_SECONDS = 24 * 60 * 60;
 
 /** What the registry wing is built from. */
 export interface RegistryWingDeps {
-  config: Pick<WharfConfig, "publicNamespace" | "cacheTtlMs">;
+  config: Pick<WharfConfig, "publicNamespace" | "cacheTtlMs" | "trustProxy" | "registryUrl">;
   store: Store;
   blobs: BlobDriver;
   clock: Clock;
@@ -44,7 +45,8 @@ export interface RegistryWingDeps {
  * registry listener's `close`), name resolution and push-time creation, authentication (registry
  * tokens for the registry's or the API's audience, upload sessions continued for a day with the
  * token that started them, pull tokens), the public-namespace gate, events, the console's CORS
- * origin (the API's), readiness and metrics, and the vulnerability report referrer ingest.
+ * origin (the API's), readiness and metrics, the vulnerability report referrer ingest, and the
+ * trusted proxies (whose forwarded origin moves the token realm when `--registry-url` is not set).
  */
 export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
   const { store, blobs, clock, urls, issuer } = deps;
@@ -85,5 +87,7 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
     readiness: deps.operations.readiness,
     metrics: deps.operations.metrics.registry,
     vulnReferrers: deps.securityData.vulnReferrers,
+    trustProxy: trustedProxies(deps.config.trustProxy),
+    realmFromRequest: deps.config.registryUrl === "",
   };
 }

@@ -6,6 +6,8 @@ import { MAX_GROUP_NAME_LENGTH, pathComponentProblem } from "../core/registry-na
 import { formatCidr, parseCidr } from "../events/sink-address-policy.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
 import { parseBlobDriverUrl, redactBlobDriverUrl } from "../storage/blobs/open-blob-driver.js";
+import { trustedProxies } from "../transport/client-address.js";
+import { readTlsPair, type TlsFiles } from "./tls-files.js";
 
 /** A host and port to listen on. */
 export interface ListenAddress {
@@ -23,9 +25,9 @@ export interface WharfConfig {
   registryAddr: ListenAddress;
   /** PostgreSQL URL; empty = SQLite file `<dataDir>/wharf.db`. */
   databaseUrl: string;
-  /** Public URL of the API and issuer (`iss` of tokens, audience of API tokens); "" = `http://<api-addr>`. */
+  /** Public URL of the API and issuer (`iss` of tokens, audience of API tokens); "" = `http(s)://<api-addr>`. */
   publicUrl: string;
-  /** Public URL of the registry (audience of registry tokens); "" = `http://<registry-addr>`. */
+  /** Public URL of the registry (audience of registry tokens); "" = `http(s)://<registry-addr>`. */
   registryUrl: string;
   /** Where blob bytes live: "" = `<dataDir>/blobs`, a path, `file://…`, `s3://bucket/prefix?endpoint=…`, `memory:`. */
   blobStore: string;
@@ -55,6 +57,13 @@ export interface WharfConfig {
   shutdown: ShutdownConfig;
   /** Processes `wharf serve` runs, sharing both ports (default 1; more only on PostgreSQL; ADR 0036). */
   workers: number;
+  /**
+   * The PEM pair each listener serves TLS with (checked when loaded, read again on SIGHUP);
+   * a listener without one serves cleartext (ADR 0039).
+   */
+  tls: { api?: TlsFiles | undefined; registry?: TlsFiles | undefined };
+  /** Ranges of the proxies whose `X-Forwarded-*` headers count (normalised CIDRs; default none; ADR 0039). */
+  trustProxy: string[];
 }
 
 /** How `wharf serve` stops on SIGTERM/SIGINT (ADR 0035). */
@@ -109,6 +118,11 @@ export interface ConfigInput {
   shutdownDelay?: string | undefined;
   shutdownTimeout?: string | undefined;
   workers?: string | undefined;
+  tlsCert?: string | undefined;
+  tlsKey?: string | undefined;
+  registryTlsCert?: string | undefined;
+  registryTlsKey?: string | undefined;
+  trustProxy?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -139,6 +153,11 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   shutdownDelay: "WHARF_SHUTDOWN_DELAY",
   shutdownTimeout: "WHARF_SHUTDOWN_TIMEOUT",
   workers: "WHARF_WORKERS",
+  tlsCert: "WHARF_TLS_CERT",
+  tlsKey: "WHARF_TLS_KEY",
+  registryTlsCert: "WHARF_REGISTRY_TLS_CERT",
+  registryTlsKey: "WHARF_REGISTRY_TLS_KEY",
+  trustProxy: "WHARF_TRUST_PROXY",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -184,7 +203,48 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
       timeoutMs: parseWaitMs(pick("shutdownTimeout") ?? "30s", "shutdown-timeout"),
     },
     workers: parseWorkers(pick("workers") ?? "1"),
+    tls: parseTls(pick),
+    trustProxy: parseTrustProxy(pick("trustProxy")),
   };
+}
+
+/**
+ * The TLS pairs: `--tls-cert`/`--tls-key` for both listeners, `--registry-tls-cert`/`--registry-tls-key`
+ * for the registry instead. Each pair is whole or absent, and is read and checked now.
+ */
+function parseTls(pick: (key: keyof ConfigInput) => string | undefined): WharfConfig["tls"] {
+  const pair = (certKey: keyof ConfigInput, keyKey: keyof ConfigInput, prefix: string) => {
+    const certFile = pick(certKey);
+    const keyFile = pick(keyKey);
+    const certFlag = `--${prefix}tls-cert`;
+    const keyFlag = `--${prefix}tls-key`;
+    if (certFile === undefined && keyFile === undefined) return undefined;
+    if (certFile === undefined || keyFile === undefined)
+      throw new ConfigError(`${certFlag} and ${keyFlag} go together (got only ${certFile ? certFlag : keyFlag})`);
+    const files: TlsFiles = { certFile: resolve(certFile), keyFile: resolve(keyFile), certFlag, keyFlag };
+    try {
+      readTlsPair(files);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+    return files;
+  };
+  const both = pair("tlsCert", "tlsKey", "");
+  return { api: both, registry: pair("registryTlsCert", "registryTlsKey", "registry-") ?? both };
+}
+
+/** A comma-separated list of CIDRs or addresses, normalised; [] when unset. */
+function parseTrustProxy(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const entries = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  try {
+    return [...trustedProxies(entries).ranges];
+  } catch (err) {
+    throw new ConfigError(`--trust-proxy must be a comma-separated list of CIDRs: ${(err as Error).message}`);
+  }
 }
 
 /** `parse(value)`, or undefined when unset. */
@@ -328,9 +388,12 @@ export function formatAddress(addr: ListenAddress): string {
   return addr.host.includes(":") ? `[${addr.host}]:${addr.port}` : `${addr.host}:${addr.port}`;
 }
 
-/** The public URL of a service: the configured one, else `http://` + the address it listens on. */
-export function publicUrlOf(configured: string, bound: ListenAddress): string {
-  return configured !== "" ? configured : `http://${formatAddress(bound)}`;
+/**
+ * The public URL of a service: the configured one, else `http://` (`https://` when it serves TLS)
+ * + the address it listens on.
+ */
+export function publicUrlOf(configured: string, bound: ListenAddress, tls = false): string {
+  return configured !== "" ? configured : `${tls ? "https" : "http"}://${formatAddress(bound)}`;
 }
 
 function checkBlobStore(value: string): string {

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HEALTHZ_PATH, READYZ_PATH, readinessAnswer } from "../observability/readiness.js";
+import { clientAddressOf, forwardedOriginOf, NO_TRUSTED_PROXIES } from "../transport/client-address.js";
 import { deleteBlob, getBlob } from "./blob-handlers.js";
 import { CLIENT_CLOSED_REQUEST, clientWentAway } from "./client-gone.js";
 import { applyConsoleCors } from "./console-cors.js";
 import { tagHistory } from "./history-handler.js";
 import { deleteManifest, getManifest, putManifest } from "./manifest-handlers.js";
+import { withForwardedRealm } from "./forwarded-realm.js";
 import { ContentLostError, OciError, ociError, sendOciError, toOciError } from "./oci-errors.js";
 import { listReferrers } from "./referrers-handler.js";
 import type { Exchange, RegistryDeps } from "./registry-request.js";
@@ -70,7 +72,9 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
       return;
     }
     if (deps.consoleOrigin && applyConsoleCors(req, res, deps.consoleOrigin)) return;
-    const ex: Exchange = { req, res, url, head: method === "HEAD" };
+    const trust = deps.trustProxy ?? NO_TRUSTED_PROXIES;
+    const clientAddress = clientAddressOf(req, trust);
+    const ex: Exchange = { req, res, url, head: method === "HEAD", clientAddress };
     const requestId = randomUUID();
     res.setHeader("docker-distribution-api-version", "registry/2.0");
     res.setHeader("x-request-id", requestId);
@@ -90,12 +94,18 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
         res.destroy();
       } else {
         error = toOciError(err);
+        if (deps.realmFromRequest) {
+          const facts = { peer: req.socket?.remoteAddress, headers: req.headers, secure: isSecure(req) };
+          const origin = forwardedOriginOf(facts, trust);
+          if (origin !== undefined) error = withForwardedRealm(error, deps.auth.realm, origin);
+        }
         if (error.code === "INTERNAL")
           logger({ level: "error", requestId, error: String((err as Error)?.stack ?? err) });
         if (error instanceof ContentLostError)
           logger({ level: "error", requestId, error: `content missing from blob storage: ${error.key}` });
-        // Bytes the client is still sending would otherwise be parsed as the next request.
-        if (!req.readableEnded) res.setHeader("connection", "close");
+        // Bytes the client is still sending would otherwise be parsed as the next request (HTTP/1.1
+        // only: an HTTP/2 stream ends alone, and HTTP/2 has no Connection header).
+        if (!req.readableEnded && req.httpVersionMajor === 1) res.setHeader("connection", "close");
         sendOciError(res, error, ex.head);
       }
     } finally {
@@ -109,11 +119,17 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
         method,
         path: url.pathname,
         status,
+        clientAddress,
         ...(cancelled ? { error: "CANCELLED" } : error ? { error: error.code } : {}),
         durationMs: Math.round(seconds * 100_000) / 100,
       });
     }
   };
+}
+
+/** Whether the request came over TLS (its socket, or its HTTP/2 session's, is encrypted). */
+function isSecure(req: IncomingMessage): boolean {
+  return (req.socket as { encrypted?: boolean } | null)?.encrypted === true;
 }
 
 /** `/healthz` (200 `ok`) and `/readyz` (200, or 503 naming the failing part), GET or HEAD only. */

@@ -1,6 +1,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net, { type AddressInfo } from "node:net";
+import type { TlsTerminator } from "./tls-terminator.js";
 
 /** A request listener that accepts both HTTP/1.1 and HTTP/2 (compat API) requests. */
 export type DualRequestListener = (
@@ -25,6 +26,14 @@ export interface OnePortListenerOptions {
    * API, which costs less per call than the compatibility objects).
    */
   onStream?: HttpStreamHandler;
+  /**
+   * Serve TLS instead of cleartext: every connection is a TLS handshake (within `sniffTimeoutMs`),
+   * then ALPN picks the server (`h2` → HTTP/2, anything else → HTTP/1.1). Nothing is served in
+   * cleartext on the port then.
+   */
+  tls?: TlsTerminator;
+  /** HTTP/1.1 time limit for receiving a whole request (node's `requestTimeout`). Default node's (300 s); 0 = none. */
+  requestTimeoutMs?: number;
 }
 
 /** Takes an HTTP/2 stream (returns true) or leaves it to the request handler (returns false). */
@@ -42,7 +51,7 @@ export interface CloseOptions {
   graceMs?: number;
 }
 
-/** A bound port serving HTTP/1.1 and cleartext HTTP/2 (prior knowledge) with one handler. */
+/** A bound port serving HTTP/1.1 and HTTP/2 (h2c with prior knowledge, or h2 by ALPN over TLS) with one handler. */
 export interface OnePortListener {
   /** The bound address; `port` is the real port when 0 was requested. */
   readonly address: AddressInfo;
@@ -64,12 +73,15 @@ const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
  * goes to a `node:http2` server (h2c with prior knowledge), anything else to a `node:http` server.
  * The sniffed bytes are unshifted back into the socket, which is never resumed before the chosen
  * server takes it over (an HTTP/2 session reads the socket itself and would miss flowing data).
+ * With `tls`, each connection is a TLS handshake instead and ALPN chooses (see
+ * {@link OnePortListenerOptions.tls}); both servers then see the decrypted TLS socket.
  * Resolves once listening; rejects when the port cannot be bound.
  */
 export async function listenOnePort(options: OnePortListenerOptions): Promise<OnePortListener> {
   const sniffTimeoutMs = options.sniffTimeoutMs ?? 30_000;
   const http1Server = http.createServer(options.handler as http.RequestListener);
   http1Server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+  if (options.requestTimeoutMs !== undefined) http1Server.requestTimeout = options.requestTimeoutMs;
   const http2Server = http2.createServer(
     {},
     options.handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
@@ -125,6 +137,24 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
     http1Server.emit("connection", socket);
   };
 
+  // The TLS socket takes the raw one's place: its timer, its place among the sockets in their
+  // handshake, and its hand-over by ALPN once secure.
+  const acceptTls = (raw: net.Socket, terminator: TlsTerminator): void => {
+    const secure = terminator.wrap(raw);
+    sniffing.delete(raw);
+    sniffing.add(secure);
+    secure.on("error", () => {});
+    secure.once("close", () => sniffing.delete(secure));
+    secure.setTimeout(sniffTimeoutMs, () => secure.destroy());
+    secure.once("secure", () => {
+      if (closing) {
+        secure.destroy();
+        return;
+      }
+      handOver(secure, secure.alpnProtocol === "h2");
+    });
+  };
+
   // node:http disables Nagle on the sockets it accepts; these are accepted here, so do it here.
   // Without it, small HTTP/2 frames wait for delayed ACKs (~40 ms per exchange).
   const netServer = net.createServer({ noDelay: true }, (socket) => {
@@ -135,6 +165,10 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
     sniffing.add(socket);
     socket.on("error", () => {});
     socket.once("close", () => sniffing.delete(socket));
+    if (options.tls) {
+      acceptTls(socket, options.tls);
+      return;
+    }
     socket.setTimeout(sniffTimeoutMs, () => socket.destroy());
     let seen: Buffer = Buffer.alloc(0);
     const onReadable = (): void => {

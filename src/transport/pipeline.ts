@@ -51,6 +51,8 @@ export interface CallRecord {
    * aborts it, the handler's `RequestContext.signal` follows it, and its reason is the outcome.
    */
   readonly cancellation: Cancellation;
+  /** The client's address (a trusted proxy's `X-Forwarded-For` counted; see `clientAddressOf`). */
+  readonly clientAddress?: string | undefined;
 }
 
 /** Options of {@link createPipeline}. */
@@ -75,6 +77,7 @@ export interface Pipeline {
     protocol: Protocol;
     requestIdHeader: string | string[] | undefined;
     quiet?: boolean;
+    clientAddress?: string;
   }): CallRecord;
   /**
    * Runs one RPC: authentication per the method's IAM annotation (`disabled` → anonymous;
@@ -155,6 +158,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         logged: false,
         quiet: init.quiet === true,
         cancellation: new Cancellation(),
+        clientAddress: init.clientAddress,
       };
     },
 
@@ -202,6 +206,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         code: code === undefined ? undefined : CODE_NAMES[code],
         durationMs: Math.round(durationMs * 1000) / 1000,
         identityUid: record.identityUid,
+        clientAddress: record.clientAddress,
       };
       if (record.cause !== undefined) line.error = describeCause(record.cause);
       try {

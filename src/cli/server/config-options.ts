@@ -143,6 +143,23 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     field: "workers",
     help: "processes sharing both ports; auto = one per core; more than 1 needs PostgreSQL (default 1)",
   },
+  {
+    flags: "--tls-cert <file>",
+    field: "tlsCert",
+    help: "PEM certificate (chain) both listeners serve HTTPS with, h2 and HTTP/1.1; SIGHUP reloads it (default: no TLS)",
+  },
+  { flags: "--tls-key <file>", field: "tlsKey", help: "PEM private key of --tls-cert" },
+  {
+    flags: "--registry-tls-cert <file>",
+    field: "registryTlsCert",
+    help: "PEM certificate the registry serves instead of --tls-cert",
+  },
+  { flags: "--registry-tls-key <file>", field: "registryTlsKey", help: "PEM private key of --registry-tls-cert" },
+  {
+    flags: "--trust-proxy <cidrs>",
+    field: "trustProxy",
+    help: "comma-separated ranges of proxies whose X-Forwarded-For/-Proto/-Host count (default none)",
+  },
 ];
 
 /** The flags only `wharf serve` takes (the other commands do not serve). */
@@ -150,6 +167,11 @@ export const SERVE_ONLY_FIELDS: readonly (keyof ConfigInput)[] = [
   "shutdownDelay",
   "shutdownTimeout",
   "workers",
+  "tlsCert",
+  "tlsKey",
+  "registryTlsCert",
+  "registryTlsKey",
+  "trustProxy",
 ];
 
 /** Every field: what `wharf serve` takes. */
