@@ -151,6 +151,9 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
         secure.destroy();
         return;
       }
+      // As tls.Server does before it emits secureConnection: an HTTP/2 session waits for a socket
+      // still `secureConnecting` to connect, which a server-side socket never does.
+      (secure as { secureConnecting?: boolean }).secureConnecting = false;
       handOver(secure, secure.alpnProtocol === "h2");
     });
   };

@@ -34,11 +34,19 @@ export function nodeTransport(options: NodeTransportOptions = {}): TransportFact
       ? createGrpcTransport({ baseUrl, interceptors, ...timeout, ...tls })
       : options.httpVersion === "2"
         ? createConnectTransport({
-            ...{ baseUrl, interceptors, httpVersion: "2", ...timeout, ...tls },
+            baseUrl,
+            interceptors,
+            httpVersion: "2",
             useBinaryFormat: options.useBinaryFormat ?? false,
+            ...timeout,
+            ...tls,
           })
         : createConnectTransport({
-            ...{ baseUrl, interceptors, httpVersion: "1.1", ...timeout, ...tls },
+            baseUrl,
+            interceptors,
+            httpVersion: "1.1",
             useBinaryFormat: options.useBinaryFormat ?? false,
+            ...timeout,
+            ...tls,
           });
 }
