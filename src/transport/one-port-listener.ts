@@ -137,26 +137,18 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
     http1Server.emit("connection", socket);
   };
 
-  // The TLS socket takes the raw one's place: its timer, its place among the sockets in their
-  // handshake, and its hand-over by ALPN once secure.
-  const acceptTls = (raw: net.Socket, terminator: TlsTerminator): void => {
-    const secure = terminator.wrap(raw);
-    sniffing.delete(raw);
-    sniffing.add(secure);
+  // With TLS, an accepted socket stays among those being sniffed through its handshake; once
+  // secure, the TLS socket is handed over by ALPN (the raw socket under it is found by its peer).
+  const acceptTls = options.tls?.terminate((secure) => {
+    for (const raw of sniffing)
+      if (raw.remotePort === secure.remotePort && raw.remoteAddress === secure.remoteAddress) sniffing.delete(raw);
+    if (closing) {
+      secure.destroy();
+      return;
+    }
     secure.on("error", () => {});
-    secure.once("close", () => sniffing.delete(secure));
-    secure.setTimeout(sniffTimeoutMs, () => secure.destroy());
-    secure.once("secure", () => {
-      if (closing) {
-        secure.destroy();
-        return;
-      }
-      // As tls.Server does before it emits secureConnection: an HTTP/2 session waits for a socket
-      // still `secureConnecting` to connect, which a server-side socket never does.
-      (secure as { secureConnecting?: boolean }).secureConnecting = false;
-      handOver(secure, secure.alpnProtocol === "h2");
-    });
-  };
+    handOver(secure, secure.alpnProtocol === "h2");
+  }, sniffTimeoutMs);
 
   // node:http disables Nagle on the sockets it accepts; these are accepted here, so do it here.
   // Without it, small HTTP/2 frames wait for delayed ACKs (~40 ms per exchange).
@@ -168,8 +160,8 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
     sniffing.add(socket);
     socket.on("error", () => {});
     socket.once("close", () => sniffing.delete(socket));
-    if (options.tls) {
-      acceptTls(socket, options.tls);
+    if (acceptTls) {
+      acceptTls(socket);
       return;
     }
     socket.setTimeout(sniffTimeoutMs, () => socket.destroy());

@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { createSecureContext, type SecureContext, TLSSocket } from "node:tls";
+import { createSecureContext, createServer, type Server, type TLSSocket } from "node:tls";
 
 /** A certificate (chain) and its private key, PEM. */
 export interface TlsPair {
@@ -14,46 +14,61 @@ export const TLS_MIN_VERSION = "TLSv1.2";
 export const TLS_ALPN_PROTOCOLS: readonly string[] = ["h2", "http/1.1"];
 
 /**
- * Terminates TLS on the sockets a listener accepts, with a certificate that can be swapped while
- * it runs: a connection keeps the certificate it was accepted with, a new one gets the current.
+ * Terminates TLS on the sockets listeners accept, with a certificate that can be swapped while
+ * they run: a connection keeps the certificate it was accepted with, a new one gets the current.
  */
 export interface TlsTerminator {
   /**
-   * Starts the server side of a TLS handshake on `raw` (just accepted, nothing read from it yet).
-   * The returned socket emits `secure` once the handshake is done; its `alpnProtocol` is then
-   * `"h2"`, `"http/1.1"` or false (the client offered no ALPN: HTTP/1.1). A failed handshake emits
-   * `error` and closes the socket.
+   * The TLS side of one listener: hand each accepted socket (nothing read from it yet) to the
+   * returned function; `onSecure` receives the TLS socket once its handshake is done, its
+   * `alpnProtocol` then `"h2"`, `"http/1.1"` or false (no ALPN: HTTP/1.1). A handshake that fails
+   * or takes longer than `handshakeTimeoutMs` closes the socket, unreported.
    */
-  wrap(raw: Socket): TLSSocket;
+  terminate(onSecure: (socket: TLSSocket) => void, handshakeTimeoutMs: number): (raw: Socket) => void;
   /**
-   * Serves `pair` to connections accepted from now on. Throws (and keeps the current pair) when
-   * the pair does not make a secure context (a bad PEM, a key of another certificate).
+   * Serves `pair` to connections accepted from now on, on every listener. Throws (and keeps the
+   * current pair) when the pair does not make a secure context (a bad PEM, a key of another
+   * certificate).
    */
   reload(pair: TlsPair): void;
 }
 
 /**
  * A terminator serving `pair`, TLS 1.2 at least, ALPN `h2` then `http/1.1`. Throws when the pair
- * does not make a secure context. It is node's own `tls.Server` connection setup, minus the
- * listening: the listener keeps accepting raw sockets and decides when each is wrapped.
+ * does not make a secure context. Each listener gets a `tls.Server` that never listens: the
+ * listener injects the sockets it accepted (its `connection` event), and reload is the server's
+ * `setSecureContext`.
  */
 export function createTlsTerminator(pair: TlsPair): TlsTerminator {
-  let context = secureContextOf(pair);
+  let options = secureOptionsOf(pair);
+  const servers = new Set<Server>();
   return {
-    wrap(raw) {
-      return new TLSSocket(raw, {
-        isServer: true,
-        secureContext: context,
+    terminate(onSecure, handshakeTimeoutMs) {
+      const server = createServer({
+        ...options,
         ALPNProtocols: [...TLS_ALPN_PROTOCOLS],
-        requestCert: false,
+        handshakeTimeout: handshakeTimeoutMs,
       });
+      server.on("secureConnection", onSecure);
+      // A client that fails its handshake (an old protocol, an unknown CA on its side) is closed
+      // by node; nothing to report per connection.
+      server.on("tlsClientError", () => {});
+      servers.add(server);
+      return (raw) => {
+        server.emit("connection", raw);
+      };
     },
     reload(next) {
-      context = secureContextOf(next);
+      const nextOptions = secureOptionsOf(next);
+      for (const server of servers) server.setSecureContext(nextOptions);
+      options = nextOptions;
     },
   };
 }
 
-function secureContextOf(pair: TlsPair): SecureContext {
-  return createSecureContext({ cert: pair.cert, key: pair.key, minVersion: TLS_MIN_VERSION });
+/** The secure context options of `pair`; throws when they make no context. */
+function secureOptionsOf(pair: TlsPair) {
+  const options = { cert: pair.cert, key: pair.key, minVersion: TLS_MIN_VERSION } as const;
+  createSecureContext(options);
+  return options;
 }
