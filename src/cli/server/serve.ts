@@ -14,9 +14,9 @@ import { WORKER_SLOT_ENV, type WorkerServing, type WorkerStop } from "./serve-wo
 /**
  * `wharf serve`: readies the database (creating a missing PostgreSQL database when the role may),
  * starts everything and runs until SIGINT/SIGTERM, then shuts down gracefully (ADR 0035) and
- * resolves 0. With TLS on, SIGHUP reloads the certificates. With `--workers N` (N > 1) it is the primary of N such processes (ADR 0036), which
- * SQLite refuses (exit 2, one line). A start-up failure rejects with its cause (the CLI prints it
- * as one line).
+ * resolves 0. With TLS on, SIGHUP reloads the certificates (ADR 0039). With `--workers N` (N > 1)
+ * it is the primary of N such processes (ADR 0036), which SQLite refuses (exit 2, one line). A
+ * start-up failure rejects with its cause (the CLI prints it as one line).
  */
 export async function runServe(input: ConfigInput): Promise<number> {
   const config = loadConfig(input);
