@@ -29,10 +29,12 @@ export async function bindPorts(
   tls?: Pick<ServedTls, "api" | "registry">,
 ): Promise<BoundPorts> {
   const api = await bindApiServer({ ...config.apiAddr, tls: tls?.api });
-  const registry = await bindRegistryServer(config.registryAddr, logger, tls?.registry).catch(async (err: unknown) => {
-    await api.close({ graceMs: 0 });
-    throw err;
-  });
+  const registry = await bindRegistryServer(config.registryAddr, logger, tls?.registry).catch(
+    async (err: unknown) => {
+      await api.close({ graceMs: 0 });
+      throw err;
+    },
+  );
   const urls = {
     apiUrl: publicUrlOf(config.publicUrl, api.address, tls?.api !== undefined),
     registryUrl: publicUrlOf(config.registryUrl, registry.address, tls?.registry !== undefined),

@@ -220,7 +220,9 @@ function parseTls(pick: (key: keyof ConfigInput) => string | undefined): WharfCo
     const keyFlag = `--${prefix}tls-key`;
     if (certFile === undefined && keyFile === undefined) return undefined;
     if (certFile === undefined || keyFile === undefined)
-      throw new ConfigError(`${certFlag} and ${keyFlag} go together (got only ${certFile ? certFlag : keyFlag})`);
+      throw new ConfigError(
+        `${certFlag} and ${keyFlag} go together (got only ${certFile ? certFlag : keyFlag})`,
+      );
     const files: TlsFiles = { certFile: resolve(certFile), keyFile: resolve(keyFile), certFlag, keyFlag };
     try {
       readTlsPair(files);

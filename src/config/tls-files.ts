@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createSecureContext } from "node:tls";
 import type { TlsPair } from "../transport/tls-terminator.js";
 import { TLS_MIN_VERSION } from "../transport/tls-terminator.js";
@@ -37,7 +37,9 @@ export function readTlsPair(files: TlsFiles): TlsPair & { certificate: X509Certi
     throw new Error(`${files.keyFlag} ${files.keyFile} holds no unencrypted PEM private key`);
   }
   if (!certificate.checkPrivateKey(privateKey))
-    throw new Error(`${files.keyFlag} ${files.keyFile} is not the key of ${files.certFlag} ${files.certFile}`);
+    throw new Error(
+      `${files.keyFlag} ${files.keyFile} is not the key of ${files.certFlag} ${files.certFile}`,
+    );
   try {
     createSecureContext({ cert, key, minVersion: TLS_MIN_VERSION });
   } catch (err) {

@@ -9,7 +9,10 @@ export function withForwardedRealm(error: OciError, configuredRealm: string, ori
   const challenge = error.headers["www-authenticate"];
   const configured = `realm="${configuredRealm}"`;
   if (challenge === undefined || !challenge.includes(configured)) return error;
-  const headers = { ...error.headers, "www-authenticate": challenge.replace(configured, `realm="${origin}/token"`) };
+  const headers = {
+    ...error.headers,
+    "www-authenticate": challenge.replace(configured, `realm="${origin}/token"`),
+  };
   const moved = new OciError(error.code, error.message, error.detail, headers, error.status);
   moved.stack = error.stack;
   return moved;

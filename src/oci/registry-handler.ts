@@ -5,9 +5,9 @@ import { clientAddressOf, forwardedOriginOf, NO_TRUSTED_PROXIES } from "../trans
 import { deleteBlob, getBlob } from "./blob-handlers.js";
 import { CLIENT_CLOSED_REQUEST, clientWentAway } from "./client-gone.js";
 import { applyConsoleCors } from "./console-cors.js";
+import { withForwardedRealm } from "./forwarded-realm.js";
 import { tagHistory } from "./history-handler.js";
 import { deleteManifest, getManifest, putManifest } from "./manifest-handlers.js";
-import { withForwardedRealm } from "./forwarded-realm.js";
 import { ContentLostError, OciError, ociError, sendOciError, toOciError } from "./oci-errors.js";
 import { listReferrers } from "./referrers-handler.js";
 import type { Exchange, RegistryDeps } from "./registry-request.js";

@@ -24,7 +24,10 @@ export function trustedProxies(cidrs: readonly string[]): TrustedProxies {
     try {
       if (text.includes("/")) {
         const [addr, bits] = ipaddr.parseCIDR(text);
-        return [unmapped(addr), addr.kind() === "ipv6" && unmapped(addr).kind() === "ipv4" ? bits - 96 : bits];
+        return [
+          unmapped(addr),
+          addr.kind() === "ipv6" && unmapped(addr).kind() === "ipv4" ? bits - 96 : bits,
+        ];
       }
       const addr = unmapped(ipaddr.parse(text));
       return [addr, addr.kind() === "ipv4" ? 32 : 128];

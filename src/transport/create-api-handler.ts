@@ -5,7 +5,12 @@ import { type ClientWatch, clientCancelled } from "../core/cancellation.js";
 import type { Clock } from "../core/clock.js";
 import type { ServiceBinding } from "../core/service.js";
 import type { ApiMetrics } from "../observability/api-metrics.js";
-import { clientAddressFrom, clientAddressOf, NO_TRUSTED_PROXIES, type TrustedProxies } from "./client-address.js";
+import {
+  clientAddressFrom,
+  clientAddressOf,
+  NO_TRUSTED_PROXIES,
+  type TrustedProxies,
+} from "./client-address.js";
 import { createConnectRoutes } from "./connect-routes.js";
 import { errorDetailsRegistry, httpStatusForCode } from "./error-mapping.js";
 import { createGrpcUnary } from "./grpc-unary.js";

@@ -141,7 +141,8 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
   // secure, the TLS socket is handed over by ALPN (the raw socket under it is found by its peer).
   const acceptTls = options.tls?.terminate((secure) => {
     for (const raw of sniffing)
-      if (raw.remotePort === secure.remotePort && raw.remoteAddress === secure.remoteAddress) sniffing.delete(raw);
+      if (raw.remotePort === secure.remotePort && raw.remoteAddress === secure.remoteAddress)
+        sniffing.delete(raw);
     if (closing) {
       secure.destroy();
       return;

@@ -5,8 +5,8 @@ import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import http2 from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect as tlsConnect } from "node:tls";
 import { after, before, describe, it } from "node:test";
+import { connect as tlsConnect } from "node:tls";
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { Agent, fetch as undiciFetch } from "undici";
@@ -16,7 +16,12 @@ import { caFetch, nodeTransport } from "../../src/sdk/node/index.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { type ImageLayoutResult, writeImageLayout } from "../support/oci-layout.js";
 import { commandAvailable, runSkopeo, skopeoSkip } from "../support/skopeo.js";
-import { type IssuedCertificate, makeThrowawayCa, opensslSkip, type ThrowawayCa } from "../support/throwaway-ca.js";
+import {
+  type IssuedCertificate,
+  makeThrowawayCa,
+  opensslSkip,
+  type ThrowawayCa,
+} from "../support/throwaway-ca.js";
 import { runWharf, serveProcess, stopProcess, type WharfProcess } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -35,7 +40,10 @@ function handshake(url: string, ca: Buffer, options: { alpn?: string[] } = {}) {
   const { hostname, port } = new URL(url);
   return new Promise<{ alpn: string | false; fingerprint256: string }>((resolve, reject) => {
     const socket = tlsConnect({ host: hostname, port: Number(port), ca, ALPNProtocols: options.alpn }, () => {
-      const result = { alpn: socket.alpnProtocol ?? false, fingerprint256: socket.getPeerCertificate().fingerprint256 };
+      const result = {
+        alpn: socket.alpnProtocol ?? false,
+        fingerprint256: socket.getPeerCertificate().fingerprint256,
+      };
       socket.end();
       resolve(result);
     });
@@ -66,7 +74,9 @@ function h2Request(
       answer = h;
     });
     stream.on("data", (c: Buffer) => chunks.push(c));
-    stream.on("end", () => resolve({ status: Number(answer[":status"]), headers: answer, body: Buffer.concat(chunks) }));
+    stream.on("end", () =>
+      resolve({ status: Number(answer[":status"]), headers: answer, body: Buffer.concat(chunks) }),
+    );
     stream.on("error", reject);
     if (body !== undefined) {
       // Several DATA frames and no Content-Length: the body's end is END_STREAM alone.
@@ -141,7 +151,14 @@ describe("TLS on both listeners", { skip: opensslSkip }, () => {
       new Promise<string>((resolve) => {
         // SECLEVEL=0 lets this client offer TLS 1.1 at all: the refusal must be the server's.
         const socket = tlsConnect(
-          { host: hostname, port: Number(port), ca: ca.pem, minVersion: "TLSv1", maxVersion, ciphers: "DEFAULT@SECLEVEL=0" },
+          {
+            host: hostname,
+            port: Number(port),
+            ca: ca.pem,
+            minVersion: "TLSv1",
+            maxVersion,
+            ciphers: "DEFAULT@SECLEVEL=0",
+          },
           () => {
             resolve(`connected ${socket.getProtocol()}`);
             socket.end();
@@ -170,9 +187,19 @@ describe("TLS on both listeners", { skip: opensslSkip }, () => {
     const untrusting = new grpc.Client(target, grpc.credentials.createSsl());
     try {
       const schemas = { input: PingRequestSchema, output: PingResponseSchema };
-      const ping = await grpcCall(secure, "/platform.ping.v2.PingService/Ping", schemas, create(PingRequestSchema));
+      const ping = await grpcCall(
+        secure,
+        "/platform.ping.v2.PingService/Ping",
+        schemas,
+        create(PingRequestSchema),
+      );
       assert.equal(ping.response?.response, "pong", String(ping.error));
-      const refused = await grpcCall(untrusting, "/platform.ping.v2.PingService/Ping", schemas, create(PingRequestSchema));
+      const refused = await grpcCall(
+        untrusting,
+        "/platform.ping.v2.PingService/Ping",
+        schemas,
+        create(PingRequestSchema),
+      );
       assert.equal(refused.error?.code, grpc.status.UNAVAILABLE);
     } finally {
       secure.close();
@@ -211,11 +238,19 @@ describe("TLS on both listeners", { skip: opensslSkip }, () => {
     const session = http2.connect(wharf.registryUrl, { ca: ca.pem });
     try {
       const auth = { authorization: `Bearer ${token}` };
-      const start = await h2Request(session, { ":method": "POST", ":path": "/v2/acme/h2/blobs/uploads/", ...auth }, []);
+      const start = await h2Request(
+        session,
+        { ":method": "POST", ":path": "/v2/acme/h2/blobs/uploads/", ...auth },
+        [],
+      );
       assert.equal(start.status, 202, start.body.toString());
       const location = String(start.headers.location);
       const parts = [Buffer.alloc(70_000, 1), Buffer.alloc(5, 2), Buffer.from("last")];
-      const patch = await h2Request(session, { ":method": "PATCH", ":path": location, ...auth }, parts.slice(0, 2));
+      const patch = await h2Request(
+        session,
+        { ":method": "PATCH", ":path": location, ...auth },
+        parts.slice(0, 2),
+      );
       assert.equal(patch.status, 202, patch.body.toString());
       const whole = Buffer.concat(parts);
       const digest = sha256(whole);
@@ -225,11 +260,18 @@ describe("TLS on both listeners", { skip: opensslSkip }, () => {
         parts.slice(2),
       );
       assert.equal(put.status, 201, put.body.toString());
-      const got = await h2Request(session, { ":method": "GET", ":path": `/v2/acme/h2/blobs/${digest}`, ...auth });
+      const got = await h2Request(session, {
+        ":method": "GET",
+        ":path": `/v2/acme/h2/blobs/${digest}`,
+        ...auth,
+      });
       assert.equal(got.status, 200);
       assert.equal(sha256(got.body), digest);
       const logged = wharf.logLines.filter((l) => l.service === "registry" && l.method === "PUT");
-      assert.ok(logged.some((l) => l.status === 201 && l.clientAddress === "127.0.0.1"), JSON.stringify(logged));
+      assert.ok(
+        logged.some((l) => l.status === 201 && l.clientAddress === "127.0.0.1"),
+        JSON.stringify(logged),
+      );
     } finally {
       session.close();
     }
@@ -253,67 +295,81 @@ describe("TLS on both listeners", { skip: opensslSkip }, () => {
       const untrusted = await runSkopeo(["copy", "--dest-creds", creds, `oci:${source}:v1`, ref]);
       assert.notEqual(untrusted.code, 0);
       assert.match(untrusted.stderr, /certificate/i);
-      const push = await runSkopeo(["copy", "--dest-cert-dir", ca.certDir, "--dest-creds", creds, `oci:${source}:v1`, ref]);
+      const push = await runSkopeo([
+        "copy",
+        "--dest-cert-dir",
+        ca.certDir,
+        "--dest-creds",
+        creds,
+        `oci:${source}:v1`,
+        ref,
+      ]);
       assert.equal(push.code, 0, push.stderr);
       const inspect = await runSkopeo(["inspect", "--raw", "--cert-dir", ca.certDir, "--creds", creds, ref]);
       assert.equal(inspect.code, 0, inspect.stderr);
       assert.equal(sha256(Buffer.from(inspect.stdout)), v1.manifestDigest);
       const out = join(work, "pulled");
-      const pull = await runSkopeo(["copy", "--src-cert-dir", ca.certDir, "--src-creds", creds, ref, `oci:${out}:v1`]);
+      const pull = await runSkopeo([
+        "copy",
+        "--src-cert-dir",
+        ca.certDir,
+        "--src-creds",
+        creds,
+        ref,
+        `oci:${out}:v1`,
+      ]);
       assert.equal(pull.code, 0, pull.stderr);
     });
 
-    it(
-      "podman pulls and pushes with --cert-dir (root, vfs storage)",
-      { skip: commandAvailable("podman") ? false : "podman not installed: apt-get install podman" },
-      async () => {
-        const pushed = await runSkopeo([
-          ...["copy", "--dest-cert-dir", ca.certDir, "--dest-creds", creds],
-          ...[`oci:${source}:v1`, `docker://${host}/acme/app:for-podman`],
-        ]);
-        assert.equal(pushed.code, 0, pushed.stderr);
-        const home = join(work, "podman");
-        const policy = join(work, "policy.json");
-        const empty = join(work, "empty.conf");
-        await writeFile(policy, JSON.stringify({ default: [{ type: "insecureAcceptAnything" }] }));
-        await writeFile(empty, "");
-        const env = {
-          ...process.env,
-          HOME: home,
-          TMPDIR: work,
-          CONTAINERS_CONF: empty,
-          CONTAINERS_REGISTRIES_CONF: empty,
-          REGISTRY_AUTH_FILE: join(work, "podman-auth.json"),
-        };
-        const podman = (args: string[]) =>
-          run(
-            "podman",
-            [
-              ...["--root", join(home, "root"), "--runroot", join(home, "runroot")],
-              ...["--storage-driver", "vfs", "--events-backend", "file", "--cgroup-manager", "cgroupfs"],
-              ...args,
-            ],
-            env,
-          );
-        const pull = await podman([
-          ...["pull", "--cert-dir", ca.certDir, "--creds", creds, "--signature-policy", policy],
-          `${host}/acme/app:for-podman`,
-        ]);
-        assert.equal(pull.code, 0, pull.stderr);
-        const push = await podman([
-          ...["push", "--cert-dir", ca.certDir, "--creds", creds, "--signature-policy", policy],
-          ...[`${host}/acme/app:for-podman`, `docker://${host}/acme/app:from-podman`],
-        ]);
-        assert.equal(push.code, 0, push.stderr);
-        const inspect = await runSkopeo([
-          ...["inspect", "--cert-dir", ca.certDir, "--creds", creds],
-          `docker://${host}/acme/app:from-podman`,
-        ]);
-        assert.equal(inspect.code, 0, inspect.stderr);
-        const layers = (JSON.parse(inspect.stdout) as { Layers: string[] }).Layers;
-        assert.equal(layers.length, 2, "the image podman pushed has the pulled image's layers");
-      },
-    );
+    it("podman pulls and pushes with --cert-dir (root, vfs storage)", {
+      skip: commandAvailable("podman") ? false : "podman not installed: apt-get install podman",
+    }, async () => {
+      const pushed = await runSkopeo([
+        ...["copy", "--dest-cert-dir", ca.certDir, "--dest-creds", creds],
+        ...[`oci:${source}:v1`, `docker://${host}/acme/app:for-podman`],
+      ]);
+      assert.equal(pushed.code, 0, pushed.stderr);
+      const home = join(work, "podman");
+      const policy = join(work, "policy.json");
+      const empty = join(work, "empty.conf");
+      await writeFile(policy, JSON.stringify({ default: [{ type: "insecureAcceptAnything" }] }));
+      await writeFile(empty, "");
+      const env = {
+        ...process.env,
+        HOME: home,
+        TMPDIR: work,
+        CONTAINERS_CONF: empty,
+        CONTAINERS_REGISTRIES_CONF: empty,
+        REGISTRY_AUTH_FILE: join(work, "podman-auth.json"),
+      };
+      const podman = (args: string[]) =>
+        run(
+          "podman",
+          [
+            ...["--root", join(home, "root"), "--runroot", join(home, "runroot")],
+            ...["--storage-driver", "vfs", "--events-backend", "file", "--cgroup-manager", "cgroupfs"],
+            ...args,
+          ],
+          env,
+        );
+      const pull = await podman([
+        ...["pull", "--cert-dir", ca.certDir, "--creds", creds, "--signature-policy", policy],
+        `${host}/acme/app:for-podman`,
+      ]);
+      assert.equal(pull.code, 0, pull.stderr);
+      const push = await podman([
+        ...["push", "--cert-dir", ca.certDir, "--creds", creds, "--signature-policy", policy],
+        ...[`${host}/acme/app:for-podman`, `docker://${host}/acme/app:from-podman`],
+      ]);
+      assert.equal(push.code, 0, push.stderr);
+      const inspect = await runSkopeo([
+        ...["inspect", "--cert-dir", ca.certDir, "--creds", creds],
+        `docker://${host}/acme/app:from-podman`,
+      ]);
+      assert.equal(inspect.code, 0, inspect.stderr);
+      const layers = (JSON.parse(inspect.stdout) as { Layers: string[] }).Layers;
+      assert.equal(layers.length, 2, "the image podman pushed has the pulled image's layers");
+    });
   });
 
   it("ignores forwarded headers from an untrusted peer (no --trust-proxy)", async () => {
@@ -324,9 +380,14 @@ describe("TLS on both listeners", { skip: opensslSkip }, () => {
     };
     const challenge = await https(`${wharf.registryUrl}/v2/`, { headers: forwarded });
     assert.equal(challenge.status, 401);
-    assert.match(challenge.headers.get("www-authenticate") ?? "", new RegExp(`realm="${wharf.registryUrl}/token"`));
+    assert.match(
+      challenge.headers.get("www-authenticate") ?? "",
+      new RegExp(`realm="${wharf.registryUrl}/token"`),
+    );
     await challenge.arrayBuffer();
-    const api = await https(`${wharf.apiUrl}/iam/v2/groups`, { headers: { ...forwarded, "x-request-id": "untrusted-1" } });
+    const api = await https(`${wharf.apiUrl}/iam/v2/groups`, {
+      headers: { ...forwarded, "x-request-id": "untrusted-1" },
+    });
     await api.arrayBuffer();
     const apiLine = wharf.logLines.find((l) => l.requestId === "untrusted-1");
     assert.equal(apiLine?.clientAddress, "127.0.0.1");
@@ -352,18 +413,26 @@ describe("--trust-proxy", () => {
     };
     const challenge = await wharf.registry("/v2/", { headers: forwarded });
     assert.equal(challenge.status, 401);
-    assert.match(challenge.headers.get("www-authenticate") ?? "", /realm="https:\/\/registry\.example\.com\/token"/);
+    assert.match(
+      challenge.headers.get("www-authenticate") ?? "",
+      /realm="https:\/\/registry\.example\.com\/token"/,
+    );
     await challenge.arrayBuffer();
     const registryLine = wharf.logLines.findLast((l) => l.service === "registry" && l.path === "/v2/");
     assert.equal(registryLine?.clientAddress, "203.0.113.7");
 
-    const api = await fetch(`${wharf.apiUrl}/iam/v2/groups`, { headers: { ...forwarded, "x-request-id": "trusted-1" } });
+    const api = await fetch(`${wharf.apiUrl}/iam/v2/groups`, {
+      headers: { ...forwarded, "x-request-id": "trusted-1" },
+    });
     await api.arrayBuffer();
     assert.equal(wharf.logLines.find((l) => l.requestId === "trusted-1")?.clientAddress, "203.0.113.7");
 
     // Without forwarded headers the peer is the client, and the realm the configured URL.
     const plain = await wharf.registry("/v2/");
-    assert.match(plain.headers.get("www-authenticate") ?? "", new RegExp(`realm="${wharf.registryUrl}/token"`));
+    assert.match(
+      plain.headers.get("www-authenticate") ?? "",
+      new RegExp(`realm="${wharf.registryUrl}/token"`),
+    );
     await plain.arrayBuffer();
     assert.equal(wharf.logLines.findLast((l) => l.service === "registry")?.clientAddress, "127.0.0.1");
   });
@@ -434,13 +503,34 @@ describe("certificate reload on SIGHUP, and bad TLS flags", { skip: opensslSkip 
     const serve = (...flags: string[]) =>
       runWharf(["serve", "--data-dir", join(work, "refused"), "--api-addr", "127.0.0.1:0", ...flags], env);
     const cases: [string[], RegExp][] = [
-      [["--tls-cert", first.certFile], /^wharf: --tls-cert and --tls-key go together \(got only --tls-cert\)\n$/],
-      [["--registry-tls-key", first.keyFile], /^wharf: --registry-tls-cert and --registry-tls-key go together/],
-      [["--tls-cert", join(work, "absent.crt"), "--tls-key", first.keyFile], /^wharf: --tls-cert .*absent\.crt cannot be read \(no such file\)\n$/],
-      [["--tls-cert", bad, "--tls-key", first.keyFile], /^wharf: --tls-cert .*bad\.pem holds no PEM certificate\n$/],
-      [["--tls-cert", first.certFile, "--tls-key", first.certFile], /^wharf: --tls-key .*first\.crt holds no unencrypted PEM private key\n$/],
-      [["--tls-cert", first.certFile, "--tls-key", second.keyFile], /^wharf: --tls-key .*second\.key is not the key of --tls-cert .*first\.crt\n$/],
-      [["--trust-proxy", "10.0.0.0/8,nonsense"], /^wharf: --trust-proxy must be a comma-separated list of CIDRs: "nonsense" is no CIDR/],
+      [
+        ["--tls-cert", first.certFile],
+        /^wharf: --tls-cert and --tls-key go together \(got only --tls-cert\)\n$/,
+      ],
+      [
+        ["--registry-tls-key", first.keyFile],
+        /^wharf: --registry-tls-cert and --registry-tls-key go together/,
+      ],
+      [
+        ["--tls-cert", join(work, "absent.crt"), "--tls-key", first.keyFile],
+        /^wharf: --tls-cert .*absent\.crt cannot be read \(no such file\)\n$/,
+      ],
+      [
+        ["--tls-cert", bad, "--tls-key", first.keyFile],
+        /^wharf: --tls-cert .*bad\.pem holds no PEM certificate\n$/,
+      ],
+      [
+        ["--tls-cert", first.certFile, "--tls-key", first.certFile],
+        /^wharf: --tls-key .*first\.crt holds no unencrypted PEM private key\n$/,
+      ],
+      [
+        ["--tls-cert", first.certFile, "--tls-key", second.keyFile],
+        /^wharf: --tls-key .*second\.key is not the key of --tls-cert .*first\.crt\n$/,
+      ],
+      [
+        ["--trust-proxy", "10.0.0.0/8,nonsense"],
+        /^wharf: --trust-proxy must be a comma-separated list of CIDRs: "nonsense" is no CIDR/,
+      ],
     ];
     for (const [flags, expected] of cases) {
       const result = await serve(...flags);

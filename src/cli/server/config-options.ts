@@ -154,7 +154,11 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     field: "registryTlsCert",
     help: "PEM certificate the registry serves instead of --tls-cert",
   },
-  { flags: "--registry-tls-key <file>", field: "registryTlsKey", help: "PEM private key of --registry-tls-cert" },
+  {
+    flags: "--registry-tls-key <file>",
+    field: "registryTlsKey",
+    help: "PEM private key of --registry-tls-cert",
+  },
   {
     flags: "--trust-proxy <cidrs>",
     field: "trustProxy",

@@ -134,7 +134,9 @@ export async function runPrimary(config: WharfConfig, log: LogLine): Promise<num
   const onHangup = () => {
     const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker?.isConnected());
     for (const worker of workers) worker?.process.kill("SIGHUP");
-    info(log, "SIGHUP forwarded to the workers: they reload the TLS certificates", { workers: workers.length });
+    info(log, "SIGHUP forwarded to the workers: they reload the TLS certificates", {
+      workers: workers.length,
+    });
   };
   if (config.tls.api || config.tls.registry) process.on("SIGHUP", onHangup);
 

@@ -13,7 +13,9 @@ import type { FetchFunction } from "../http.js";
  *
  * One connection pool serves every call of the returned fetch; `close()` it when done.
  */
-export function caFetch(ca: string | Buffer | (string | Buffer)[]): FetchFunction & { close(): Promise<void> } {
+export function caFetch(
+  ca: string | Buffer | (string | Buffer)[],
+): FetchFunction & { close(): Promise<void> } {
   const dispatcher = new Agent({ connect: { ca } });
   const fetchFn = ((input: Parameters<FetchFunction>[0], init?: Parameters<FetchFunction>[1]) =>
     undiciFetch(input as Parameters<typeof undiciFetch>[0], {

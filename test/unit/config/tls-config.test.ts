@@ -9,7 +9,10 @@ describe("TLS and --trust-proxy configuration", () => {
     assert.deepEqual(config.trustProxy, []);
     assert.equal(publicUrlOf("", { host: "127.0.0.1", port: 8080 }), "http://127.0.0.1:8080");
     assert.equal(publicUrlOf("", { host: "::1", port: 8080 }, true), "https://[::1]:8080");
-    assert.equal(publicUrlOf("https://wharf.example", { host: "::1", port: 8080 }, false), "https://wharf.example");
+    assert.equal(
+      publicUrlOf("https://wharf.example", { host: "::1", port: 8080 }, false),
+      "https://wharf.example",
+    );
   });
 
   it("reads --trust-proxy from WHARF_TRUST_PROXY, normalised", () => {
@@ -20,11 +23,14 @@ describe("TLS and --trust-proxy configuration", () => {
   });
 
   it("refuses half a pair from flags or variables, naming the flags", () => {
-    assert.throws(() => loadConfig({ tlsKey: "k.pem" }, {}), (err: unknown) => {
-      assert.ok(err instanceof ConfigError);
-      assert.equal(err.message, "--tls-cert and --tls-key go together (got only --tls-key)");
-      return true;
-    });
+    assert.throws(
+      () => loadConfig({ tlsKey: "k.pem" }, {}),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.equal(err.message, "--tls-cert and --tls-key go together (got only --tls-key)");
+        return true;
+      },
+    );
     assert.throws(
       () => loadConfig({}, { WHARF_REGISTRY_TLS_CERT: "c.pem" }),
       /--registry-tls-cert and --registry-tls-key go together \(got only --registry-tls-cert\)$/,

@@ -37,21 +37,36 @@ describe("clientAddressOf", () => {
   it("is the peer when the peer is not trusted, whatever the headers say", () => {
     const req = { socket: { remoteAddress: "203.0.113.9" }, headers: xff("198.51.100.1") };
     assert.equal(clientAddressOf(req, trust), "203.0.113.9");
-    assert.equal(clientAddressOf({ ...req, socket: { remoteAddress: "10.0.0.1" } }, NO_TRUSTED_PROXIES), "10.0.0.1");
+    assert.equal(
+      clientAddressOf({ ...req, socket: { remoteAddress: "10.0.0.1" } }, NO_TRUSTED_PROXIES),
+      "10.0.0.1",
+    );
   });
 
   it("walks X-Forwarded-For from the right past trusted hops to the first untrusted one", () => {
     const peer = "10.0.0.1";
-    assert.equal(clientAddressFrom({ peer, headers: xff("198.51.100.1, 203.0.113.7, 10.9.9.9") }, trust), "203.0.113.7");
+    assert.equal(
+      clientAddressFrom({ peer, headers: xff("198.51.100.1, 203.0.113.7, 10.9.9.9") }, trust),
+      "203.0.113.7",
+    );
     // Repeated headers count as one list, in order.
-    assert.equal(clientAddressFrom({ peer, headers: xff(["198.51.100.1", "10.9.9.9"]) }, trust), "198.51.100.1");
+    assert.equal(
+      clientAddressFrom({ peer, headers: xff(["198.51.100.1", "10.9.9.9"]) }, trust),
+      "198.51.100.1",
+    );
     // All trusted: the left-most.
     assert.equal(clientAddressFrom({ peer, headers: xff("10.1.1.1, 10.2.2.2") }, trust), "10.1.1.1");
     // None: the peer.
     assert.equal(clientAddressFrom({ peer, headers: {} }, trust), peer);
     // A malformed hop ends the walk at the hop that vouched for it.
-    assert.equal(clientAddressFrom({ peer, headers: xff("198.51.100.1, junk, 10.9.9.9") }, trust), "10.9.9.9");
-    assert.equal(clientAddressFrom({ peer: `::ffff:${peer}`, headers: xff("2001:db8::1") }, trust), "2001:db8::1");
+    assert.equal(
+      clientAddressFrom({ peer, headers: xff("198.51.100.1, junk, 10.9.9.9") }, trust),
+      "10.9.9.9",
+    );
+    assert.equal(
+      clientAddressFrom({ peer: `::ffff:${peer}`, headers: xff("2001:db8::1") }, trust),
+      "2001:db8::1",
+    );
   });
 });
 
@@ -59,7 +74,11 @@ describe("forwardedOriginOf", () => {
   const facts = (peer: string, headers: Record<string, string>) => ({ peer, headers, secure: false });
 
   it("builds the origin from a trusted peer's X-Forwarded-Proto and -Host (left-most values)", () => {
-    const headers = { "x-forwarded-proto": "https, http", "x-forwarded-host": "Registry.Example.com, inner", host: "10.0.0.5:5000" };
+    const headers = {
+      "x-forwarded-proto": "https, http",
+      "x-forwarded-host": "Registry.Example.com, inner",
+      host: "10.0.0.5:5000",
+    };
     assert.equal(forwardedOriginOf(facts("10.0.0.1", headers), trust), "https://registry.example.com");
     assert.equal(
       forwardedOriginOf(facts("10.0.0.1", { "x-forwarded-proto": "https", host: "wharf:5000" }), trust),
@@ -71,7 +90,10 @@ describe("forwardedOriginOf", () => {
     const headers = { "x-forwarded-proto": "https", "x-forwarded-host": "registry.example.com" };
     assert.equal(forwardedOriginOf(facts("203.0.113.9", headers), trust), undefined);
     assert.equal(forwardedOriginOf(facts("10.0.0.1", { host: "x" }), trust), undefined);
-    assert.equal(forwardedOriginOf(facts("10.0.0.1", { "x-forwarded-proto": "gopher", host: "x" }), trust), undefined);
+    assert.equal(
+      forwardedOriginOf(facts("10.0.0.1", { "x-forwarded-proto": "gopher", host: "x" }), trust),
+      undefined,
+    );
     assert.equal(
       forwardedOriginOf(facts("10.0.0.1", { "x-forwarded-host": "evil.com/path?x=" }), trust),
       undefined,

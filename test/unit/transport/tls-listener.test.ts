@@ -1,15 +1,20 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import https from "node:https";
 import http2 from "node:http2";
+import https from "node:https";
 import { tmpdir } from "node:os";
-import { connect as tlsConnect } from "node:tls";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { connect as tlsConnect } from "node:tls";
 import { listenOnePort } from "../../../src/transport/one-port-listener.js";
 import { createTlsTerminator, type TlsPair } from "../../../src/transport/tls-terminator.js";
-import { type IssuedCertificate, makeThrowawayCa, opensslSkip, type ThrowawayCa } from "../../support/throwaway-ca.js";
+import {
+  type IssuedCertificate,
+  makeThrowawayCa,
+  opensslSkip,
+  type ThrowawayCa,
+} from "../../support/throwaway-ca.js";
 
 describe("the one-port listener with TLS", { skip: opensslSkip }, () => {
   let dir: string;
