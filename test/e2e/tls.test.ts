@@ -334,6 +334,7 @@ describe("TLS on both listeners", { skip: opensslSkip }, () => {
       const empty = join(work, "empty.conf");
       await writeFile(policy, JSON.stringify({ default: [{ type: "insecureAcceptAnything" }] }));
       await writeFile(empty, "");
+      await writeFile(join(work, "podman-auth.json"), "{}\n");
       const env = {
         ...process.env,
         HOME: home,
