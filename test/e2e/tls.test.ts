@@ -13,6 +13,7 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { PingRequestSchema, PingResponseSchema } from "../../src/gen/platform/ping/v2/ping_pb.js";
 import { createWharfClient, staticToken } from "../../src/sdk/index.js";
 import { caFetch, nodeTransport } from "../../src/sdk/node/index.js";
+import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { type ImageLayoutResult, writeImageLayout } from "../support/oci-layout.js";
 import { commandAvailable, runSkopeo, skopeoSkip } from "../support/skopeo.js";
@@ -540,3 +541,59 @@ describe("certificate reload on SIGHUP, and bad TLS flags", { skip: opensslSkip 
     }
   });
 });
+
+forEachEngine(
+  "certificate reload under --workers 2",
+  (db) => {
+    let work: string;
+    let server: WharfProcess | undefined;
+
+    before(async () => {
+      work = await mkdtemp(join(tmpdir(), "wharf-tls-workers-"));
+    });
+    after(async () => {
+      if (server) await stopProcess(server);
+      await rm(work, { recursive: true, force: true });
+    });
+
+    it("the primary forwards SIGHUP; every worker serves the new certificate", {
+      skip: opensslSkip,
+    }, async () => {
+      const ca = await makeThrowawayCa(work);
+      const first = await ca.issue("first");
+      const second = await ca.issue("second");
+      const cert = join(work, "live.crt");
+      const key = join(work, "live.key");
+      await copyFile(first.certFile, cert);
+      await copyFile(first.keyFile, key);
+      const { databaseUrl } = (await db.freshOptions()) as { databaseUrl: string };
+      server = await serveProcess(join(work, "data"), {
+        WHARF_DATABASE_URL: databaseUrl,
+        WHARF_WORKERS: "2",
+        WHARF_TLS_CERT: cert,
+        WHARF_TLS_KEY: key,
+      });
+      const current = server;
+      assert.match(current.apiUrl, /^https:/);
+      await copyFile(second.certFile, cert);
+      await copyFile(second.keyFile, key);
+      current.child.kill("SIGHUP");
+      const reloadedBy = () =>
+        new Set(
+          current
+            .output()
+            .split("\n")
+            .filter((line) => line.includes('"msg":"tls certificates reloaded"'))
+            .map((line) => (JSON.parse(line) as { worker?: number }).worker),
+        );
+      await until(() => reloadedBy().size === 2, "both workers' reload lines");
+      assert.deepEqual([...reloadedBy()].sort(), [1, 2]);
+      assert.match(current.output(), /SIGHUP forwarded to the workers/);
+      // New connections are spread over the workers: each of them serves the new certificate.
+      for (let i = 0; i < 6; i++)
+        assert.equal((await handshake(current.apiUrl, ca.pem)).fingerprint256, second.fingerprint256);
+      assert.equal(current.child.exitCode, null, "the primary still runs");
+    });
+  },
+  ["postgres"],
+);
