@@ -74,6 +74,8 @@ export async function bindRegistryServer(
       tls,
       keepAliveTimeoutMs: 65_000,
       requestTimeoutMs: 0,
+      // Blob uploads: HTTP/2's default 64 KiB windows would cap a push at 64 KiB per round trip.
+      http2Windows: { stream: 4 * 1024 * 1024, session: 16 * 1024 * 1024 },
     });
     listener.http1.on("connection", onConnection);
     listener.http2.on("connection", onConnection);

@@ -34,6 +34,12 @@ export interface OnePortListenerOptions {
   tls?: TlsTerminator;
   /** HTTP/1.1 time limit for receiving a whole request (node's `requestTimeout`). Default node's (300 s); 0 = none. */
   requestTimeoutMs?: number;
+  /**
+   * HTTP/2 receive windows in bytes: `stream` is advertised per stream (SETTINGS_INITIAL_WINDOW_SIZE),
+   * `session` for the whole connection. Default HTTP/2's 65,535 bytes each, which caps an upload
+   * at 64 KiB per round trip; a server taking large request bodies raises them.
+   */
+  http2Windows?: { stream: number; session: number };
 }
 
 /** Takes an HTTP/2 stream (returns true) or leaves it to the request handler (returns false). */
@@ -82,8 +88,9 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
   const http1Server = http.createServer(options.handler as http.RequestListener);
   http1Server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
   if (options.requestTimeoutMs !== undefined) http1Server.requestTimeout = options.requestTimeoutMs;
+  const windows = options.http2Windows;
   const http2Server = http2.createServer(
-    {},
+    windows ? { settings: { initialWindowSize: windows.stream } } : {},
     options.handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
   );
 
@@ -119,6 +126,7 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
   });
   http2Server.on("session", (session: http2.ServerHttp2Session) => {
     sessions.add(session);
+    if (windows) session.setLocalWindowSize(windows.session);
     session.once("close", () => sessions.delete(session));
     if (closing) session.close();
   });

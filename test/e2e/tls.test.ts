@@ -245,6 +245,8 @@ describe("TLS on both listeners", { skip: opensslSkip }, () => {
         [],
       );
       assert.equal(start.status, 202, start.body.toString());
+      // Large windows for uploads, not HTTP/2's default 64 KiB.
+      assert.equal(session.remoteSettings.initialWindowSize, 4 * 1024 * 1024);
       const location = String(start.headers.location);
       const parts = [Buffer.alloc(70_000, 1), Buffer.alloc(5, 2), Buffer.from("last")];
       const patch = await h2Request(
