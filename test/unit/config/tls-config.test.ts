@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError, loadConfig, publicUrlOf } from "../../../src/config/config.js";
+import { makeThrowawayCa, opensslSkip } from "../../support/throwaway-ca.js";
 
 describe("TLS and --trust-proxy configuration", () => {
   it("is off by default: no pair, no trusted proxy, http:// URLs", () => {
@@ -35,5 +39,34 @@ describe("TLS and --trust-proxy configuration", () => {
       () => loadConfig({}, { WHARF_REGISTRY_TLS_CERT: "c.pem" }),
       /--registry-tls-cert and --registry-tls-key go together \(got only --registry-tls-cert\)$/,
     );
+  });
+
+  it("gives each listener its pair: the registry's own when given, else the shared one", {
+    skip: opensslSkip,
+  }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), "wharf-tls-config-"));
+    try {
+      const ca = await makeThrowawayCa(dir);
+      const shared = await ca.issue("shared");
+      const registry = await ca.issue("registry");
+      const both = loadConfig({ tlsCert: shared.certFile, tlsKey: shared.keyFile }, {});
+      assert.equal(both.tls.api?.certFile, shared.certFile);
+      assert.equal(both.tls.registry?.certFile, shared.certFile);
+      const own = loadConfig(
+        { tlsCert: shared.certFile, tlsKey: shared.keyFile },
+        { WHARF_REGISTRY_TLS_CERT: registry.certFile, WHARF_REGISTRY_TLS_KEY: registry.keyFile },
+      );
+      assert.equal(own.tls.api?.certFile, shared.certFile);
+      assert.equal(own.tls.registry?.certFile, registry.certFile);
+      assert.equal(own.tls.registry?.certFlag, "--registry-tls-cert");
+      const registryOnly = loadConfig(
+        { registryTlsCert: registry.certFile, registryTlsKey: registry.keyFile },
+        {},
+      );
+      assert.equal(registryOnly.tls.api, undefined, "the API stays cleartext");
+      assert.equal(registryOnly.tls.registry?.keyFile, registry.keyFile);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
