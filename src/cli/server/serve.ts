@@ -33,11 +33,14 @@ export async function runServe(input: ConfigInput): Promise<number> {
   await prepareConfiguredDatabase(config);
   const server = await startServer(config);
   const storage = config.databaseUrl ? redactUrl(config.databaseUrl) : sqlitePathOf(config);
+  // The signal handlers are in place before the URLs are printed: whoever reads them may signal
+  // at once (a test did, and caught the process before its SIGTERM handler existed).
+  const stopReloading = reloadTlsOnHangup(server);
+  const stopped = serveUntilSignalled(server, config.shutdown, log);
   process.stderr.write(
     `wharf: platform API on ${server.apiUrl}\nwharf: registry on ${server.registryUrl}\nwharf: metadata in ${storage}\n`,
   );
-  const stopReloading = reloadTlsOnHangup(server);
-  await serveUntilSignalled(server, config.shutdown, log);
+  await stopped;
   stopReloading();
   exitSoon();
   return 0;
