@@ -10,6 +10,7 @@ import { bindPorts } from "./composition/ports.js";
 import { buildRegistryDeps } from "./composition/registry-wing.js";
 import { buildSecurityData } from "./composition/security-data-wing.js";
 import { type ShutdownPlan, waitOutDelay } from "./composition/shutdown-plan.js";
+import { buildTls } from "./composition/tls.js";
 import { buildTokens } from "./composition/tokens.js";
 import type { WharfConfig } from "./config/config.js";
 import { servingStoreOptions } from "./config/open-configured-store.js";
@@ -39,6 +40,12 @@ export interface RunningServer {
    * server started stops, then the store and blobs. Logs `listeners closed` when they are.
    */
   close(plan?: ShutdownPlan): Promise<void>;
+  /**
+   * Reads the TLS certificates and keys again and serves them to new connections (open ones keep
+   * theirs); logs one line either way, and keeps the current ones when the files are not good.
+   * Undefined when neither listener serves TLS. `wharf serve` calls it on SIGHUP.
+   */
+  reloadTls: (() => boolean) | undefined;
 }
 
 /** Options for tests and embedding; the CLI uses the defaults. */
@@ -90,7 +97,8 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
   const { onClose } = lifecycle;
   try {
     const { pageTokens, access } = await buildCore({ config, store, blobs, clock });
-    const { api, registry, urls } = await bindPorts(config, logger);
+    const tls = buildTls(config, logger);
+    const { api, registry, urls } = await bindPorts(config, logger, tls);
     lifecycle.listening(api, registry);
     const base = { store, blobs, clock, logger, urls };
     const tokens = await buildTokens({ ...base, config, federation: options.federation, onClose });
@@ -131,6 +139,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     return {
       ...urls,
       store,
+      reloadTls: tls.api || tls.registry ? () => tls.reload() : undefined,
       async close(plan) {
         const startedAt = performance.now();
         operations.shuttingDown();

@@ -14,6 +14,7 @@ import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 import { createApiRateLimiter } from "../transport/api-rate-limit.js";
 import { createApiReferenceRoutes } from "../transport/api-reference-routes.js";
+import { trustedProxies } from "../transport/client-address.js";
 import { createConsoleRoutes } from "../transport/console-routes.js";
 import { type ApiHandler, createApiHandler, type ExtraRoute } from "../transport/create-api-handler.js";
 import { createOperationsRoutes } from "../transport/operations-routes.js";
@@ -33,6 +34,7 @@ export interface ApiWingDeps {
     | "metricsPublic"
     | "defaultLogin"
     | "rateLimits"
+    | "trustProxy"
   >;
   store: Store;
   blobs: BlobDriver;
@@ -96,6 +98,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     clock,
     logger,
     metrics: metrics.api,
+    trustProxy: trustedProxies(config.trustProxy),
     extraRoutes: [
       ...createOperationsRoutes({
         readiness,

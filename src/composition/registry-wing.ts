@@ -21,6 +21,7 @@ import { createRegistryContent } from "../registry/data-plane/registry-content.j
 import { createRepoResolver } from "../registry/data-plane/repo-resolver.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
+import { trustedProxies } from "../transport/client-address.js";
 import type { Delivery } from "./delivery-wing.js";
 import type { Operations } from "./operations.js";
 import type { PublicUrls } from "./ports.js";
@@ -31,7 +32,7 @@ const UPLOAD_SESSION_SECONDS = 24 * 60 * 60;
 
 /** What the registry wing is built from. */
 export interface RegistryWingDeps {
-  config: Pick<WharfConfig, "publicNamespace" | "cacheTtlMs" | "rateLimits">;
+  config: Pick<WharfConfig, "publicNamespace" | "cacheTtlMs" | "rateLimits" | "trustProxy" | "registryUrl">;
   store: Store;
   blobs: BlobDriver;
   clock: Clock;
@@ -52,7 +53,8 @@ export interface RegistryWingDeps {
  * tokens for the registry's or the API's audience, upload sessions continued for a day with the
  * token that started them, pull tokens), the public-namespace gate, events, the console's CORS
  * origin (the API's), readiness and metrics, the vulnerability report referrer ingest, and the
- * pull and push rate limits when `--rate-limit-registry` sets them (ADR 0043).
+ * pull and push rate limits when `--rate-limit-registry` sets them (ADR 0043), and the trusted
+ * proxies (whose forwarded origin moves the token realm when `--registry-url` is not set).
  */
 export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
   const { store, blobs, clock, urls, issuer } = deps;
@@ -94,6 +96,8 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
     metrics: deps.operations.metrics.registry,
     vulnReferrers: deps.securityData.vulnReferrers,
     rateLimit: registryRateLimiter(deps.config.rateLimits?.registry, auth, clock),
+    trustProxy: trustedProxies(deps.config.trustProxy),
+    realmFromRequest: deps.config.registryUrl === "",
   };
 }
 

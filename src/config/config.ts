@@ -13,6 +13,8 @@ import { MAX_GROUP_NAME_LENGTH, pathComponentProblem } from "../core/registry-na
 import { formatCidr, parseCidr } from "../events/sink-address-policy.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
 import { parseBlobDriverUrl, redactBlobDriverUrl } from "../storage/blobs/open-blob-driver.js";
+import { trustedProxies } from "../transport/client-address.js";
+import { readTlsPair, type TlsFiles } from "./tls-files.js";
 
 /** A host and port to listen on. */
 export interface ListenAddress {
@@ -30,9 +32,9 @@ export interface WharfConfig {
   registryAddr: ListenAddress;
   /** PostgreSQL URL; empty = SQLite file `<dataDir>/wharf.db`. */
   databaseUrl: string;
-  /** Public URL of the API and issuer (`iss` of tokens, audience of API tokens); "" = `http://<api-addr>`. */
+  /** Public URL of the API and issuer (`iss` of tokens, audience of API tokens); "" = `http(s)://<api-addr>`. */
   publicUrl: string;
-  /** Public URL of the registry (audience of registry tokens); "" = `http://<registry-addr>`. */
+  /** Public URL of the registry (audience of registry tokens); "" = `http(s)://<registry-addr>`. */
   registryUrl: string;
   /** Where blob bytes live: "" = `<dataDir>/blobs`, a path, `file://…`, `s3://bucket/prefix?endpoint=…`, `memory:`. */
   blobStore: string;
@@ -64,6 +66,13 @@ export interface WharfConfig {
   workers: number;
   /** Token-bucket rate limits, each per process (ADR 0043); unset = off. */
   rateLimits?: RateLimitsConfig | undefined;
+  /**
+   * The PEM pair each listener serves TLS with (checked when loaded, read again on SIGHUP);
+   * a listener without one serves cleartext (ADR 0039).
+   */
+  tls: { api?: TlsFiles | undefined; registry?: TlsFiles | undefined };
+  /** Ranges of the proxies whose `X-Forwarded-*` headers count (normalised CIDRs; default none; ADR 0039). */
+  trustProxy: string[];
 }
 
 /** The rate limits of `--rate-limit-api` and `--rate-limit-registry` (ADR 0043); a limit left out is off. */
@@ -128,6 +137,11 @@ export interface ConfigInput {
   workers?: string | undefined;
   rateLimitApi?: string | undefined;
   rateLimitRegistry?: string | undefined;
+  tlsCert?: string | undefined;
+  tlsKey?: string | undefined;
+  registryTlsCert?: string | undefined;
+  registryTlsKey?: string | undefined;
+  trustProxy?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -160,6 +174,11 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   workers: "WHARF_WORKERS",
   rateLimitApi: "WHARF_RATE_LIMIT_API",
   rateLimitRegistry: "WHARF_RATE_LIMIT_REGISTRY",
+  tlsCert: "WHARF_TLS_CERT",
+  tlsKey: "WHARF_TLS_KEY",
+  registryTlsCert: "WHARF_REGISTRY_TLS_CERT",
+  registryTlsKey: "WHARF_REGISTRY_TLS_KEY",
+  trustProxy: "WHARF_TRUST_PROXY",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -206,7 +225,50 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     },
     workers: parseWorkers(pick("workers") ?? "1"),
     rateLimits: parseRateLimits(pick("rateLimitApi"), pick("rateLimitRegistry")),
+    tls: parseTls(pick),
+    trustProxy: parseTrustProxy(pick("trustProxy")),
   };
+}
+
+/**
+ * The TLS pairs: `--tls-cert`/`--tls-key` for both listeners, `--registry-tls-cert`/`--registry-tls-key`
+ * for the registry instead. Each pair is whole or absent, and is read and checked now.
+ */
+function parseTls(pick: (key: keyof ConfigInput) => string | undefined): WharfConfig["tls"] {
+  const pair = (certKey: keyof ConfigInput, keyKey: keyof ConfigInput, prefix: string) => {
+    const certFile = pick(certKey);
+    const keyFile = pick(keyKey);
+    const certFlag = `--${prefix}tls-cert`;
+    const keyFlag = `--${prefix}tls-key`;
+    if (certFile === undefined && keyFile === undefined) return undefined;
+    if (certFile === undefined || keyFile === undefined)
+      throw new ConfigError(
+        `${certFlag} and ${keyFlag} go together (got only ${certFile ? certFlag : keyFlag})`,
+      );
+    const files: TlsFiles = { certFile: resolve(certFile), keyFile: resolve(keyFile), certFlag, keyFlag };
+    try {
+      readTlsPair(files);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+    return files;
+  };
+  const both = pair("tlsCert", "tlsKey", "");
+  return { api: both, registry: pair("registryTlsCert", "registryTlsKey", "registry-") ?? both };
+}
+
+/** A comma-separated list of CIDRs or addresses, normalised; [] when unset. */
+function parseTrustProxy(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const entries = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  try {
+    return [...trustedProxies(entries).ranges];
+  } catch (err) {
+    throw new ConfigError(`--trust-proxy must be a comma-separated list of CIDRs: ${(err as Error).message}`);
+  }
 }
 
 /** `parse(value)`, or undefined when unset. */
@@ -350,9 +412,12 @@ export function formatAddress(addr: ListenAddress): string {
   return addr.host.includes(":") ? `[${addr.host}]:${addr.port}` : `${addr.host}:${addr.port}`;
 }
 
-/** The public URL of a service: the configured one, else `http://` + the address it listens on. */
-export function publicUrlOf(configured: string, bound: ListenAddress): string {
-  return configured !== "" ? configured : `http://${formatAddress(bound)}`;
+/**
+ * The public URL of a service: the configured one, else `http://` (`https://` when it serves TLS)
+ * + the address it listens on.
+ */
+export function publicUrlOf(configured: string, bound: ListenAddress, tls = false): string {
+  return configured !== "" ? configured : `${tls ? "https" : "http"}://${formatAddress(bound)}`;
 }
 
 function checkBlobStore(value: string): string {

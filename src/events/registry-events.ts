@@ -7,6 +7,8 @@ import { REGISTRY_PULL_EVENT, REGISTRY_PUSH_EVENT } from "./event-types.js";
 /** What a registry event says about the request and the manifest it moved. */
 export interface RegistryEventFacts {
   req: IncomingMessage;
+  /** The client's address as the edge worked it out (a trusted proxy's forwarding counted); default the peer's. */
+  clientAddress?: string | undefined;
   principal: Principal | undefined;
   /** The repository path as requested (`acme/team/app`). */
   repository: string;
@@ -32,7 +34,7 @@ function common(facts: RegistryEventFacts): Record<string, unknown> {
     digest: facts.digest,
     type: "manifest",
     when: civilTime(facts.time),
-    remote_address: facts.req.socket.remoteAddress ?? "",
+    remote_address: facts.clientAddress ?? facts.req.socket.remoteAddress ?? "",
     user_agent: facts.req.headers["user-agent"] ?? "",
   };
 }

@@ -98,6 +98,7 @@ export async function getManifest(
     deps.pullEvents.add(repo.groupUid, () =>
       pullEvent({
         req: ex.req,
+        clientAddress: ex.clientAddress,
         principal: caller.principal,
         repository: name,
         repoUid: repo.uid,
@@ -145,6 +146,7 @@ export async function putManifest(
   const now = deps.clock.now();
   const facts: RegistryEventFacts = {
     req: ex.req,
+    clientAddress: ex.clientAddress,
     principal: caller.principal,
     repository: name,
     repoUid: repo.uid,

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HEALTHZ_PATH, READYZ_PATH, readinessAnswer } from "../observability/readiness.js";
+import { clientAddressOf, forwardedOriginOf, NO_TRUSTED_PROXIES } from "../transport/client-address.js";
 import { deleteBlob, getBlob } from "./blob-handlers.js";
 import { CLIENT_CLOSED_REQUEST, clientWentAway } from "./client-gone.js";
 import { applyConsoleCors } from "./console-cors.js";
+import { withForwardedRealm } from "./forwarded-realm.js";
 import { tagHistory } from "./history-handler.js";
 import { deleteManifest, getManifest, putManifest } from "./manifest-handlers.js";
 import {
@@ -78,7 +80,9 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
       return;
     }
     if (deps.consoleOrigin && applyConsoleCors(req, res, deps.consoleOrigin)) return;
-    const ex: Exchange = { req, res, url, head: method === "HEAD" };
+    const trust = deps.trustProxy ?? NO_TRUSTED_PROXIES;
+    const clientAddress = clientAddressOf(req, trust);
+    const ex: Exchange = { req, res, url, head: method === "HEAD", clientAddress };
     const requestId = randomUUID();
     res.setHeader("docker-distribution-api-version", "registry/2.0");
     res.setHeader("x-request-id", requestId);
@@ -90,7 +94,7 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
       if (!route) throw ociError("NAME_UNKNOWN", `no registry endpoint at ${url.pathname.slice(0, 200)}`);
       const handler = handlerFor(route, method);
       if (!handler) throw new OciError("UNSUPPORTED", `${method} is not supported here`, undefined, {}, 405);
-      if (deps.rateLimit) await deps.rateLimit.charge(req, res, route);
+      if (deps.rateLimit) await deps.rateLimit.charge(req, res, route, clientAddress);
       await handler(deps, ex);
     } catch (err) {
       if (clientWentAway(req, err)) {
@@ -99,6 +103,11 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
         res.destroy();
       } else {
         error = toOciError(err);
+        if (deps.realmFromRequest) {
+          const facts = { peer: req.socket?.remoteAddress, headers: req.headers, secure: isSecure(req) };
+          const origin = forwardedOriginOf(facts, trust);
+          if (origin !== undefined) error = withForwardedRealm(error, deps.auth.realm, origin);
+        }
         if (error instanceof ContentDamagedOciError)
           logger({
             level: "error",
@@ -109,8 +118,9 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
           logger({ level: "error", requestId, error: String((err as Error)?.stack ?? err) });
         if (error instanceof ContentLostError)
           logger({ level: "error", requestId, error: `content missing from blob storage: ${error.key}` });
-        // Bytes the client is still sending would otherwise be parsed as the next request.
-        if (!req.readableEnded) res.setHeader("connection", "close");
+        // Bytes the client is still sending would otherwise be parsed as the next request (HTTP/1.1
+        // only: an HTTP/2 stream ends alone, and HTTP/2 has no Connection header).
+        if (!req.readableEnded && req.httpVersionMajor === 1) res.setHeader("connection", "close");
         sendOciError(res, error, ex.head);
       }
     } finally {
@@ -124,11 +134,17 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
         method,
         path: url.pathname,
         status,
+        clientAddress,
         ...(cancelled ? { error: "CANCELLED" } : error ? { error: error.code } : {}),
         durationMs: Math.round(seconds * 100_000) / 100,
       });
     }
   };
+}
+
+/** Whether the request came over TLS (its socket, or its HTTP/2 session's, is encrypted). */
+function isSecure(req: IncomingMessage): boolean {
+  return (req.socket as { encrypted?: boolean } | null)?.encrypted === true;
 }
 
 /** `/healthz` (200 `ok`) and `/readyz` (200, or 503 naming the failing part), GET or HEAD only. */

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { rateLimitKey } from "../core/rate-limit-key.js";
 import { rateLimitHeaders, type TokenBuckets } from "../core/token-buckets.js";
-import { clientAddressOf } from "../transport/client-address.js";
 import { OciError } from "./oci-errors.js";
 import type { RegistryAuthenticator } from "./registry-auth.js";
 import type { RegistryRoute } from "./routes.js";
@@ -29,9 +28,15 @@ export interface RegistryRateLimiter {
    * that budget is limited: sets the rate limit headers on `res` (kept by whatever answer
    * follows) and throws `TOOMANYREQUESTS` (429, with `Retry-After`) when the bucket is empty.
    * The caller is the identity of a token that verifies (an expired one still names its
-   * identity: an upload outlives its token), else the client address.
+   * identity: an upload outlives its token), else `clientAddress` (a trusted proxy's
+   * `X-Forwarded-For` counted: see `clientAddressOf`).
    */
-  charge(req: IncomingMessage, res: ServerResponse, route: RegistryRoute): Promise<void>;
+  charge(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: RegistryRoute,
+    clientAddress: string,
+  ): Promise<void>;
 }
 
 /** The registry's limiter over each limited budget's buckets; `auth` names callers. */
@@ -54,11 +59,11 @@ export function createRegistryRateLimiter(opts: {
   };
 
   return {
-    async charge(req, res, route) {
+    async charge(req, res, route, clientAddress) {
       const budget = budgetOf(route, req.method ?? "GET");
       const bucket = buckets[budget];
       if (bucket === undefined) return;
-      const verdict = bucket.take(rateLimitKey(await identityOf(req), clientAddressOf(req)));
+      const verdict = bucket.take(rateLimitKey(await identityOf(req), clientAddress));
       for (const [name, value] of Object.entries(rateLimitHeaders(verdict))) res.setHeader(name, value);
       if (!verdict.allowed) {
         throw new OciError(

@@ -12,6 +12,7 @@ import type { PublicContent } from "../registry/data-plane/public-content.js";
 import type { RegistryContent } from "../registry/data-plane/registry-content.js";
 import type { RepoResolver, ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import type { ParsedManifest } from "../registry/manifest-parser.js";
+import type { TrustedProxies } from "../transport/client-address.js";
 import { ociError } from "./oci-errors.js";
 import type { RegistryAction, RegistryAuthenticator, RegistryCaller } from "./registry-auth.js";
 import type { RegistryGate } from "./registry-gate.js";
@@ -48,6 +49,13 @@ export interface RegistryDeps {
   vulnReferrers?: (args: { repoUid: string; parsed: ParsedManifest; principal: Principal }) => Promise<void>;
   /** Charges each routed request to its caller's pull or push budget (ADR 0043); none when limits are off. */
   rateLimit?: RegistryRateLimiter | undefined;
+  /** Proxies whose `X-Forwarded-*` headers count (`--trust-proxy`); default none. */
+  trustProxy?: TrustedProxies | undefined;
+  /**
+   * Whether `registryUrl` is the default (`--registry-url` not set): a trusted proxy's forwarded
+   * proto and host then build the challenge's token realm, the URL the client reached us by.
+   */
+  realmFromRequest?: boolean | undefined;
 }
 
 /** One request/response pair with its parsed URL. */
@@ -57,6 +65,8 @@ export interface Exchange {
   url: URL;
   /** HEAD: answer headers only. */
   head: boolean;
+  /** The client's address (a trusted proxy's `X-Forwarded-For` counted; see `clientAddressOf`). */
+  clientAddress?: string;
 }
 
 /** An authorized request on a repository path. */

@@ -5,6 +5,8 @@ import {
   NOT_SERVING_RETRY_AFTER_SECONDS,
   NOT_SERVING_YET,
 } from "../transport/bound-listener.js";
+import { type DualRequestListener, listenOnePort } from "../transport/one-port-listener.js";
+import type { TlsTerminator } from "../transport/tls-terminator.js";
 import { OciError, sendOciError } from "./oci-errors.js";
 import { createRegistryHandler } from "./registry-handler.js";
 import type { RegistryDeps } from "./registry-request.js";
@@ -22,11 +24,13 @@ export type BoundRegistryServer = BoundListener<RegistryDeps>;
  * `/healthz` and `/readyz`. Blob transfers stream; no request or response timeout cuts a long
  * upload. Once serving, the bytes each connection moved are added to `deps.metrics` as each of its
  * requests is answered, and the rest when it closes. `close` also closes `deps.uploads` (its hashing
- * worker) once served. Rejects when the port cannot be bound.
+ * worker) once served. With `tls` the port serves HTTPS instead, HTTP/2 and HTTP/1.1 by ALPN (the
+ * bytes of an HTTP/2 connection are counted when it closes). Rejects when the port cannot be bound.
  */
 export async function bindRegistryServer(
   addr: { host: string; port: number },
   logger: (line: object) => void,
+  tls?: TlsTerminator,
 ): Promise<BoundRegistryServer> {
   let served: { deps: RegistryDeps; handler: ReturnType<typeof createRegistryHandler> } | undefined;
   // Each open connection with the byte counts already added to the metrics.
@@ -39,7 +43,7 @@ export async function bindRegistryServer(
     counted.read = socket.bytesRead;
     counted.written = socket.bytesWritten;
   };
-  const server: Server = createServer({ requestTimeout: 0, keepAliveTimeout: 65_000 }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (!served) {
       answerNotServing(req, res);
       return;
@@ -52,41 +56,66 @@ export async function bindRegistryServer(
         res.destroy();
       })
       .finally(() => countBytes(req.socket));
-  });
-  server.on("connection", (socket: Socket) => {
+  };
+  const onConnection = (socket: Socket) => {
     sockets.set(socket, { read: 0, written: 0 });
     socket.once("close", () => {
       countBytes(socket);
       sockets.delete(socket);
     });
-  });
+  };
+  if (tls) {
+    // node's HTTP/2 compatibility request and response stand in for node:http's: the handlers use
+    // what both have (headers, the body stream, writeHead, end, destroy) and check the HTTP
+    // version where they differ (a body without Content-Length, `Connection: close`).
+    const listener = await listenOnePort({
+      ...addr,
+      handler: onRequest as unknown as DualRequestListener,
+      tls,
+      keepAliveTimeoutMs: 65_000,
+      requestTimeoutMs: 0,
+      // Blob uploads: HTTP/2's default 64 KiB windows would cap a push at 64 KiB per round trip.
+      http2Windows: { stream: 4 * 1024 * 1024, session: 16 * 1024 * 1024 },
+    });
+    listener.http1.on("connection", onConnection);
+    listener.http2.on("connection", onConnection);
+    return boundOver(addr.host, listener.address.port, (graceMs) => listener.close({ graceMs }));
+  }
+  const server: Server = createServer({ requestTimeout: 0, keepAliveTimeout: 65_000 }, onRequest);
+  server.on("connection", onConnection);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(addr.port, addr.host, () => resolve());
   });
   const bound = server.address() as AddressInfo;
-  return {
-    address: { host: addr.host, port: bound.port },
-    serve(deps) {
-      if (served) throw new Error("the registry listener already serves");
-      served = { deps, handler: createRegistryHandler(deps, logger) };
-    },
-    async close({ graceMs = 5000 } = {}) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // A keep-alive connection whose request was in flight turns idle when it is answered; close
-      // it then rather than at the grace deadline.
-      const idle = setInterval(() => server.closeIdleConnections(), 50);
-      const timer = setTimeout(() => {
-        for (const socket of sockets.keys()) socket.destroy();
-      }, graceMs);
-      await closed;
-      clearInterval(idle);
-      clearTimeout(timer);
-      // Its hashing worker: nothing may run on after the server closed.
-      await served?.deps.uploads.close();
-    },
-  };
+  return boundOver(addr.host, bound.port, async (graceMs) => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    // A keep-alive connection whose request was in flight turns idle when it is answered; close
+    // it then rather than at the grace deadline.
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const timer = setTimeout(() => {
+      for (const socket of sockets.keys()) socket.destroy();
+    }, graceMs);
+    await closed;
+    clearInterval(idle);
+    clearTimeout(timer);
+  });
+
+  function boundOver(host: string, port: number, closeListener: (graceMs: number) => Promise<void>) {
+    return {
+      address: { host, port },
+      serve(deps: RegistryDeps) {
+        if (served) throw new Error("the registry listener already serves");
+        served = { deps, handler: createRegistryHandler(deps, logger) };
+      },
+      async close({ graceMs = 5000 } = {}) {
+        await closeListener(graceMs);
+        // Its hashing worker: nothing may run on after the server closed.
+        await served?.deps.uploads.close();
+      },
+    } satisfies BoundRegistryServer;
+  }
 }
 
 /** The answer before `serve`: 503 UNAVAILABLE in the OCI envelope, asking to retry in a second. */

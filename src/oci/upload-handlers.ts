@@ -1,6 +1,7 @@
 import type { UploadSession } from "../registry/data-plane/blob-uploads.js";
 import { parseDigest } from "../registry/digest.js";
 import { ociError } from "./oci-errors.js";
+import { hasRequestBody } from "./read-body.js";
 import { authorize, type Exchange, type RegistryDeps } from "./registry-request.js";
 import { REPOSITORY_NAME } from "./routes.js";
 
@@ -135,9 +136,8 @@ export async function finishUpload(
   if (digestParam === null)
     throw ociError("DIGEST_INVALID", "the digest query parameter is required to finish an upload");
   const digest = parseDigest(digestParam);
-  const hasBody =
-    Number(ex.req.headers["content-length"] ?? 0) > 0 || ex.req.headers["transfer-encoding"] !== undefined;
-  const blob = await deps.uploads.finish(upload, digest, hasBody ? ex.req : undefined, declaredLength(ex));
+  const body = hasRequestBody(ex.req) ? ex.req : undefined;
+  const blob = await deps.uploads.finish(upload, digest, body, declaredLength(ex));
   sendBlobCreated(ex, name, blob.digest);
 }
 

@@ -4,6 +4,7 @@ import { NOT_SERVING_RETRY_AFTER_SECONDS, NOT_SERVING_YET } from "./bound-listen
 import { DEFAULT_ERROR_DOMAIN } from "./error-mapping.js";
 import { type AnyRequest, type AnyResponse, sendError } from "./http-response.js";
 import { type DualRequestListener, type HttpStreamHandler, listenOnePort } from "./one-port-listener.js";
+import type { TlsTerminator } from "./tls-terminator.js";
 
 /** Options of {@link startApiServer}. */
 export interface ApiServerOptions {
@@ -35,15 +36,21 @@ export interface ApiServer {
 export type BoundApiServer = BoundListener<ApiServerHandler>;
 
 /**
- * Binds one TCP port for HTTP/1.1 and h2c (see `listenOnePort`) and resolves once listening, its
- * address known, answering 503 until `serve` gives it its handler (and that handler's `onStream`).
- * Rejects when the port cannot be bound.
+ * Binds one TCP port for HTTP/1.1 and h2c, or with `tls` for HTTPS (h2 and HTTP/1.1 by ALPN; see
+ * `listenOnePort`), and resolves once listening, its address known, answering 503 until `serve`
+ * gives it its handler (and that handler's `onStream`). Rejects when the port cannot be bound.
  */
-export async function bindApiServer(options: { host: string; port: number }): Promise<BoundApiServer> {
+export async function bindApiServer(options: {
+  host: string;
+  port: number;
+  /** Serve TLS (h2 and HTTP/1.1 by ALPN) instead of cleartext; see `OnePortListenerOptions.tls`. */
+  tls?: TlsTerminator | undefined;
+}): Promise<BoundApiServer> {
   let served: { handler: DualRequestListener; onStream: HttpStreamHandler | undefined } | undefined;
   const listener = await listenOnePort({
     host: options.host,
     port: options.port,
+    ...(options.tls ? { tls: options.tls } : {}),
     handler: (req, res) => (served ? served.handler(req, res) : answerNotServing(req, res)),
     onStream: (stream, headers) => served?.onStream?.(stream, headers) ?? false,
   });

@@ -6,7 +6,12 @@ import type { Clock } from "../core/clock.js";
 import type { ServiceBinding } from "../core/service.js";
 import type { ApiMetrics } from "../observability/api-metrics.js";
 import type { ApiRateLimiter } from "./api-rate-limit.js";
-import { clientAddressOf, streamClientAddressOf } from "./client-address.js";
+import {
+  clientAddressFrom,
+  clientAddressOf,
+  NO_TRUSTED_PROXIES,
+  type TrustedProxies,
+} from "./client-address.js";
 import { createConnectRoutes } from "./connect-routes.js";
 import { errorDetailsRegistry, httpStatusForCode } from "./error-mapping.js";
 import { createGrpcUnary } from "./grpc-unary.js";
@@ -81,6 +86,8 @@ export interface ApiHandlerOptions {
   maxBodyBytes?: number;
   /** Charges each RPC to its caller's token bucket (ADR 0043); none when limits are off. */
   rateLimit?: ApiRateLimiter | undefined;
+  /** Proxies whose `X-Forwarded-For` counts for the logged `clientAddress` (`--trust-proxy`); default none. */
+  trustProxy?: TrustedProxies | undefined;
 }
 
 /**
@@ -112,6 +119,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const extra = new Map((options.extraRoutes ?? []).filter((r) => !r.prefix).map((r) => [r.path, r]));
   const prefixed = (options.extraRoutes ?? []).filter((r) => r.prefix);
   const fallback = options.fallbackRoute;
+  const trust = options.trustProxy ?? NO_TRUSTED_PROXIES;
   const fallbackFor = (req: AnyRequest, path: string): ExtraRoute | undefined =>
     fallback && (req.method === "GET" || req.method === "HEAD") && !rest.knows(path) && fallback.accepts(req)
       ? { path, handler: fallback.handler }
@@ -127,7 +135,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       path,
       protocol: "grpc",
       requestIdHeader: headers["x-request-id"],
-      clientAddress: streamClientAddressOf(stream),
+      clientAddress: clientAddressFrom({ peer: stream.session?.socket?.remoteAddress, headers }, trust),
     });
     // Every answer of this path is HTTP 200 (the outcome is in grpc-status); a stream closed
     // before any answer (the client reset it) is a cancelled call.
@@ -157,7 +165,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       protocol: isRpc ? rpcProtocol(req.headers["content-type"]) : extraRoute ? "http" : "rest",
       requestIdHeader: req.headers["x-request-id"],
       quiet: extraRoute?.quiet === true,
-      clientAddress: clientAddressOf(req),
+      clientAddress: clientAddressOf(req, trust),
     });
     res.setHeader("x-request-id", record.requestId);
     if (isRpc) {

@@ -1,6 +1,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net, { type AddressInfo } from "node:net";
+import type { TlsTerminator } from "./tls-terminator.js";
 
 /** A request listener that accepts both HTTP/1.1 and HTTP/2 (compat API) requests. */
 export type DualRequestListener = (
@@ -25,6 +26,20 @@ export interface OnePortListenerOptions {
    * API, which costs less per call than the compatibility objects).
    */
   onStream?: HttpStreamHandler;
+  /**
+   * Serve TLS instead of cleartext: every connection is a TLS handshake (within `sniffTimeoutMs`),
+   * then ALPN picks the server (`h2` → HTTP/2, anything else → HTTP/1.1). Nothing is served in
+   * cleartext on the port then.
+   */
+  tls?: TlsTerminator;
+  /** HTTP/1.1 time limit for receiving a whole request (node's `requestTimeout`). Default node's (300 s); 0 = none. */
+  requestTimeoutMs?: number;
+  /**
+   * HTTP/2 receive windows in bytes: `stream` is advertised per stream (SETTINGS_INITIAL_WINDOW_SIZE),
+   * `session` for the whole connection. Default HTTP/2's 65,535 bytes each, which caps an upload
+   * at 64 KiB per round trip; a server taking large request bodies raises them.
+   */
+  http2Windows?: { stream: number; session: number };
 }
 
 /** Takes an HTTP/2 stream (returns true) or leaves it to the request handler (returns false). */
@@ -42,7 +57,7 @@ export interface CloseOptions {
   graceMs?: number;
 }
 
-/** A bound port serving HTTP/1.1 and cleartext HTTP/2 (prior knowledge) with one handler. */
+/** A bound port serving HTTP/1.1 and HTTP/2 (h2c with prior knowledge, or h2 by ALPN over TLS) with one handler. */
 export interface OnePortListener {
   /** The bound address; `port` is the real port when 0 was requested. */
   readonly address: AddressInfo;
@@ -64,14 +79,18 @@ const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
  * goes to a `node:http2` server (h2c with prior knowledge), anything else to a `node:http` server.
  * The sniffed bytes are unshifted back into the socket, which is never resumed before the chosen
  * server takes it over (an HTTP/2 session reads the socket itself and would miss flowing data).
+ * With `tls`, each connection is a TLS handshake instead and ALPN chooses (see
+ * {@link OnePortListenerOptions.tls}); both servers then see the decrypted TLS socket.
  * Resolves once listening; rejects when the port cannot be bound.
  */
 export async function listenOnePort(options: OnePortListenerOptions): Promise<OnePortListener> {
   const sniffTimeoutMs = options.sniffTimeoutMs ?? 30_000;
   const http1Server = http.createServer(options.handler as http.RequestListener);
   http1Server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+  if (options.requestTimeoutMs !== undefined) http1Server.requestTimeout = options.requestTimeoutMs;
+  const windows = options.http2Windows;
   const http2Server = http2.createServer(
-    {},
+    windows ? { settings: { initialWindowSize: windows.stream } } : {},
     options.handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
   );
 
@@ -107,6 +126,7 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
   });
   http2Server.on("session", (session: http2.ServerHttp2Session) => {
     sessions.add(session);
+    if (windows) session.setLocalWindowSize(windows.session);
     session.once("close", () => sessions.delete(session));
     if (closing) session.close();
   });
@@ -125,6 +145,20 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
     http1Server.emit("connection", socket);
   };
 
+  // With TLS, an accepted socket stays among those being sniffed through its handshake; once
+  // secure, the TLS socket is handed over by ALPN (the raw socket under it is found by its peer).
+  const acceptTls = options.tls?.terminate((secure) => {
+    for (const raw of sniffing)
+      if (raw.remotePort === secure.remotePort && raw.remoteAddress === secure.remoteAddress)
+        sniffing.delete(raw);
+    if (closing) {
+      secure.destroy();
+      return;
+    }
+    secure.on("error", () => {});
+    handOver(secure, secure.alpnProtocol === "h2");
+  }, sniffTimeoutMs);
+
   // node:http disables Nagle on the sockets it accepts; these are accepted here, so do it here.
   // Without it, small HTTP/2 frames wait for delayed ACKs (~40 ms per exchange).
   const netServer = net.createServer({ noDelay: true }, (socket) => {
@@ -135,6 +169,10 @@ export async function listenOnePort(options: OnePortListenerOptions): Promise<On
     sniffing.add(socket);
     socket.on("error", () => {});
     socket.once("close", () => sniffing.delete(socket));
+    if (acceptTls) {
+      acceptTls(socket);
+      return;
+    }
     socket.setTimeout(sniffTimeoutMs, () => socket.destroy());
     let seen: Buffer = Buffer.alloc(0);
     const onReadable = (): void => {

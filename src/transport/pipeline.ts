@@ -51,7 +51,7 @@ export interface CallRecord {
    * aborts it, the handler's `RequestContext.signal` follows it, and its reason is the outcome.
    */
   readonly cancellation: Cancellation;
-  /** The client's address (see `clientAddressOf`): anonymous callers are rate limited by it. */
+  /** The client's address (a trusted proxy's `X-Forwarded-For` counted; see `clientAddressOf`): anonymous callers are rate limited by it. */
   readonly clientAddress: string | undefined;
   /** The rate limit headers of the call, sent with its answer or error; none while limits are off. */
   rateLimitHeaders: Record<string, string> | undefined;
@@ -225,6 +225,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         code: code === undefined ? undefined : CODE_NAMES[code],
         durationMs: Math.round(durationMs * 1000) / 1000,
         identityUid: record.identityUid,
+        clientAddress: record.clientAddress,
       };
       if (record.cause !== undefined) line.error = describeCause(record.cause);
       try {

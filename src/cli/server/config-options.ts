@@ -153,6 +153,27 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     field: "rateLimitRegistry",
     help: "per-caller registry budgets, per process, e.g. pull=50/s,burst=100;push=10/s,burst=20 (default: off)",
   },
+  {
+    flags: "--tls-cert <file>",
+    field: "tlsCert",
+    help: "PEM certificate (chain) both listeners serve HTTPS with, h2 and HTTP/1.1; SIGHUP reloads it (default: no TLS)",
+  },
+  { flags: "--tls-key <file>", field: "tlsKey", help: "PEM private key of --tls-cert" },
+  {
+    flags: "--registry-tls-cert <file>",
+    field: "registryTlsCert",
+    help: "PEM certificate the registry serves instead of --tls-cert",
+  },
+  {
+    flags: "--registry-tls-key <file>",
+    field: "registryTlsKey",
+    help: "PEM private key of --registry-tls-cert",
+  },
+  {
+    flags: "--trust-proxy <cidrs>",
+    field: "trustProxy",
+    help: "comma-separated ranges of proxies whose X-Forwarded-For/-Proto/-Host count (default none)",
+  },
 ];
 
 /** The flags only `wharf serve` takes (the other commands do not serve). */
@@ -162,6 +183,11 @@ export const SERVE_ONLY_FIELDS: readonly (keyof ConfigInput)[] = [
   "workers",
   "rateLimitApi",
   "rateLimitRegistry",
+  "tlsCert",
+  "tlsKey",
+  "registryTlsCert",
+  "registryTlsKey",
+  "trustProxy",
 ];
 
 /** Every field: what `wharf serve` takes. */

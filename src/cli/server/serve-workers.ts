@@ -32,7 +32,8 @@ const RESTART_BACKOFF_MS = 1_000;
  * `wharf serve` does. A worker that exits is logged, counted in `wharf_worker_restarts_total` and
  * started again in its slot. `/metrics` (asked of any worker) answers for the host: the primary
  * sums the workers' metrics and adds its own. SIGTERM/SIGINT are forwarded to every worker
- * (graceful: ADR 0035; a second one skips the delay), and it resolves 0 once all exited 0. A worker
+ * (graceful: ADR 0035; a second one skips the delay), and so is SIGHUP when TLS is on (each worker
+ * reloads its certificates, ADR 0039); it resolves 0 once all exited 0. A worker
  * that fails to start (its own line on stderr) stops the others; it resolves to that exit code.
  */
 export async function runPrimary(config: WharfConfig, log: LogLine): Promise<number> {
@@ -129,6 +130,16 @@ export async function runPrimary(config: WharfConfig, log: LogLine): Promise<num
     setTimeout(restart, lived < RESTART_BACKOFF_MS ? RESTART_BACKOFF_MS : 0);
   });
 
+  // Each worker reloads its own certificates (and logs it); the primary serves no connection.
+  const onHangup = () => {
+    const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker?.isConnected());
+    for (const worker of workers) worker?.process.kill("SIGHUP");
+    info(log, "SIGHUP forwarded to the workers: they reload the TLS certificates", {
+      workers: workers.length,
+    });
+  };
+  if (config.tls.api || config.tls.registry) process.on("SIGHUP", onHangup);
+
   await new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       step++;
@@ -142,6 +153,7 @@ export async function runPrimary(config: WharfConfig, log: LogLine): Promise<num
     process.on("SIGINT", onSignal);
   });
   await allExited();
+  process.off("SIGHUP", onHangup);
   info(log, "stopped", failedStops > 0 ? { failedStops } : {});
   return failedStops > 0 ? 1 : 0;
 }

@@ -7,16 +7,16 @@ import {
   type WharfConfig,
 } from "../../config/config.js";
 import { prepareConfiguredDatabase, sqlitePathOf } from "../../config/open-configured-store.js";
-import { startServer } from "../../server.js";
+import { type RunningServer, startServer } from "../../server.js";
 import { type LogLine, serveUntilSignalled } from "./graceful-stop.js";
 import { WORKER_SLOT_ENV, type WorkerServing, type WorkerStop } from "./serve-workers.js";
 
 /**
  * `wharf serve`: readies the database (creating a missing PostgreSQL database when the role may),
  * starts everything and runs until SIGINT/SIGTERM, then shuts down gracefully (ADR 0035) and
- * resolves 0. With `--workers N` (N > 1) it is the primary of N such processes (ADR 0036), which
- * SQLite refuses (exit 2, one line). A start-up failure rejects with its cause (the CLI prints it
- * as one line).
+ * resolves 0. With TLS on, SIGHUP reloads the certificates (ADR 0039). With `--workers N` (N > 1)
+ * it is the primary of N such processes (ADR 0036), which SQLite refuses (exit 2, one line). A
+ * start-up failure rejects with its cause (the CLI prints it as one line).
  */
 export async function runServe(input: ConfigInput): Promise<number> {
   const config = loadConfig(input);
@@ -33,12 +33,29 @@ export async function runServe(input: ConfigInput): Promise<number> {
   await prepareConfiguredDatabase(config);
   const server = await startServer(config);
   const storage = config.databaseUrl ? redactUrl(config.databaseUrl) : sqlitePathOf(config);
+  // The signal handlers are in place before the URLs are printed: whoever reads them may signal
+  // at once (a test did, and caught the process before its SIGTERM handler existed).
+  const stopReloading = reloadTlsOnHangup(server);
+  const stopped = serveUntilSignalled(server, config.shutdown, log);
   process.stderr.write(
     `wharf: platform API on ${server.apiUrl}\nwharf: registry on ${server.registryUrl}\nwharf: metadata in ${storage}\n`,
   );
-  await serveUntilSignalled(server, config.shutdown, log);
+  await stopped;
+  stopReloading();
   exitSoon();
   return 0;
+}
+
+/**
+ * With TLS on, SIGHUP reloads the certificates (ADR 0039; the server logs the outcome); without
+ * it SIGHUP keeps node's default (the process ends). Returns the removal of the handler.
+ */
+function reloadTlsOnHangup(server: Pick<RunningServer, "reloadTls">): () => void {
+  const reload = server.reloadTls;
+  if (reload === undefined) return () => {};
+  const onHangup = () => void reload();
+  process.on("SIGHUP", onHangup);
+  return () => process.off("SIGHUP", onHangup);
 }
 
 /**
@@ -57,11 +74,13 @@ async function runWorker(config: WharfConfig, slot: number): Promise<number> {
     apiUrl: server.apiUrl,
     registryUrl: server.registryUrl,
   } satisfies WorkerServing);
+  const stopReloading = reloadTlsOnHangup(server);
   await serveUntilSignalled(server, config.shutdown, log, (toStep) =>
     process.on("message", (message: WorkerStop) => {
       if (message?.type === "wharf:stop") toStep(message.step, "forwarded by the primary");
     }),
   );
+  stopReloading();
   // The IPC channel would keep the process alive.
   cluster.worker?.disconnect();
   exitSoon();

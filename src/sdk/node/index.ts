@@ -3,6 +3,7 @@
  * Connect over HTTP/2), and the login that `wharf auth login` stores, as a refreshing token source.
  * Everything browser-safe is in `wharf/sdk`.
  */
+export { caFetch } from "./ca-fetch.js";
 export { type NodeTransportOptions, nodeTransport } from "./node-transport.js";
 export {
   configDir,

@@ -14,6 +14,11 @@ export interface NodeTransportOptions {
   useBinaryFormat?: boolean;
   /** Default deadline of every call. */
   timeoutMs?: number;
+  /**
+   * Certificate authorities (PEM) to trust for an `https:` URL instead of the system's: a server
+   * whose certificate a private CA signed (`wharf serve --tls-cert`). Default: the system's.
+   */
+  ca?: string | Buffer | (string | Buffer)[];
 }
 
 /**
@@ -23,14 +28,25 @@ export interface NodeTransportOptions {
  */
 export function nodeTransport(options: NodeTransportOptions = {}): TransportFactory {
   const timeout = options.timeoutMs === undefined ? {} : { defaultTimeoutMs: options.timeoutMs };
+  const tls = options.ca === undefined ? {} : { nodeOptions: { ca: options.ca } };
   return ({ baseUrl, interceptors }) =>
     options.protocol === "grpc"
-      ? createGrpcTransport({ baseUrl, interceptors, ...timeout })
-      : createConnectTransport({
-          baseUrl,
-          interceptors,
-          httpVersion: options.httpVersion ?? "1.1",
-          useBinaryFormat: options.useBinaryFormat ?? false,
-          ...timeout,
-        });
+      ? createGrpcTransport({ baseUrl, interceptors, ...timeout, ...tls })
+      : options.httpVersion === "2"
+        ? createConnectTransport({
+            baseUrl,
+            interceptors,
+            httpVersion: "2",
+            useBinaryFormat: options.useBinaryFormat ?? false,
+            ...timeout,
+            ...tls,
+          })
+        : createConnectTransport({
+            baseUrl,
+            interceptors,
+            httpVersion: "1.1",
+            useBinaryFormat: options.useBinaryFormat ?? false,
+            ...timeout,
+            ...tls,
+          });
 }
