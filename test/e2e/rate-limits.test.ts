@@ -333,6 +333,38 @@ describe("rate limits (ADR 0043)", () => {
     });
   });
 
+  describe("behind a trusted proxy (--trust-proxy)", () => {
+    let wharf: TestServer;
+    before(async () => {
+      wharf = await startTestServer({
+        config: { rateLimitRegistry: REGISTRY_LIMITS, trustProxy: "127.0.0.7" },
+      });
+    });
+    after(async () => {
+      await wharf.close();
+    });
+
+    it("anonymous callers are keyed by the forwarded client address, and only from the trusted peer", async () => {
+      const base = `${wharf.registryUrl}/v2/`;
+      const via = (peer: string, client: string) =>
+        httpFrom(peer, base, { headers: { "x-forwarded-for": client } });
+      for (const remaining of ["2", "1", "0"])
+        assert.equal((await via("127.0.0.7", "198.51.100.1")).headers["ratelimit-remaining"], remaining);
+      assert.equal((await via("127.0.0.7", "198.51.100.1")).status, 429, "that client's budget is spent");
+      const other = await via("127.0.0.7", "198.51.100.2");
+      assert.equal(other.status, 401, "another client behind the same proxy is unaffected");
+      assert.equal(other.headers["ratelimit-remaining"], "2");
+      // From a peer that is no trusted proxy the header counts for nothing: one budget, the peer's.
+      for (const [client, remaining] of [
+        ["198.51.100.3", "2"],
+        ["198.51.100.4", "1"],
+        ["198.51.100.5", "0"],
+      ] as const)
+        assert.equal((await via("127.0.0.8", client)).headers["ratelimit-remaining"], remaining);
+      assert.equal((await via("127.0.0.8", "198.51.100.6")).status, 429);
+    });
+  });
+
   describe("a real client (skopeo) under the registry's budgets", { skip: skopeoSkip }, () => {
     let wharf: TestServer;
     let work: string;
