@@ -5,6 +5,7 @@ import { isLoopbackHost } from "../core/loopback-host.js";
 import { MAX_GROUP_NAME_LENGTH, pathComponentProblem } from "../core/registry-name.js";
 import { formatCidr, parseCidr } from "../events/sink-address-policy.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from "../observability/log-options.js";
 import { parseBlobDriverUrl, redactBlobDriverUrl } from "../storage/blobs/open-blob-driver.js";
 
 /** A host and port to listen on. */
@@ -55,6 +56,8 @@ export interface WharfConfig {
   shutdown: ShutdownConfig;
   /** Processes `wharf serve` runs, sharing both ports (default 1; more only on PostgreSQL; ADR 0036). */
   workers: number;
+  /** The server's log lines: the least severe level written, and json or pretty (ADR 0041). */
+  log: { level: LogLevel; format: LogFormat };
 }
 
 /** How `wharf serve` stops on SIGTERM/SIGINT (ADR 0035). */
@@ -109,6 +112,8 @@ export interface ConfigInput {
   shutdownDelay?: string | undefined;
   shutdownTimeout?: string | undefined;
   workers?: string | undefined;
+  logLevel?: string | undefined;
+  logFormat?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -139,6 +144,8 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   shutdownDelay: "WHARF_SHUTDOWN_DELAY",
   shutdownTimeout: "WHARF_SHUTDOWN_TIMEOUT",
   workers: "WHARF_WORKERS",
+  logLevel: "WHARF_LOG_LEVEL",
+  logFormat: "WHARF_LOG_FORMAT",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -184,7 +191,19 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
       timeoutMs: parseWaitMs(pick("shutdownTimeout") ?? "30s", "shutdown-timeout"),
     },
     workers: parseWorkers(pick("workers") ?? "1"),
+    log: {
+      level: parseChoice(pick("logLevel") ?? "info", LOG_LEVELS, "log-level"),
+      format: parseChoice(pick("logFormat") ?? "json", LOG_FORMATS, "log-format"),
+    },
   };
+}
+
+/** One of `choices`, case-insensitively. */
+function parseChoice<T extends string>(value: string, choices: readonly T[], flag: string): T {
+  const choice = choices.find((c) => c === value.trim().toLowerCase());
+  if (choice === undefined)
+    throw new ConfigError(`--${flag} must be one of ${choices.join(", ")} (got "${value}")`);
+  return choice;
 }
 
 /** `parse(value)`, or undefined when unset. */

@@ -143,6 +143,16 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     field: "workers",
     help: "processes sharing both ports; auto = one per core; more than 1 needs PostgreSQL (default 1)",
   },
+  {
+    flags: "--log-level <level>",
+    field: "logLevel",
+    help: "least severe log line written: trace, debug, info, warn, error, fatal or silent (default info)",
+  },
+  {
+    flags: "--log-format <format>",
+    field: "logFormat",
+    help: "log lines as json (one object per line on stdout) or pretty (text for people) (default json)",
+  },
 ];
 
 /** The flags only `wharf serve` takes (the other commands do not serve). */
@@ -150,6 +160,8 @@ export const SERVE_ONLY_FIELDS: readonly (keyof ConfigInput)[] = [
   "shutdownDelay",
   "shutdownTimeout",
   "workers",
+  "logLevel",
+  "logFormat",
 ];
 
 /** Every field: what `wharf serve` takes. */
