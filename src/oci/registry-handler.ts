@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { startRequestTrace, withinSpan } from "../core/tracing.js";
 import { HEALTHZ_PATH, READYZ_PATH, readinessAnswer } from "../observability/readiness.js";
+import { logClientAddress } from "../transport/log-client-address.js";
 import { deleteBlob, getBlob } from "./blob-handlers.js";
 import { CLIENT_CLOSED_REQUEST, clientWentAway } from "./client-gone.js";
 import { applyConsoleCors } from "./console-cors.js";
@@ -56,9 +58,27 @@ async function base(deps: RegistryDeps, ex: Exchange): Promise<void> {
 }
 
 /**
+ * `deps` for one request, its authenticator telling `seen` each caller it verifies (the identity
+ * the request's log line names).
+ */
+function watchingCaller(deps: RegistryDeps, seen: (identityUid: string | undefined) => void): RegistryDeps {
+  const auth: RegistryDeps["auth"] = Object.create(deps.auth);
+  auth.authenticate = async (headers, opts) => {
+    const caller = await deps.auth.authenticate(headers, opts);
+    seen(caller.principal?.identityUid);
+    return caller;
+  };
+  return { ...deps, auth };
+}
+
+/**
  * The registry's request handler: routes by path shape, answers every failure with the OCI error
- * envelope, logs one structured line per request (never credentials) and counts it in the
- * metrics by route kind. `/healthz` and `/readyz` answer anonymously and are not logged.
+ * envelope, logs one structured line per request in the schema of ADR 0041 (`msg` "request",
+ * `requestId`, `traceId`, `service` "registry", `route` (the route kind, `unmatched` for none),
+ * `status`, `durationMs`, `identityUid` (null when anonymous), `clientAddress`, and `method`,
+ * `path`, `error` (the OCI code) — never credentials) and counts it in the metrics by route kind.
+ * Each request runs in its server span (with tracing on), continuing an incoming `traceparent`.
+ * `/healthz` and `/readyz` answer anonymously and are not logged.
  */
 export function createRegistryHandler(deps: RegistryDeps, logger: (line: object) => void) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -72,6 +92,14 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
     if (deps.consoleOrigin && applyConsoleCors(req, res, deps.consoleOrigin)) return;
     const ex: Exchange = { req, res, url, head: method === "HEAD" };
     const requestId = randomUUID();
+    const trace = startRequestTrace(`${method} registry`, req.headers.traceparent, {
+      "http.request.method": method,
+      "url.path": url.pathname,
+    });
+    let identityUid: string | undefined;
+    const requestDeps = watchingCaller(deps, (uid) => {
+      identityUid ??= uid;
+    });
     res.setHeader("docker-distribution-api-version", "registry/2.0");
     res.setHeader("x-request-id", requestId);
     let error: OciError | undefined;
@@ -80,9 +108,10 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
     try {
       route = matchRoute(url.pathname);
       if (!route) throw ociError("NAME_UNKNOWN", `no registry endpoint at ${url.pathname.slice(0, 200)}`);
+      trace.span?.rename(`${method} registry ${route.kind}`);
       const handler = handlerFor(route, method);
       if (!handler) throw new OciError("UNSUPPORTED", `${method} is not supported here`, undefined, {}, 405);
-      await handler(deps, ex);
+      await withinSpan(trace.span, () => handler(requestDeps, ex));
     } catch (err) {
       if (clientWentAway(req, err)) {
         // A cancelled request, as the API logs it: nobody is left to answer, and no fault of ours.
@@ -90,10 +119,23 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
         res.destroy();
       } else {
         error = toOciError(err);
+        const traceId = trace.traceId;
         if (error.code === "INTERNAL")
-          logger({ level: "error", requestId, error: String((err as Error)?.stack ?? err) });
+          logger({
+            level: "error",
+            msg: "registry request failed",
+            requestId,
+            traceId,
+            error: String((err as Error)?.stack ?? err),
+          });
         if (error instanceof ContentLostError)
-          logger({ level: "error", requestId, error: `content missing from blob storage: ${error.key}` });
+          logger({
+            level: "error",
+            msg: "content missing from blob storage",
+            requestId,
+            traceId,
+            error: `content missing from blob storage: ${error.key}`,
+          });
         // Bytes the client is still sending would otherwise be parsed as the next request.
         if (!req.readableEnded) res.setHeader("connection", "close");
         sendOciError(res, error, ex.head);
@@ -102,15 +144,26 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
       const seconds = (performance.now() - started) / 1000;
       const status = cancelled ? CLIENT_CLOSED_REQUEST : res.statusCode;
       deps.metrics?.observe(route?.kind ?? "unmatched", method, status, seconds);
+      if (trace.span !== undefined) {
+        trace.span.setAttributes({ "http.response.status_code": status, "wharf.identity_uid": identityUid });
+        if (status >= 500) trace.span.fail(new Error(error?.code ?? `HTTP ${status}`));
+        trace.span.end();
+      }
       logger({
-        time: new Date().toISOString(),
+        // A fault's cause has its own error line (above); the request line of a 5xx warns.
+        level: status >= 500 && !cancelled ? "warn" : "info",
+        msg: "request",
         requestId,
+        traceId: trace.traceId,
         service: "registry",
+        route: route?.kind ?? "unmatched",
+        status,
+        durationMs: Math.round(seconds * 100_000) / 100,
+        identityUid: identityUid ?? null,
+        clientAddress: logClientAddress(req.socket) ?? null,
         method,
         path: url.pathname,
-        status,
         ...(cancelled ? { error: "CANCELLED" } : error ? { error: error.code } : {}),
-        durationMs: Math.round(seconds * 100_000) / 100,
       });
     }
   };

@@ -4,11 +4,13 @@ import { Code } from "@connectrpc/connect";
 import { type ClientWatch, clientCancelled } from "../core/cancellation.js";
 import type { Clock } from "../core/clock.js";
 import type { ServiceBinding } from "../core/service.js";
+import { withinSpan } from "../core/tracing.js";
 import type { ApiMetrics } from "../observability/api-metrics.js";
 import { createConnectRoutes } from "./connect-routes.js";
 import { errorDetailsRegistry, httpStatusForCode } from "./error-mapping.js";
 import { createGrpcUnary } from "./grpc-unary.js";
 import type { AnyRequest, AnyResponse } from "./http-response.js";
+import { logClientAddress } from "./log-client-address.js";
 import { buildMethodTable } from "./method-table.js";
 import type { DualRequestListener, HttpStreamHandler } from "./one-port-listener.js";
 import {
@@ -123,6 +125,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       path,
       protocol: "grpc",
       requestIdHeader: headers["x-request-id"],
+      traceparentHeader: headers.traceparent,
+      clientAddress: logClientAddress(stream.session?.socket),
     });
     // Every answer of this path is HTTP 200 (the outcome is in grpc-status); a stream closed
     // before any answer (the client reset it) is a cancelled call.
@@ -151,6 +155,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       path,
       protocol: isRpc ? rpcProtocol(req.headers["content-type"]) : extraRoute ? "http" : "rest",
       requestIdHeader: req.headers["x-request-id"],
+      traceparentHeader: req.headers.traceparent,
+      clientAddress: logClientAddress(req.socket),
       quiet: extraRoute?.quiet === true,
     });
     res.setHeader("x-request-id", record.requestId);
@@ -173,7 +179,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     if (extraRoute) {
       logWhenDone(res, () => pipeline.finish(record, res.statusCode));
       Promise.resolve()
-        .then(() => extraRoute.handler(req, res))
+        .then(() => withinSpan(record.span, () => extraRoute.handler(req, res)))
         .catch((err: unknown) => {
           record.cause = err;
           if (!res.headersSent) {
