@@ -1,5 +1,5 @@
 import type { Clock } from "../core/clock.js";
-import { traced } from "../core/tracing.js";
+import { tracedRoot } from "../core/tracing.js";
 import type { GcMetrics } from "../observability/gc-metrics.js";
 import { collectGarbage } from "../registry/data-plane/garbage-collector.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
@@ -24,7 +24,7 @@ export function scheduleGarbageCollection(
             const started = performance.now();
             const seconds = () => (performance.now() - started) / 1000;
             try {
-              const report = await traced("gc", {}, () => collectGarbage(deps));
+              const report = await tracedRoot("gc", {}, () => collectGarbage(deps));
               metrics.run("success", seconds(), report);
               logger({ msg: "garbage collected", event: "gc", ...report });
             } catch (err) {

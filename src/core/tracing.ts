@@ -37,6 +37,8 @@ export interface Tracer {
   within<T>(span: Span, fn: () => T): T;
   /** The `traceparent` of the active span; undefined outside any span. */
   activeTraceparent(): string | undefined;
+  /** Whether a span is active here. */
+  inSpan(): boolean;
 }
 
 let installed: Tracer | undefined;
@@ -52,12 +54,23 @@ export function activeTracer(): Tracer | undefined {
 }
 
 /**
- * Runs `fn` inside a span named `name` (a child of the active span) that ends when its promise
- * settles, failed when it rejects. With tracing off it is `fn()` and nothing else.
+ * Runs `fn` inside a span named `name`, a child of the active span, that ends when its promise
+ * settles, failed when it rejects. Outside any span (background work: polls, heartbeats, probes)
+ * and with tracing off it is `fn()` and nothing else: work is traced as part of what caused it.
  */
 export function traced<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T> {
   const tracer = installed;
-  if (tracer === undefined) return fn();
+  if (tracer === undefined || !tracer.inSpan()) return fn();
+  return inSpan(tracer, name, attributes, fn);
+}
+
+/** {@link traced}, starting a new trace when no span is active (a GC run). */
+export function tracedRoot<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T> {
+  const tracer = installed;
+  return tracer === undefined ? fn() : inSpan(tracer, name, attributes, fn);
+}
+
+function inSpan<T>(tracer: Tracer, name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T> {
   const span = tracer.start(name, { attributes });
   let result: Promise<T>;
   try {
@@ -97,18 +110,19 @@ export interface RequestTrace {
 }
 
 /**
- * Starts the trace of a request that arrived with `traceparentHeader`: with tracing on, a server
- * span that continues the incoming trace (or starts one); off, just the trace id the logs carry,
- * the incoming one's, or a new random one.
+ * Starts the trace of a request that arrived with `traceparentHeader`: with tracing on (and
+ * `spanned`, default true), a server span that continues the incoming trace (or starts one);
+ * otherwise just the trace id the logs carry, the incoming one's, or a new random one.
  */
 export function startRequestTrace(
   name: string,
   traceparentHeader: string | readonly string[] | undefined,
   attributes: SpanAttributes,
+  spanned = true,
 ): RequestTrace {
   const parent = traceparentHeader === undefined ? undefined : parseTraceparent(traceparentHeader);
   const tracer = installed;
-  if (tracer === undefined) return { traceId: parent?.traceId ?? newTraceId(), span: undefined };
+  if (tracer === undefined || !spanned) return { traceId: parent?.traceId ?? newTraceId(), span: undefined };
   const span = tracer.start(name, { kind: "server", parent, attributes });
   return { traceId: span.traceId, span };
 }

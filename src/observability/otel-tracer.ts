@@ -73,6 +73,7 @@ export async function startOtelTracing(env: NodeJS.ProcessEnv = process.env): Pr
     within(span, fn) {
       return context.with(trace.setSpan(context.active(), (span as WrappedSpan).otel), fn);
     },
+    inSpan: () => trace.getActiveSpan() !== undefined,
     activeTraceparent() {
       const active = trace.getActiveSpan()?.spanContext();
       if (active === undefined || !trace.isSpanContextValid(active)) return undefined;

@@ -156,11 +156,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   return {
     begin(init) {
       const header = Array.isArray(init.requestIdHeader) ? init.requestIdHeader[0] : init.requestIdHeader;
-      const trace = startRequestTrace(`${init.httpMethod} ${init.protocol}`, init.traceparentHeader, {
-        "http.request.method": init.httpMethod,
-        "url.path": init.path,
-        "wharf.protocol": init.protocol,
-      });
+      // A probe is not traced (it would be most of the spans); its line still has a trace id.
+      const trace = startRequestTrace(
+        `${init.httpMethod} ${init.protocol}`,
+        init.traceparentHeader,
+        { "http.request.method": init.httpMethod, "url.path": init.path, "wharf.protocol": init.protocol },
+        init.quiet !== true,
+      );
       return {
         requestId: header !== undefined && SANE_REQUEST_ID.test(header) ? header : randomUUID(),
         traceId: trace.traceId,

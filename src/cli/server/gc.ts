@@ -3,7 +3,7 @@ import { openConfiguredStore } from "../../config/open-configured-store.js";
 import { storageLocationsOf } from "../../config/storage-locations.js";
 import { systemClock } from "../../core/clock.js";
 import { parseDurationSeconds } from "../../core/duration.js";
-import { traced } from "../../core/tracing.js";
+import { tracedRoot } from "../../core/tracing.js";
 import { holdTracing } from "../../observability/tracing.js";
 import { collectGarbage } from "../../registry/data-plane/garbage-collector.js";
 import { bindBlobStore } from "../../storage/blob-store-identity.js";
@@ -42,7 +42,7 @@ export async function runGc(
     await bindBlobStore(store, blobs, storageLocationsOf(config));
     const progress = createGcProgress(out.stderr);
     try {
-      const report = await traced("gc", {}, () =>
+      const report = await tracedRoot("gc", {}, () =>
         collectGarbage({ store, blobs, clock: systemClock }, { ...options, onProgress: (p) => progress.update(p) }),
       );
       const removed = report.manifests + report.links + report.blobs + report.uploads + report.strayObjects;
