@@ -92,9 +92,10 @@ export interface Pipeline {
    * otherwise `authorization` must be `Bearer <token>`), the scoped capability check
    * (`access.require(<scope field>, capabilities)`, a malformed or empty scope uid is
    * INVALID_ARGUMENT naming the field), then the handler, whose context's `signal` follows
-   * `record.cancellation`; all of it inside the request's span (store and blob spans descend from it). Returns the handler's response. Throws only DomainErrors (anything else
-   * becomes INTERNAL) and records the outcome on `record`; a call given up on (before the handler,
-   * or before it answered) throws the cancellation's reason.
+   * `record.cancellation`; all of it inside the request's span (store and blob spans descend from
+   * it). Returns the handler's response. Throws only DomainErrors (anything else becomes INTERNAL)
+   * and records the outcome on `record`; a call given up on (before the handler, or before it
+   * answered) throws the cancellation's reason.
    */
   invoke(
     record: CallRecord,
@@ -111,9 +112,9 @@ export interface Pipeline {
    * Ends the request's span, writes its one log line in the schema of ADR 0041 (`msg` "request",
    * `requestId`, `traceId`, `service` "api", `rpc` or `route`, `status`, `durationMs`,
    * `identityUid` (null when anonymous), `clientAddress`, and `protocol`, `method`, `path`, `code`;
-   * none for a quiet record without a cause) and counts it in
-   * the metrics by route (the RPC; a plain route's path; `unrouted` for a REST request no RPC
-   * took: never the raw path of an unknown URL); later calls for the same record do nothing.
+   * none for a quiet record without a cause) and counts it in the metrics by route (the RPC; a
+   * plain route's path; `unrouted` for a REST request no RPC took: never the raw path of an unknown
+   * URL); later calls for the same record do nothing.
    */
   finish(record: CallRecord, httpStatus: number | undefined): void;
 }
