@@ -71,19 +71,14 @@ export interface LogSinkOptions {
 export async function createLogSink(options: LogSinkOptions = {}): Promise<LogSink> {
   const level = options.level ?? "info";
   const format = options.format ?? "json";
-  const fd = typeof options.destination === "number" ? options.destination : 1;
+  const out: { write(line: string): unknown } =
+    typeof options.destination === "object"
+      ? options.destination
+      : pino.destination({ dest: options.destination ?? 1, sync: true });
+  // pretty: pino-pretty's formatter, called synchronously on each JSON line (its transport stream
+  // would write later, and lose the last lines of a process that exits).
   const destination =
-    format === "pretty"
-      ? (await import("pino-pretty")).default({
-          destination: typeof options.destination === "object" ? (options.destination as never) : fd,
-          sync: true,
-          colorize: false,
-          translateTime: "UTC:yyyy-mm-dd'T'HH:MM:ss.l'Z'",
-          ignore: "pid,hostname",
-        })
-      : typeof options.destination === "object"
-        ? options.destination
-        : pino.destination({ dest: fd, sync: true });
+    format === "pretty" ? await prettyWriter(out) : out;
   const logger = pino(
     {
       level,
@@ -112,6 +107,16 @@ export async function createLogSink(options: LogSinkOptions = {}): Promise<LogSi
       // A log line must never break what it reports on.
     }
   };
+}
+
+async function prettyWriter(out: { write(line: string): unknown }): Promise<{ write(line: string): void }> {
+  const { prettyFactory } = await import("pino-pretty");
+  const prettify = prettyFactory({
+    colorize: false,
+    translateTime: "UTC:yyyy-mm-dd'T'HH:MM:ss.l'Z'",
+    ignore: "pid,hostname",
+  });
+  return { write: (line) => void out.write(prettify(line)) };
 }
 
 function isLevel(value: string): value is LogLevel {
