@@ -68,9 +68,11 @@ describe("log schema", () => {
     const group = await api("/iam/v2/groups", { method: "POST", token: apiToken, body: { name: "acme" } });
     assert.equal(group.status, 200);
     const org = ((await group.json()) as { uid: string }).uid;
-    assert.equal((await api("/iam/v2/groups/0123456789abcdef", { token: apiToken })).status, 404);
+    const missing = org.replace(/.$/, (c) => (c === "0" ? "1" : "0"));
+    assert.equal((await api(`/iam/v2/groups/${missing}`, { token: apiToken })).status, 404);
+    assert.equal((await api("/iam/v2/groups/not-a-uid", { token: apiToken })).status, 400);
     assert.equal((await api("/iam/v2/groups", { method: "POST", token: apiToken, body: { name: 7 } })).status, 400);
-    assert.equal((await api("/iam/v2/groups/0123456789abcdef", { token: `${apiToken}x` })).status, 401);
+    assert.equal((await api(`/iam/v2/groups/${org}`, { token: `${apiToken}x` })).status, 401);
     assert.equal((await api(`/iam/v2/groups/${org}`)).status, 401);
     assert.equal((await api("/no/such/path", { method: "POST", token: apiToken, body: {} })).status, 404);
     const idp = await api(`/iam/v2/identityProviders/${org}`, {
