@@ -112,6 +112,11 @@ describe("log schema", () => {
     assert.equal(basic.status, 200);
     assert.ok(image.digest);
     await stopProcess(server);
+    // The pipe may still hold the last lines when the process has exited.
+    for (const deadline = Date.now() + 5000; !server.stdout().includes('"msg":"stopped"'); ) {
+      assert.ok(Date.now() < deadline, "the last line, stopped, arrived");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     lines = server
       .stdout()
       .split("\n")

@@ -65,6 +65,20 @@ function requestLines(server: WharfProcess): Record<string, unknown>[] {
     .filter((line) => line.msg === "request");
 }
 
+/** The request line that `predicate` picks, once the server printed it (it logs after answering). */
+async function requestLine(
+  server: WharfProcess,
+  predicate: (line: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const line = requestLines(server).find(predicate);
+    if (line !== undefined) return line;
+    assert.ok(Date.now() < deadline, "the request line was printed within 10 s");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** `span`'s ancestors within `spans`, nearest first (stops where a parent is not among them). */
 function ancestorsOf(span: ReceivedSpan, spans: readonly ReceivedSpan[]): ReceivedSpan[] {
   const byId = new Map(spans.map((s) => [s.spanId, s]));
@@ -141,6 +155,8 @@ describe("OpenTelemetry traces", () => {
       assert.equal(ancestorsOf(op, trace).at(-1)?.kind, SERVER, `${op.name} descends from a request`);
     assert.ok(blobOps.every((op) => op.attributes["wharf.blob.driver"] === "filesystem"));
     // The log lines of those requests name the same trace.
+    const put201 = await requestLine(server, (l) => l.traceId === traceId && l.route === "manifest");
+    assert.equal(put201.status, 201);
     const lines = requestLines(server).filter((l) => l.service === "registry" && l.traceId === traceId);
     assert.equal(lines.length, servers.length, "one request line per server span, with its trace id");
   });
@@ -157,11 +173,15 @@ describe("OpenTelemetry traces", () => {
     assert.ok(match, `a W3C traceparent header: ${header}`);
     assert.equal(match[1], traceId, "the push's trace");
     assert.equal(delivery?.headers["ce-traceparent"], undefined, "sent as the W3C header, not as ce-traceparent");
+    const deliverOf = (all: ReceivedSpan[]) => all.find((s) => s.spanId === match[2]);
     const spans = await otlp.waitFor(
-      (all) => all.some((s) => s.spanId === match[2]),
-      "the delivery's span (exported by the dispatcher thread)",
+      (all) => {
+        const deliver = deliverOf(all);
+        return deliver !== undefined && all.some((s) => s.spanId === deliver.parentSpanId);
+      },
+      "the delivery's span (exported by the dispatcher thread) and its parent",
     );
-    const deliver = spans.find((s) => s.spanId === match[2]) as ReceivedSpan;
+    const deliver = deliverOf(spans) as ReceivedSpan;
     assert.equal(deliver.name, "webhook.deliver");
     assert.equal(deliver.kind, CLIENT);
     assert.equal(deliver.traceId, traceId);
@@ -187,7 +207,7 @@ describe("OpenTelemetry traces", () => {
     assert.equal(span.parentSpanId, caller);
     assert.match(span.name, /GroupsService\/GetGroup$/);
     assert.equal(span.attributes["http.response.status_code"], 200);
-    const line = requestLines(server).find((l) => l.traceId === traceId);
+    const line = await requestLine(server, (l) => l.traceId === traceId);
     assert.equal(line?.service, "api");
     assert.equal(line?.rpc, span.name);
   });
@@ -198,7 +218,7 @@ describe("OpenTelemetry traces", () => {
     });
     assert.equal(res.status, 200);
     const requestId = res.headers.get("x-request-id");
-    const line = requestLines(server).find((l) => l.requestId === requestId);
+    const line = await requestLine(server, (l) => l.requestId === requestId);
     assert.match(String(line?.traceId), /^[0-9a-f]{32}$/);
     assert.notEqual(line?.traceId, "0".repeat(32));
     await otlp.waitFor((all) => all.some((s) => s.traceId === line?.traceId && s.parentSpanId === ""), "a root span");
@@ -231,9 +251,10 @@ describe("tracing off", () => {
     const res = await fetch(`${server.registryUrl}/v2/`, { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } });
     assert.equal(res.status, 401);
     const fresh = await fetch(`${server.registryUrl}/v2/`);
-    const lines = requestLines(server);
-    assert.equal(lines.find((l) => l.requestId === res.headers.get("x-request-id"))?.traceId, traceId);
-    const newTrace = lines.find((l) => l.requestId === fresh.headers.get("x-request-id"))?.traceId;
+    const running = server;
+    const lineOf = (answer: Response) => requestLine(running, (l) => l.requestId === answer.headers.get("x-request-id"));
+    assert.equal((await lineOf(res)).traceId, traceId);
+    const newTrace = (await lineOf(fresh)).traceId;
     assert.match(String(newTrace), /^[0-9a-f]{32}$/, "a new trace id without a traceparent");
     assert.notEqual(newTrace, traceId);
     const modules = await readFile(modulesLog, "utf8");
