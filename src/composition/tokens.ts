@@ -48,7 +48,8 @@ export async function buildTokens(deps: {
     revocations: store.tokenRevocations,
     clock,
     ...(ttl === undefined ? {} : { pollIntervalMs: ttl }),
-    onError: (err) => logger({
+    onError: (err) =>
+      logger({
         level: "error",
         msg: "token revocations could not be read",
         event: "token-revocations",

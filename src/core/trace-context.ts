@@ -24,7 +24,14 @@ export function parseTraceparent(header: string | readonly string[] | undefined)
   if (typeof header !== "string" || header.length > 512) return undefined;
   const match = TRACEPARENT.exec(header.trim());
   if (!match) return undefined;
-  const [, version, traceId, spanId, flags, rest] = match as unknown as [string, string, string, string, string, string?];
+  const [, version, traceId, spanId, flags, rest] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string?,
+  ];
   if (version === "ff" || (version === "00" && rest !== undefined)) return undefined;
   if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined;
   return { traceId, spanId, sampled: (Number.parseInt(flags, 16) & 1) === 1 };

@@ -70,7 +70,12 @@ export function tracedRoot<T>(name: string, attributes: SpanAttributes, fn: () =
   return tracer === undefined ? fn() : inSpan(tracer, name, attributes, fn);
 }
 
-function inSpan<T>(tracer: Tracer, name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T> {
+function inSpan<T>(
+  tracer: Tracer,
+  name: string,
+  attributes: SpanAttributes,
+  fn: () => Promise<T>,
+): Promise<T> {
   const span = tracer.start(name, { attributes });
   let result: Promise<T>;
   try {

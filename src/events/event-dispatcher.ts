@@ -213,7 +213,8 @@ export function startEventDispatcher(deps: {
       livenessTimer = setTimeout(livenessLost, liveUntil - performance.now());
       if (!wasAlive && alive()) wakeNow();
     } catch (err) {
-      if (!heartbeatFailing) deps.logger({ level: "error", msg: "event dispatcher heartbeat failed", error: String(err) });
+      if (!heartbeatFailing)
+        deps.logger({ level: "error", msg: "event dispatcher heartbeat failed", error: String(err) });
       heartbeatFailing = true;
     }
   };
@@ -327,7 +328,12 @@ export function startEventDispatcher(deps: {
         break;
       }
     } catch (err) {
-      deps.logger({ level: "error", msg: "event delivery error", subscription: lane.subscriptionUid, error: String(err) });
+      deps.logger({
+        level: "error",
+        msg: "event delivery error",
+        subscription: lane.subscriptionUid,
+        error: String(err),
+      });
     }
     try {
       await deps.events.finish({
@@ -413,7 +419,11 @@ export function startEventDispatcher(deps: {
       clearTimeout(heartbeatTimer);
       clearTimeout(livenessTimer);
       await deps.events.retireOwner(owner).catch((err) => {
-        deps.logger({ level: "error", msg: "event dispatcher could not retire its heartbeat", error: String(err) });
+        deps.logger({
+          level: "error",
+          msg: "event dispatcher could not retire its heartbeat",
+          error: String(err),
+        });
       });
     },
   };

@@ -57,7 +57,9 @@ export function startPullEventBuffer(deps: {
         subscribed = new Set(groups);
         subscribedAt = deps.clock.now();
       })
-      .catch((err) => deps.logger({ level: "error", msg: "pull events: could not read subscriptions", error: String(err) }))
+      .catch((err) =>
+        deps.logger({ level: "error", msg: "pull events: could not read subscriptions", error: String(err) }),
+      )
       .finally(() => {
         refreshing = undefined;
       });

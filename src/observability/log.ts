@@ -38,14 +38,19 @@ const REDACT_PATHS = SECRET_FIELDS.flatMap((name) => [name, `*.${name}`]);
  * Credentials inside text (an error message, a URL): bearer and basic credentials, JSON Web
  * Tokens, and the password of a URL's user-info part.
  */
-const SECRET_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*|\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|(\/\/[^/\s:@]*):[^/\s@]+@/g;
+const SECRET_TEXT =
+  /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*|\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|(\/\/[^/\s:@]*):[^/\s@]+@/g;
 
 /** `text` with every credential {@link SECRET_TEXT} finds replaced by {@link REDACTED}. */
 export function redactText(text: string): string {
   SECRET_TEXT.lastIndex = 0;
   if (!SECRET_TEXT.test(text)) return text;
   return text.replace(SECRET_TEXT, (_match, scheme: string | undefined, userInfo: string | undefined) =>
-    scheme !== undefined ? `${scheme} ${REDACTED}` : userInfo !== undefined ? `${userInfo}:${REDACTED}@` : REDACTED,
+    scheme !== undefined
+      ? `${scheme} ${REDACTED}`
+      : userInfo !== undefined
+        ? `${userInfo}:${REDACTED}@`
+        : REDACTED,
   );
 }
 
@@ -77,8 +82,7 @@ export async function createLogSink(options: LogSinkOptions = {}): Promise<LogSi
       : pino.destination({ dest: options.destination ?? 1, sync: true });
   // pretty: pino-pretty's formatter, called synchronously on each JSON line (its transport stream
   // would write later, and lose the last lines of a process that exits).
-  const destination =
-    format === "pretty" ? await prettyWriter(out) : out;
+  const destination = format === "pretty" ? await prettyWriter(out) : out;
   const logger = pino(
     {
       level,
@@ -98,7 +102,8 @@ export async function createLogSink(options: LogSinkOptions = {}): Promise<LogSi
       if (!logger.isLevelEnabled(lineLevel)) return;
       for (const [key, value] of Object.entries(fields)) {
         if (typeof value === "string") fields[key] = redactText(value);
-        else if (typeof value === "object" && value !== null && !Array.isArray(value)) fields[key] = redactStrings(value);
+        else if (typeof value === "object" && value !== null && !Array.isArray(value))
+          fields[key] = redactStrings(value);
       }
       const message =
         typeof msg === "string" && msg !== "" ? msg : typeof fields.event === "string" ? fields.event : "log";

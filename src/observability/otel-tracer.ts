@@ -2,19 +2,19 @@
 // configured (observability/tracing.ts imports it dynamically): a server without an OTLP endpoint
 // never loads the SDK.
 import {
-  context,
   type Context,
-  SpanKind,
-  SpanStatusCode,
+  context,
   type Span as OtelSpan,
   ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
   TraceFlags,
   trace,
 } from "@opentelemetry/api";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from "@opentelemetry/sdk-trace-node";
 import { formatTraceparent, type TraceParent } from "../core/trace-context.js";
-import type { Span, SpanAttributes, SpanKind as WharfSpanKind, Tracer } from "../core/tracing.js";
+import type { Span, SpanAttributes, Tracer, SpanKind as WharfSpanKind } from "../core/tracing.js";
 
 /** A started OpenTelemetry pipeline: the Tracer, and how to flush and stop it. */
 export interface OtelTracing {
@@ -94,7 +94,8 @@ export async function startOtelTracing(env: NodeJS.ProcessEnv = process.env): Pr
 
 async function exporterFor(protocol: (typeof OTLP_PROTOCOLS)[number]): Promise<SpanExporter> {
   // Each exporter reads OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS and _TIMEOUT itself.
-  if (protocol === "http/json") return new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter();
+  if (protocol === "http/json")
+    return new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter();
   return new (await import("@opentelemetry/exporter-trace-otlp-proto")).OTLPTraceExporter();
 }
 
@@ -142,7 +143,10 @@ function wrap(otel: OtelSpan): WrappedSpan {
     setAttributes: (attributes) => otel.setAttributes(defined(attributes)),
     fail(err) {
       if (err instanceof Error) otel.recordException(err);
-      otel.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      otel.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: err instanceof Error ? err.message : String(err),
+      });
     },
     end: () => otel.end(),
   };

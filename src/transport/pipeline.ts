@@ -209,7 +209,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       record.logged = true;
       const code = record.code;
       const durationMs = performance.now() - record.startedAt;
-      const route = record.rpc === undefined ? (record.protocol === "rest" ? "unrouted" : record.path) : undefined;
+      const route =
+        record.rpc === undefined ? (record.protocol === "rest" ? "unrouted" : record.path) : undefined;
       const codeName = code === undefined ? undefined : CODE_NAMES[code];
       metrics?.observe(
         record.rpc ?? (route as string),

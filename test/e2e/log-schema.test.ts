@@ -22,8 +22,11 @@ function registryClient(server: WharfProcess): RegistryClient {
     registry: (path, init = {}) =>
       fetch(`${server.registryUrl}${path}`, {
         method: init.method ?? "GET",
-        headers: { ...init.headers, ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }) },
-        body: init.body as BodyInit | undefined,
+        headers: {
+          ...init.headers,
+          ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }),
+        },
+        body: init.body as RequestInit["body"],
         redirect: "manual",
       }),
   };
@@ -34,12 +37,14 @@ function requestLineProblem(line: Record<string, unknown>): string | undefined {
   if (typeof line.requestId !== "string" || line.requestId === "") return "requestId";
   if (typeof line.traceId !== "string" || !/^[0-9a-f]{32}$/.test(line.traceId)) return "traceId";
   if (line.service !== "api" && line.service !== "registry") return "service";
-  if ((typeof line.route === "string") === (typeof line.rpc === "string")) return "exactly one of route and rpc";
+  if ((typeof line.route === "string") === (typeof line.rpc === "string"))
+    return "exactly one of route and rpc";
   if (typeof line.status !== "number") return "status";
   if (typeof line.durationMs !== "number" || line.durationMs < 0) return "durationMs";
   if (!("identityUid" in line) || (line.identityUid !== null && typeof line.identityUid !== "string"))
     return "identityUid";
-  if (typeof line.clientAddress !== "string" || !/127\.0\.0\.1$/.test(line.clientAddress)) return "clientAddress";
+  if (typeof line.clientAddress !== "string" || !/127\.0\.0\.1$/.test(line.clientAddress))
+    return "clientAddress";
   return undefined;
 }
 
@@ -71,7 +76,10 @@ describe("log schema", () => {
     const missing = org.replace(/.$/, (c) => (c === "0" ? "1" : "0"));
     assert.equal((await api(`/iam/v2/groups/${missing}`, { token: apiToken })).status, 404);
     assert.equal((await api("/iam/v2/groups/not-a-uid", { token: apiToken })).status, 400);
-    assert.equal((await api("/iam/v2/groups", { method: "POST", token: apiToken, body: { name: 7 } })).status, 400);
+    assert.equal(
+      (await api("/iam/v2/groups", { method: "POST", token: apiToken, body: { name: 7 } })).status,
+      400,
+    );
     assert.equal((await api(`/iam/v2/groups/${org}`, { token: `${apiToken}x` })).status, 401);
     assert.equal((await api(`/iam/v2/groups/${org}`)).status, 401);
     assert.equal((await api("/no/such/path", { method: "POST", token: apiToken, body: {} })).status, 404);
@@ -88,9 +96,20 @@ describe("log schema", () => {
     // Registry: a push, a pull, errors, the token endpoint with a password (right and wrong).
     const registry = registryClient(server);
     const image = await pushImage(registry, "acme/app", "v1", registryToken, buildImage("logged"));
-    assert.equal((await registry.registry("/v2/acme/app/manifests/v1", { token: registryToken })).status, 200);
-    assert.equal((await registry.registry(`/v2/acme/app/blobs/sha256:${"0".repeat(64)}`, { token: registryToken })).status, 404);
-    assert.equal((await registry.registry("/v2/acme/app/manifests/v1", { method: "PATCH", token: registryToken })).status, 405);
+    assert.equal(
+      (await registry.registry("/v2/acme/app/manifests/v1", { token: registryToken })).status,
+      200,
+    );
+    assert.equal(
+      (await registry.registry(`/v2/acme/app/blobs/sha256:${"0".repeat(64)}`, { token: registryToken }))
+        .status,
+      404,
+    );
+    assert.equal(
+      (await registry.registry("/v2/acme/app/manifests/v1", { method: "PATCH", token: registryToken }))
+        .status,
+      405,
+    );
     assert.equal((await registry.registry("/v2/acme/app/manifests/v1")).status, 401);
     assert.equal((await registry.registry("/nowhere")).status, 404);
     const form = (password: string) =>
@@ -125,7 +144,7 @@ describe("log schema", () => {
         try {
           return JSON.parse(line) as Record<string, unknown>;
         } catch {
-          assert.fail(`a stdout line that is not JSON: ${line}`);
+          return assert.fail(`a stdout line that is not JSON: ${line}`);
         }
       });
   });
@@ -154,17 +173,37 @@ describe("log schema", () => {
     for (const line of requests) assert.equal(requestLineProblem(line), undefined, JSON.stringify(line));
     const api = requests.filter((l) => l.service === "api");
     const registry = requests.filter((l) => l.service === "registry");
-    assert.ok(api.length >= 7 && registry.length >= 8, `${api.length} API and ${registry.length} registry lines`);
+    assert.ok(
+      api.length >= 7 && registry.length >= 8,
+      `${api.length} API and ${registry.length} registry lines`,
+    );
     const statuses = (of: Record<string, unknown>[]) => new Set(of.map((l) => l.status));
     for (const status of [200, 400, 401, 404]) assert.ok(statuses(api).has(status), `an API ${status}`);
-    for (const status of [200, 201, 401, 404, 405]) assert.ok(statuses(registry).has(status), `a registry ${status}`);
-    assert.ok(api.some((l) => l.rpc === "platform.iam.v2.GroupsService/CreateGroup" && l.identityUid === ADMIN_IDENTITY_UID));
+    for (const status of [200, 201, 401, 404, 405])
+      assert.ok(statuses(registry).has(status), `a registry ${status}`);
+    assert.ok(
+      api.some(
+        (l) => l.rpc === "platform.iam.v2.GroupsService/CreateGroup" && l.identityUid === ADMIN_IDENTITY_UID,
+      ),
+    );
     assert.ok(api.some((l) => l.route === "unrouted" && l.status === 404));
-    assert.ok(api.some((l) => l.status === 401 && l.identityUid === null), "a refused caller is anonymous");
-    assert.ok(registry.some((l) => l.route === "manifest" && l.status === 201 && l.identityUid === ADMIN_IDENTITY_UID));
+    assert.ok(
+      api.some((l) => l.status === 401 && l.identityUid === null),
+      "a refused caller is anonymous",
+    );
+    assert.ok(
+      registry.some(
+        (l) => l.route === "manifest" && l.status === 201 && l.identityUid === ADMIN_IDENTITY_UID,
+      ),
+    );
     assert.ok(registry.some((l) => l.route === "unmatched" && l.status === 404));
-    assert.ok(registry.some((l) => l.route === "token" && l.status === 200 && l.identityUid === ADMIN_IDENTITY_UID));
-    assert.ok(new Set(requests.map((l) => l.traceId)).size === requests.length, "each request its own new trace");
+    assert.ok(
+      registry.some((l) => l.route === "token" && l.status === 200 && l.identityUid === ADMIN_IDENTITY_UID),
+    );
+    assert.ok(
+      new Set(requests.map((l) => l.traceId)).size === requests.length,
+      "each request its own new trace",
+    );
   });
 
   it("no token, password or client secret appears in anything it printed", () => {

@@ -38,7 +38,7 @@ function registryClient(server: WharfProcess, headers: Record<string, string> = 
           ...init.headers,
           ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }),
         },
-        body: init.body as BodyInit | undefined,
+        body: init.body as RequestInit["body"],
         redirect: "manual",
         ...(init.body instanceof ReadableStream ? { duplex: "half" } : {}),
       } as RequestInit),
@@ -139,8 +139,12 @@ describe("OpenTelemetry traces", () => {
       assert.equal(span.serviceName, "wharf");
     }
     const servers = trace.filter((s) => s.kind === SERVER);
-    assert.ok(servers.length >= 3, `the uploads and the manifest PUT: ${servers.map((s) => s.name).join(", ")}`);
-    for (const span of servers) assert.equal(span.parentSpanId, caller, `${span.name} continues the caller's span`);
+    assert.ok(
+      servers.length >= 3,
+      `the uploads and the manifest PUT: ${servers.map((s) => s.name).join(", ")}`,
+    );
+    for (const span of servers)
+      assert.equal(span.parentSpanId, caller, `${span.name} continues the caller's span`);
     const put = servers.find((s) => s.name === "PUT registry manifest") as ReceivedSpan;
     assert.equal(put.attributes["http.response.status_code"], 201);
     const transactions = trace.filter((s) => s.name === "db.transaction");
@@ -172,15 +176,16 @@ describe("OpenTelemetry traces", () => {
     const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(header);
     assert.ok(match, `a W3C traceparent header: ${header}`);
     assert.equal(match[1], traceId, "the push's trace");
-    assert.equal(delivery?.headers["ce-traceparent"], undefined, "sent as the W3C header, not as ce-traceparent");
-    const deliverOf = (all: ReceivedSpan[]) => all.find((s) => s.spanId === match[2]);
-    const spans = await otlp.waitFor(
-      (all) => {
-        const deliver = deliverOf(all);
-        return deliver !== undefined && all.some((s) => s.spanId === deliver.parentSpanId);
-      },
-      "the delivery's span (exported by the dispatcher thread) and its parent",
+    assert.equal(
+      delivery?.headers["ce-traceparent"],
+      undefined,
+      "sent as the W3C header, not as ce-traceparent",
     );
+    const deliverOf = (all: ReceivedSpan[]) => all.find((s) => s.spanId === match[2]);
+    const spans = await otlp.waitFor((all) => {
+      const deliver = deliverOf(all);
+      return deliver !== undefined && all.some((s) => s.spanId === deliver.parentSpanId);
+    }, "the delivery's span (exported by the dispatcher thread) and its parent");
     const deliver = deliverOf(spans) as ReceivedSpan;
     assert.equal(deliver.name, "webhook.deliver");
     assert.equal(deliver.kind, CLIENT);
@@ -188,7 +193,11 @@ describe("OpenTelemetry traces", () => {
     assert.equal(deliver.attributes["cloudevents.event_type"], "dev.wharf.registry.push.v1");
     const trace = spans.filter((s) => s.traceId === traceId);
     const recordedIn = trace.find((s) => s.spanId === deliver.parentSpanId);
-    assert.equal(recordedIn?.name, "db.transaction", "it descends from the transaction that recorded the event");
+    assert.equal(
+      recordedIn?.name,
+      "db.transaction",
+      "it descends from the transaction that recorded the event",
+    );
     assert.equal(ancestorsOf(recordedIn as ReceivedSpan, trace).at(-1)?.name, "PUT registry manifest");
   });
 
@@ -221,7 +230,10 @@ describe("OpenTelemetry traces", () => {
     const line = await requestLine(server, (l) => l.requestId === requestId);
     assert.match(String(line?.traceId), /^[0-9a-f]{32}$/);
     assert.notEqual(line?.traceId, "0".repeat(32));
-    await otlp.waitFor((all) => all.some((s) => s.traceId === line?.traceId && s.parentSpanId === ""), "a root span");
+    await otlp.waitFor(
+      (all) => all.some((s) => s.traceId === line?.traceId && s.parentSpanId === ""),
+      "a root span",
+    );
   });
 
   it("the server loaded the tracing SDK (the control of the next test)", async () => {
@@ -248,11 +260,14 @@ describe("tracing off", () => {
       ...recordModules(modulesLog),
     });
     const traceId = hex(16);
-    const res = await fetch(`${server.registryUrl}/v2/`, { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } });
+    const res = await fetch(`${server.registryUrl}/v2/`, {
+      headers: { traceparent: `00-${traceId}-${hex(8)}-01` },
+    });
     assert.equal(res.status, 401);
     const fresh = await fetch(`${server.registryUrl}/v2/`);
     const running = server;
-    const lineOf = (answer: Response) => requestLine(running, (l) => l.requestId === answer.headers.get("x-request-id"));
+    const lineOf = (answer: Response) =>
+      requestLine(running, (l) => l.requestId === answer.headers.get("x-request-id"));
     assert.equal((await lineOf(res)).traceId, traceId);
     const newTrace = (await lineOf(fresh)).traceId;
     assert.match(String(newTrace), /^[0-9a-f]{32}$/, "a new trace id without a traceparent");

@@ -26,7 +26,11 @@ export interface OtlpReceiver {
   /** Requests that were not a JSON trace export (content type, path), with why. */
   refused: string[];
   /** Resolves once `predicate` holds for the spans so far; rejects after `timeoutMs` (20 s). */
-  waitFor(predicate: (spans: ReceivedSpan[]) => boolean, what: string, timeoutMs?: number): Promise<ReceivedSpan[]>;
+  waitFor(
+    predicate: (spans: ReceivedSpan[]) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<ReceivedSpan[]>;
   close(): Promise<void>;
 }
 
@@ -72,10 +76,15 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         return;
       }
       const request = JSON.parse(body.toString("utf8")) as {
-        resourceSpans?: { resource?: { attributes?: unknown }; scopeSpans?: { spans?: Record<string, unknown>[] }[] }[];
+        resourceSpans?: {
+          resource?: { attributes?: unknown };
+          scopeSpans?: { spans?: Record<string, unknown>[] }[];
+        }[];
       };
       for (const resourceSpans of request.resourceSpans ?? []) {
-        const serviceName = attributesOf(resourceSpans.resource?.attributes)["service.name"] as string | undefined;
+        const serviceName = attributesOf(resourceSpans.resource?.attributes)["service.name"] as
+          | string
+          | undefined;
         for (const scope of resourceSpans.scopeSpans ?? [])
           for (const span of scope.spans ?? [])
             spans.push({
@@ -109,7 +118,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`timed out waiting for spans: ${what} (got ${spans.map((s) => s.name).join(", ")})`));
+          reject(
+            new Error(`timed out waiting for spans: ${what} (got ${spans.map((s) => s.name).join(", ")})`),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();

@@ -43,7 +43,10 @@ export async function runGc(
     const progress = createGcProgress(out.stderr);
     try {
       const report = await tracedRoot("gc", {}, () =>
-        collectGarbage({ store, blobs, clock: systemClock }, { ...options, onProgress: (p) => progress.update(p) }),
+        collectGarbage(
+          { store, blobs, clock: systemClock },
+          { ...options, onProgress: (p) => progress.update(p) },
+        ),
       );
       const removed = report.manifests + report.links + report.blobs + report.uploads + report.strayObjects;
       progress.finish({ removed, bytesFreed: report.bytes });

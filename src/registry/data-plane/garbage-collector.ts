@@ -151,7 +151,9 @@ export async function collectGarbage(
   await inPhase("blobs", async () => {
     const failed = new Set<string>();
     for (;;) {
-      const orphans = (await store.garbage.orphanBlobs(graceStart, BATCH)).filter((b) => !failed.has(b.digest));
+      const orphans = (await store.garbage.orphanBlobs(graceStart, BATCH)).filter(
+        (b) => !failed.has(b.digest),
+      );
       if (orphans.length === 0) break;
       for (const blob of orphans) {
         try {

@@ -23,7 +23,8 @@ export function tracedBlobDriver(inner: BlobDriver): BlobDriver {
       traced("blob.pipeTo", on(key, { "wharf.blob.range_start": range?.start }), () =>
         inner.pipeTo(key, sink, range),
       ),
-    put: (key: string, source: Readable): Promise<number> => traced("blob.put", on(key), () => inner.put(key, source)),
+    put: (key: string, source: Readable): Promise<number> =>
+      traced("blob.put", on(key), () => inner.put(key, source)),
     append: (key: string, source: Readable): Promise<number> =>
       traced("blob.append", on(key), () => inner.append(key, source)),
     commit: (from: string, to: string): Promise<void> =>
@@ -35,7 +36,11 @@ export function tracedBlobDriver(inner: BlobDriver): BlobDriver {
 }
 
 /** `inner.list(prefix)` (which may throw synchronously), its whole iteration in one span. */
-function tracedList(inner: BlobDriver, prefix: string, attributes: SpanAttributes): AsyncIterable<BlobListEntry> {
+function tracedList(
+  inner: BlobDriver,
+  prefix: string,
+  attributes: SpanAttributes,
+): AsyncIterable<BlobListEntry> {
   const entries = inner.list(prefix);
   return {
     [Symbol.asyncIterator]() {

@@ -12,7 +12,11 @@ describe("W3C traceparent", () => {
     assert.deepEqual(parsed, { traceId: TRACE, spanId: SPAN, sampled: true });
     assert.equal(formatTraceparent(parsed!), `00-${TRACE}-${SPAN}-01`);
     assert.equal(parseTraceparent(`00-${TRACE}-${SPAN}-00`)?.sampled, false);
-    assert.equal(parseTraceparent(`cc-${TRACE}-${SPAN}-01-future`)?.traceId, TRACE, "a later version's extra fields");
+    assert.equal(
+      parseTraceparent(`cc-${TRACE}-${SPAN}-01-future`)?.traceId,
+      TRACE,
+      "a later version's extra fields",
+    );
   });
 
   it("refuses what the specification says to ignore", () => {
@@ -41,7 +45,10 @@ describe("W3C traceparent", () => {
 
 describe("tracing off (no tracer installed)", () => {
   it("a request's trace id is the incoming one, else new; there is no span", () => {
-    assert.deepEqual(startRequestTrace("GET", `00-${TRACE}-${SPAN}-01`, {}), { traceId: TRACE, span: undefined });
+    assert.deepEqual(startRequestTrace("GET", `00-${TRACE}-${SPAN}-01`, {}), {
+      traceId: TRACE,
+      span: undefined,
+    });
     const fresh = startRequestTrace("GET", "garbage", {});
     assert.match(fresh.traceId, /^[0-9a-f]{32}$/);
     assert.notEqual(fresh.traceId, TRACE);

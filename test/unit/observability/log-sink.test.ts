@@ -5,8 +5,12 @@ import { createLogSink, REDACTED, redactText } from "../../../src/observability/
 /** A sink writing into an array of raw lines. */
 async function sinkInto(options: Parameters<typeof createLogSink>[0] = {}) {
   const written: string[] = [];
-  const log = await createLogSink({ ...options, destination: { write: (line: string) => written.push(line) } });
-  const parsed = () => written.flatMap((chunk) => chunk.split("\n").filter((l) => l !== "")).map((l) => JSON.parse(l));
+  const log = await createLogSink({
+    ...options,
+    destination: { write: (line: string) => written.push(line) },
+  });
+  const parsed = () =>
+    written.flatMap((chunk) => chunk.split("\n").filter((l) => l !== "")).map((l) => JSON.parse(l));
   return { log, written, parsed };
 }
 
@@ -69,7 +73,15 @@ describe("log sink", () => {
       url: "https://user:url-password@example.com/x",
     });
     const text = written.join("");
-    for (const secret of [JWT, "hunter2-password", "X3Rva2VuOnNlY3JldA==", "session=abc", "client-secret-value", "db-password", "url-password"])
+    for (const secret of [
+      JWT,
+      "hunter2-password",
+      "X3Rva2VuOnNlY3JldA==",
+      "session=abc",
+      "client-secret-value",
+      "db-password",
+      "url-password",
+    ])
       assert.equal(text.includes(secret), false, `${secret} is redacted: ${text}`);
     const [line] = parsed();
     assert.equal(line.authorization, REDACTED);
@@ -83,7 +95,10 @@ describe("log sink", () => {
   it("redactText leaves text without credentials as it is", () => {
     for (const text of ["GET /v2/acme/app/manifests/v1", "http://127.0.0.1:5000/v2/", "sha256:abc", "a: b"])
       assert.equal(redactText(text), text);
-    assert.equal(redactText(`Basic dXNlcjpwYXNz and Bearer abc.def`), `Basic ${REDACTED} and Bearer ${REDACTED}`);
+    assert.equal(
+      redactText(`Basic dXNlcjpwYXNz and Bearer abc.def`),
+      `Basic ${REDACTED} and Bearer ${REDACTED}`,
+    );
   });
 
   it("a line that cannot be serialised is dropped, not thrown", async () => {
