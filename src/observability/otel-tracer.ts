@@ -19,7 +19,7 @@ import type { Span, SpanAttributes, Tracer, SpanKind as WharfSpanKind } from "..
 /** A started OpenTelemetry pipeline: the Tracer, and how to flush and stop it. */
 export interface OtelTracing {
   tracer: Tracer;
-  /** Exports what is buffered, then stops exporting. */
+  /** Exports what is buffered, then stops exporting. Never rejects (a failed export is dropped). */
   shutdown(): Promise<void>;
 }
 
@@ -87,7 +87,9 @@ export async function startOtelTracing(env: NodeJS.ProcessEnv = process.env): Pr
   return {
     tracer,
     async shutdown() {
-      await provider.shutdown();
+      // A collector that refuses or cannot be reached loses the last spans; it must not fail the
+      // server's stop or a command's exit.
+      await provider.shutdown().catch(() => {});
     },
   };
 }
