@@ -19,6 +19,8 @@ import type { DispatcherOptions } from "./events/event-dispatcher.js";
 import type { PullEventOptions } from "./events/pull-event-buffer.js";
 import type { SinkResolver } from "./events/sink-host.js";
 import type { FederationOptions } from "./federation/federation.js";
+import { createLogSink } from "./observability/log.js";
+import { holdTracing } from "./observability/tracing.js";
 import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
@@ -51,7 +53,10 @@ export interface RunningServer {
 /** Options for tests and embedding; the CLI uses the defaults. */
 export interface ServerOptions {
   clock?: Clock;
-  /** Receives one structured line per request; default: JSON on stdout. */
+  /**
+   * Receives every log line (`level`, `msg`, fields); default: the configuration's log sink
+   * (`config.log`: JSON lines on stdout in the schema of ADR 0041, or pretty text).
+   */
   logger?: (line: object) => void;
   /** Token federation tunables (upstream issuers' URLs, caches, fetch limits). */
   federation?: FederationOptions;
@@ -83,16 +88,30 @@ export interface ServerOptions {
  * data, API, registry) from those values, serves both ports, and records the issuer URLs.
  * `close()` stops GC, the listeners, what the wings started (last first), then store and blobs; a
  * failed start-up closes what it bound (at once) and started, and the store and blobs, then throws.
+ * With the OpenTelemetry variables set (OTEL_EXPORTER_OTLP_ENDPOINT …), it holds the process's
+ * tracing from before the store opens until after everything closed (ADR 0042); without them no
+ * tracing code loads.
  */
 export async function startServer(config: WharfConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? ((line: object) => process.stdout.write(`${JSON.stringify(line)}\n`));
+  const logger = options.logger ?? (await createLogSink(config.log));
   const storeOptions = servingStoreOptions(config, options.sqliteWriteLock);
-  const store = await openStore({
-    ...storeOptions.main,
-    onChangeFeedError: (err) => logger({ level: "error", event: "change-feed", error: String(err) }),
-  });
-  const blobs = await openBlobDriver(config.blobStore, config.dataDir);
+  // Before the store and blobs open: their transactions and operations are spans only if it is on.
+  const tracing = await holdTracing();
+  const changeFeedFailed = (err: unknown) =>
+    logger({ level: "error", msg: "change feed failed", event: "change-feed", error: String(err) });
+  let store: Store;
+  let blobs: Awaited<ReturnType<typeof openBlobDriver>>;
+  try {
+    store = await openStore({ ...storeOptions.main, onChangeFeedError: changeFeedFailed });
+    blobs = await openBlobDriver(config.blobStore, config.dataDir).catch(async (err: unknown) => {
+      await store.close();
+      throw err;
+    });
+  } catch (err) {
+    await tracing.release();
+    throw err;
+  }
   const lifecycle = createLifecycle([store, blobs]);
   const { onClose } = lifecycle;
   try {
@@ -124,7 +143,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
         followChanges(store.changes, {
           ...{ access, resolver: registryDeps.resolver, keys: tokens.issuer.keys },
           revocations: tokens.revocations,
-          onError: (err) => logger({ level: "error", event: "change-feed", error: String(err) }),
+          onError: changeFeedFailed,
         }),
       ),
     );
@@ -150,10 +169,12 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
         const listenersClosed = () =>
           logger({ time: new Date().toISOString(), level: "info", msg: "listeners closed" });
         await lifecycle.close([gc.idle()], { graceMs, listenersClosed });
+        await tracing.release();
       },
     };
   } catch (err) {
     await lifecycle.abort();
+    await tracing.release();
     throw err;
   }
 }

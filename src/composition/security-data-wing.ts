@@ -50,7 +50,13 @@ export function buildSecurityData(deps: {
       events,
       clock,
       log: (outcome) =>
-        logger({ ...(outcome.stored ? {} : { level: "warn" }), event: "vuln-report-referrer", ...outcome }),
+        logger({
+          ...(outcome.stored
+            ? { msg: "vulnerability report stored" }
+            : { level: "warn", msg: "vulnerability report not stored" }),
+          event: "vuln-report-referrer",
+          ...outcome,
+        }),
     }),
   };
 }

@@ -48,7 +48,13 @@ export async function buildTokens(deps: {
     revocations: store.tokenRevocations,
     clock,
     ...(ttl === undefined ? {} : { pollIntervalMs: ttl }),
-    onError: (err) => logger({ level: "error", event: "token-revocations", error: String(err) }),
+    onError: (err) =>
+      logger({
+        level: "error",
+        msg: "token revocations could not be read",
+        event: "token-revocations",
+        error: String(err),
+      }),
   });
   deps.onClose(async () => revocations.close());
   await revocations.refresh();

@@ -12,6 +12,7 @@ import {
 import { MAX_GROUP_NAME_LENGTH, pathComponentProblem } from "../core/registry-name.js";
 import { formatCidr, parseCidr } from "../events/sink-address-policy.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from "../observability/log-options.js";
 import { parseBlobDriverUrl, redactBlobDriverUrl } from "../storage/blobs/open-blob-driver.js";
 import { trustedProxies } from "../transport/client-address.js";
 import { readTlsPair, type TlsFiles } from "./tls-files.js";
@@ -73,6 +74,8 @@ export interface WharfConfig {
   tls: { api?: TlsFiles | undefined; registry?: TlsFiles | undefined };
   /** Ranges of the proxies whose `X-Forwarded-*` headers count (normalised CIDRs; default none; ADR 0039). */
   trustProxy: string[];
+  /** The server's log lines: the least severe level written, and json or pretty (ADR 0041). */
+  log: { level: LogLevel; format: LogFormat };
 }
 
 /** The rate limits of `--rate-limit-api` and `--rate-limit-registry` (ADR 0043); a limit left out is off. */
@@ -142,6 +145,8 @@ export interface ConfigInput {
   registryTlsCert?: string | undefined;
   registryTlsKey?: string | undefined;
   trustProxy?: string | undefined;
+  logLevel?: string | undefined;
+  logFormat?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -179,6 +184,8 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   registryTlsCert: "WHARF_REGISTRY_TLS_CERT",
   registryTlsKey: "WHARF_REGISTRY_TLS_KEY",
   trustProxy: "WHARF_TRUST_PROXY",
+  logLevel: "WHARF_LOG_LEVEL",
+  logFormat: "WHARF_LOG_FORMAT",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -227,6 +234,10 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     rateLimits: parseRateLimits(pick("rateLimitApi"), pick("rateLimitRegistry")),
     tls: parseTls(pick),
     trustProxy: parseTrustProxy(pick("trustProxy")),
+    log: {
+      level: parseChoice(pick("logLevel") ?? "info", LOG_LEVELS, "log-level"),
+      format: parseChoice(pick("logFormat") ?? "json", LOG_FORMATS, "log-format"),
+    },
   };
 }
 
@@ -269,6 +280,14 @@ function parseTrustProxy(value: string | undefined): string[] {
   } catch (err) {
     throw new ConfigError(`--trust-proxy must be a comma-separated list of CIDRs: ${(err as Error).message}`);
   }
+}
+
+/** One of `choices`, case-insensitively. */
+function parseChoice<T extends string>(value: string, choices: readonly T[], flag: string): T {
+  const choice = choices.find((c) => c === value.trim().toLowerCase());
+  if (choice === undefined)
+    throw new ConfigError(`--${flag} must be one of ${choices.join(", ")} (got "${value}")`);
+  return choice;
 }
 
 /** `parse(value)`, or undefined when unset. */

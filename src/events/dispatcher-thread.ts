@@ -70,7 +70,9 @@ export function startDispatcherThread(
     // The serving process's listeners keep it alive; the thread alone must not.
     thread.unref();
     thread.on("message", (message: FromDispatcherThread) => logger(message.log));
-    thread.on("error", (err) => logger({ msg: "event dispatcher thread failed", error: String(err) }));
+    thread.on("error", (err) =>
+      logger({ level: "error", msg: "event dispatcher thread failed", error: String(err) }),
+    );
     stopped = new Promise((resolve) =>
       thread.once("exit", (code) => {
         if (worker === thread) worker = undefined;
@@ -79,7 +81,7 @@ export function startDispatcherThread(
         }
         resolve();
         if (closing) return;
-        logger({ msg: "event dispatcher thread stopped; starting it again", code });
+        logger({ level: "warn", msg: "event dispatcher thread stopped; starting it again", code });
         restartTimer = setTimeout(start, restartDelayMs);
         restartTimer.unref();
       }),

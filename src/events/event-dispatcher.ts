@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { DeliverySigner } from "../auth/delivery-signer.js";
 import type { Clock } from "../core/clock.js";
+import { tracedCall } from "../core/tracing.js";
 import type { EventOutboxStore, LeasedLane, PendingDelivery } from "../storage/event-store.js";
 import { createDeliveryHeaders } from "./delivery-headers.js";
 import { localHostIdentity, processExists } from "./local-process.js";
@@ -140,7 +141,7 @@ export function startEventDispatcher(deps: {
       lastPrune = performance.now();
       pruning = deps.events.prune().then(
         () => {},
-        (err) => deps.logger({ msg: "event prune failed", error: String(err) }),
+        (err) => deps.logger({ level: "error", msg: "event prune failed", error: String(err) }),
       );
     }, wait);
   };
@@ -212,7 +213,8 @@ export function startEventDispatcher(deps: {
       livenessTimer = setTimeout(livenessLost, liveUntil - performance.now());
       if (!wasAlive && alive()) wakeNow();
     } catch (err) {
-      if (!heartbeatFailing) deps.logger({ msg: "event dispatcher heartbeat failed", error: String(err) });
+      if (!heartbeatFailing)
+        deps.logger({ level: "error", msg: "event dispatcher heartbeat failed", error: String(err) });
       heartbeatFailing = true;
     }
   };
@@ -253,9 +255,32 @@ export function startEventDispatcher(deps: {
 
   const headersOf = createDeliveryHeaders({ sign: deps.sign, clock: deps.clock });
 
+  /**
+   * One attempt, in a `webhook.deliver` client span continuing the trace the event was recorded in
+   * (its `traceparent` extension); the request carries the span's `traceparent` (ADR 0042).
+   */
   async function deliver(lane: LeasedLane, delivery: PendingDelivery, signal: AbortSignal) {
     const headers = await headersOf(lane.groupUid, delivery.event);
-    return deps.send(lane.sink, headers, delivery.event.data, options.timeoutMs, signal);
+    const attributes = {
+      "cloudevents.event_id": delivery.event.id,
+      "cloudevents.event_type": delivery.event.type,
+      "wharf.subscription_uid": lane.subscriptionUid,
+      "wharf.delivery_attempt": delivery.attempts + 1,
+    };
+    return tracedCall(
+      "webhook.deliver",
+      delivery.event.extensions.traceparent,
+      attributes,
+      (traceparent) =>
+        deps.send(
+          lane.sink,
+          traceparent === headers.traceparent ? headers : { ...headers, traceparent: traceparent as string },
+          delivery.event.data,
+          options.timeoutMs,
+          signal,
+        ),
+      (result) => (result.ok ? undefined : result.error || `HTTP ${result.status}`),
+    );
   }
 
   /**
@@ -291,6 +316,7 @@ export function startEventDispatcher(deps: {
           retryTime: deps.clock.now() + backoffDelay(attempts, options.backoffBaseMs, options.backoffMaxMs),
         };
         deps.logger({
+          level: "warn",
           msg: dead ? "event delivery failed for good" : "event delivery failed",
           subscription: lane.subscriptionUid,
           event: delivery.event.id,
@@ -302,7 +328,12 @@ export function startEventDispatcher(deps: {
         break;
       }
     } catch (err) {
-      deps.logger({ msg: "event delivery error", subscription: lane.subscriptionUid, error: String(err) });
+      deps.logger({
+        level: "error",
+        msg: "event delivery error",
+        subscription: lane.subscriptionUid,
+        error: String(err),
+      });
     }
     try {
       await deps.events.finish({
@@ -343,7 +374,7 @@ export function startEventDispatcher(deps: {
           });
         } catch (err) {
           if (!running) return;
-          deps.logger({ msg: "event dispatcher could not lease work", error: String(err) });
+          deps.logger({ level: "error", msg: "event dispatcher could not lease work", error: String(err) });
         }
       }
       for (const lane of leased) {
@@ -388,7 +419,11 @@ export function startEventDispatcher(deps: {
       clearTimeout(heartbeatTimer);
       clearTimeout(livenessTimer);
       await deps.events.retireOwner(owner).catch((err) => {
-        deps.logger({ msg: "event dispatcher could not retire its heartbeat", error: String(err) });
+        deps.logger({
+          level: "error",
+          msg: "event dispatcher could not retire its heartbeat",
+          error: String(err),
+        });
       });
     },
   };

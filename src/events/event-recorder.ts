@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { create, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { createJsonEncoders } from "../codec/json-encoder.js";
 import type { Principal, RequestContext } from "../core/context.js";
+import { currentTraceparent } from "../core/tracing.js";
 import type { Store } from "../storage/store.js";
 import { apiEventType, EVENT_RESOURCES, type EventResource, type EventVerb } from "./event-types.js";
 
@@ -43,7 +44,8 @@ export interface RegistryChange {
 /**
  * Writes events into the outbox. Every call must be given the transaction handle of the change it
  * reports, so the event commits or rolls back with it (no change without its event, no event
- * without its change). When no subscription wants the event, nothing is written.
+ * without its change). When no subscription wants the event, nothing is written. With tracing on,
+ * each event carries the `traceparent` extension of the span it was recorded in (ADR 0042).
  */
 export interface EventRecorder {
   /** Records one API change by the caller of `ctx` (a request's context, or the registry's caller and clock). */
@@ -83,6 +85,15 @@ function occurrence(actor: EventActor, body: unknown): string {
 }
 
 /**
+ * `extensions` plus, with tracing on, the CloudEvents distributed-tracing extension `traceparent`:
+ * the span the change is made in (its transaction's), which the event's deliveries continue.
+ */
+function withTraceparent(extensions: Record<string, string>): Record<string, string> {
+  const traceparent = currentTraceparent();
+  return traceparent === undefined ? extensions : { ...extensions, traceparent };
+}
+
+/**
  * The recorder over the stores given to it per call. `apiUrl` and `registryUrl` (the public URLs)
  * give `ce-source`: the API collection URL, or the registry's URL.
  */
@@ -113,7 +124,7 @@ export function createEventRecorder(opts: {
         subject: change.subject,
         groupUid: change.group,
         time: ctx.clock.now(),
-        extensions: { bodytype: change.schema.typeName },
+        extensions: withTraceparent({ bodytype: change.schema.typeName }),
         data: () =>
           occurrence(actorOf(ctx), jsonEncoderOf(change.schema)(create(change.schema, change.body))),
       });
@@ -128,7 +139,7 @@ export function createEventRecorder(opts: {
         subject: change.subject,
         groupUid: change.group,
         time: change.time,
-        extensions: change.extensions,
+        extensions: withTraceparent(change.extensions),
         data: () => occurrence(change.actor, change.body),
       });
       wrote(deliveries);

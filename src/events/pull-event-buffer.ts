@@ -57,7 +57,9 @@ export function startPullEventBuffer(deps: {
         subscribed = new Set(groups);
         subscribedAt = deps.clock.now();
       })
-      .catch((err) => deps.logger({ msg: "pull events: could not read subscriptions", error: String(err) }))
+      .catch((err) =>
+        deps.logger({ level: "error", msg: "pull events: could not read subscriptions", error: String(err) }),
+      )
       .finally(() => {
         refreshing = undefined;
       });
@@ -72,14 +74,19 @@ export function startPullEventBuffer(deps: {
     const lost = dropped;
     queue = [];
     dropped = 0;
-    if (lost > 0) deps.logger({ msg: "pull events dropped under load", dropped: lost });
+    if (lost > 0) deps.logger({ level: "warn", msg: "pull events dropped under load", dropped: lost });
     if (batch.length === 0) return;
     try {
       await deps.store.transaction(async (tx) => {
         for (const change of batch) await deps.recorder.registry(tx, change);
       });
     } catch (err) {
-      deps.logger({ msg: "pull events could not be written", events: batch.length, error: String(err) });
+      deps.logger({
+        level: "error",
+        msg: "pull events could not be written",
+        events: batch.length,
+        error: String(err),
+      });
     }
   }
 

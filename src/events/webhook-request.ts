@@ -23,7 +23,9 @@ export function bodyDigest(body: string | Uint8Array): string {
 /**
  * The HTTP headers of a CloudEvents 1.0 binary-mode delivery of `event`, without Authorization:
  * `ce-id`, `ce-specversion`, `ce-source`, `ce-type`, `ce-subject`, `ce-time`, `ce-group`,
- * `ce-audience: customer`, one `ce-<name>` per extension, and `content-type: application/json`.
+ * `ce-audience: customer`, one `ce-<name>` per extension, and `content-type: application/json`. The
+ * distributed-tracing extension's `traceparent` and `tracestate` go in the W3C headers of those
+ * names, as that extension's HTTP binding says, not as `ce-` headers.
  */
 export function cloudEventHeaders(event: StoredEvent): Record<string, string> {
   const headers: Record<string, string> = {
@@ -37,6 +39,7 @@ export function cloudEventHeaders(event: StoredEvent): Record<string, string> {
     "ce-group": event.groupUid,
     "ce-audience": WEBHOOK_AUDIENCE,
   };
-  for (const [name, value] of Object.entries(event.extensions)) headers[`ce-${name}`] = value;
+  for (const [name, value] of Object.entries(event.extensions))
+    headers[name === "traceparent" || name === "tracestate" ? name : `ce-${name}`] = value;
   return headers;
 }

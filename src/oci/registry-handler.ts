@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { startRequestTrace, withinSpan } from "../core/tracing.js";
 import { HEALTHZ_PATH, READYZ_PATH, readinessAnswer } from "../observability/readiness.js";
 import { clientAddressOf, forwardedOriginOf, NO_TRUSTED_PROXIES } from "../transport/client-address.js";
 import { deleteBlob, getBlob } from "./blob-handlers.js";
@@ -65,10 +66,28 @@ async function base(deps: RegistryDeps, ex: Exchange): Promise<void> {
 }
 
 /**
+ * `deps` for one request, its authenticator telling `seen` each caller it verifies (the identity
+ * the request's log line names).
+ */
+function watchingCaller(deps: RegistryDeps, seen: (identityUid: string | undefined) => void): RegistryDeps {
+  const auth: RegistryDeps["auth"] = Object.create(deps.auth);
+  auth.authenticate = async (headers, opts) => {
+    const caller = await deps.auth.authenticate(headers, opts);
+    seen(caller.principal?.identityUid);
+    return caller;
+  };
+  return { ...deps, auth };
+}
+
+/**
  * The registry's request handler: routes by path shape, charges the request to its caller's pull
  * or push budget when those are limited (ADR 0043), answers every failure with the OCI error
- * envelope, logs one structured line per request (never credentials) and counts it in the
- * metrics by route kind. `/healthz` and `/readyz` answer anonymously and are not logged.
+ * envelope (a trusted proxy's origin in the token realm: ADR 0039), logs one structured line per request in the schema of ADR 0041 (`msg` "request",
+ * `requestId`, `traceId`, `service` "registry", `route` (the route kind, `unmatched` for none),
+ * `status`, `durationMs`, `identityUid` (null when anonymous), `clientAddress`, and `method`,
+ * `path`, `error` (the OCI code) — never credentials) and counts it in the metrics by route kind.
+ * Each request runs in its server span (with tracing on), continuing an incoming `traceparent`.
+ * `/healthz` and `/readyz` answer anonymously and are not logged.
  */
 export function createRegistryHandler(deps: RegistryDeps, logger: (line: object) => void) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -84,6 +103,14 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
     const clientAddress = clientAddressOf(req, trust);
     const ex: Exchange = { req, res, url, head: method === "HEAD", clientAddress };
     const requestId = randomUUID();
+    const trace = startRequestTrace(`${method} registry`, req.headers.traceparent, {
+      "http.request.method": method,
+      "url.path": url.pathname,
+    });
+    let identityUid: string | undefined;
+    const requestDeps = watchingCaller(deps, (uid) => {
+      identityUid ??= uid;
+    });
     res.setHeader("docker-distribution-api-version", "registry/2.0");
     res.setHeader("x-request-id", requestId);
     let error: OciError | undefined;
@@ -92,10 +119,11 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
     try {
       route = matchRoute(url.pathname);
       if (!route) throw ociError("NAME_UNKNOWN", `no registry endpoint at ${url.pathname.slice(0, 200)}`);
+      trace.span?.rename(`${method} registry ${route.kind}`);
       const handler = handlerFor(route, method);
       if (!handler) throw new OciError("UNSUPPORTED", `${method} is not supported here`, undefined, {}, 405);
       if (deps.rateLimit) await deps.rateLimit.charge(req, res, route, clientAddress);
-      await handler(deps, ex);
+      await withinSpan(trace.span, () => handler(requestDeps, ex));
     } catch (err) {
       if (clientWentAway(req, err)) {
         // A cancelled request, as the API logs it: nobody is left to answer, and no fault of ours.
@@ -108,16 +136,31 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
           const origin = forwardedOriginOf(facts, trust);
           if (origin !== undefined) error = withForwardedRealm(error, deps.auth.realm, origin);
         }
+        const traceId = trace.traceId;
         if (error instanceof ContentDamagedOciError)
           logger({
             level: "error",
+            msg: "blob storage content does not match its record",
             requestId,
+            traceId,
             error: `blob storage content does not match its record: ${error.key} holds ${error.storedSize} bytes, recorded ${error.expectedSize} (run wharf fsck)`,
           });
         else if (error.code === "INTERNAL")
-          logger({ level: "error", requestId, error: String((err as Error)?.stack ?? err) });
+          logger({
+            level: "error",
+            msg: "registry request failed",
+            requestId,
+            traceId,
+            error: String((err as Error)?.stack ?? err),
+          });
         if (error instanceof ContentLostError)
-          logger({ level: "error", requestId, error: `content missing from blob storage: ${error.key}` });
+          logger({
+            level: "error",
+            msg: "content missing from blob storage",
+            requestId,
+            traceId,
+            error: `content missing from blob storage: ${error.key}`,
+          });
         // Bytes the client is still sending would otherwise be parsed as the next request (HTTP/1.1
         // only: an HTTP/2 stream ends alone, and HTTP/2 has no Connection header).
         if (!req.readableEnded && req.httpVersionMajor === 1) res.setHeader("connection", "close");
@@ -127,16 +170,26 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
       const seconds = (performance.now() - started) / 1000;
       const status = cancelled ? CLIENT_CLOSED_REQUEST : res.statusCode;
       deps.metrics?.observe(route?.kind ?? "unmatched", method, status, seconds);
+      if (trace.span !== undefined) {
+        trace.span.setAttributes({ "http.response.status_code": status, "wharf.identity_uid": identityUid });
+        if (status >= 500) trace.span.fail(new Error(error?.code ?? `HTTP ${status}`));
+        trace.span.end();
+      }
       logger({
-        time: new Date().toISOString(),
+        // A fault's cause has its own error line (above); the request line of a 5xx warns.
+        level: status >= 500 && !cancelled ? "warn" : "info",
+        msg: "request",
         requestId,
+        traceId: trace.traceId,
         service: "registry",
+        route: route?.kind ?? "unmatched",
+        status,
+        durationMs: Math.round(seconds * 100_000) / 100,
+        identityUid: identityUid ?? null,
+        clientAddress: clientAddress || null,
         method,
         path: url.pathname,
-        status,
-        clientAddress,
         ...(cancelled ? { error: "CANCELLED" } : error ? { error: error.code } : {}),
-        durationMs: Math.round(seconds * 100_000) / 100,
       });
     }
   };

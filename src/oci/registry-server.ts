@@ -52,7 +52,12 @@ export async function bindRegistryServer(
       .handler(req, res)
       .catch((err) => {
         // The handler answers its own errors; this is a bug in that answering. Keep serving.
-        logger({ level: "error", service: "registry", error: String((err as Error)?.stack ?? err) });
+        logger({
+          level: "error",
+          msg: "registry handler failed",
+          service: "registry",
+          error: String((err as Error)?.stack ?? err),
+        });
         res.destroy();
       })
       .finally(() => countBytes(req.socket));

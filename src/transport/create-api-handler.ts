@@ -4,6 +4,7 @@ import { Code } from "@connectrpc/connect";
 import { type ClientWatch, clientCancelled } from "../core/cancellation.js";
 import type { Clock } from "../core/clock.js";
 import type { ServiceBinding } from "../core/service.js";
+import { withinSpan } from "../core/tracing.js";
 import type { ApiMetrics } from "../observability/api-metrics.js";
 import type { ApiRateLimiter } from "./api-rate-limit.js";
 import {
@@ -135,6 +136,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       path,
       protocol: "grpc",
       requestIdHeader: headers["x-request-id"],
+      traceparentHeader: headers.traceparent,
       clientAddress: clientAddressFrom({ peer: stream.session?.socket?.remoteAddress, headers }, trust),
     });
     // Every answer of this path is HTTP 200 (the outcome is in grpc-status); a stream closed
@@ -164,6 +166,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       path,
       protocol: isRpc ? rpcProtocol(req.headers["content-type"]) : extraRoute ? "http" : "rest",
       requestIdHeader: req.headers["x-request-id"],
+      traceparentHeader: req.headers.traceparent,
       quiet: extraRoute?.quiet === true,
       clientAddress: clientAddressOf(req, trust),
     });
@@ -187,7 +190,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     if (extraRoute) {
       logWhenDone(res, () => pipeline.finish(record, res.statusCode));
       Promise.resolve()
-        .then(() => extraRoute.handler(req, res))
+        .then(() => withinSpan(record.span, () => extraRoute.handler(req, res)))
         .catch((err: unknown) => {
           record.cause = err;
           if (!res.headersSent) {

@@ -4,6 +4,7 @@ import { Cancellation } from "../core/cancellation.js";
 import type { Clock } from "../core/clock.js";
 import type { Access, Principal, RequestContext } from "../core/context.js";
 import { type DomainError, unauthenticated } from "../core/errors.js";
+import { type Span, startRequestTrace, withinSpan } from "../core/tracing.js";
 import { requireUidp } from "../core/uidp.js";
 import type { ApiMetrics } from "../observability/api-metrics.js";
 import { CODE_NAMES, toDomainError } from "./error-mapping.js";
@@ -30,6 +31,15 @@ export type Protocol = "rest" | "connect" | "grpc" | "grpc-web" | "http";
 /** The mutable record of one request, from arrival to its log line. */
 export interface CallRecord {
   readonly requestId: string;
+  /** The trace it belongs to: its `traceparent`'s, or a new one (logged with or without tracing). */
+  readonly traceId: string;
+  /** Its server span; undefined when tracing is off. */
+  readonly span: Span | undefined;
+  /**
+   * Who sent it: the peer, or the client a trusted proxy forwarded for (see `clientAddressOf`);
+   * anonymous callers are rate limited by it. Undefined when the socket is gone.
+   */
+  readonly clientAddress: string | undefined;
   /** `performance.now()` at arrival. */
   readonly startedAt: number;
   protocol: Protocol;
@@ -51,8 +61,6 @@ export interface CallRecord {
    * aborts it, the handler's `RequestContext.signal` follows it, and its reason is the outcome.
    */
   readonly cancellation: Cancellation;
-  /** The client's address (a trusted proxy's `X-Forwarded-For` counted; see `clientAddressOf`): anonymous callers are rate limited by it. */
-  readonly clientAddress: string | undefined;
   /** The rate limit headers of the call, sent with its answer or error; none while limits are off. */
   rateLimitHeaders: Record<string, string> | undefined;
 }
@@ -76,13 +84,16 @@ export interface PipelineOptions {
 export interface Pipeline {
   /**
    * Starts a request: honours a sane incoming `x-request-id` (1–128 of `[A-Za-z0-9._~:@+=/-]`),
-   * else assigns a random UUID. The caller echoes `requestId` in the response header.
+   * else assigns a random UUID, and a valid incoming `traceparent` (its trace id is logged and,
+   * with tracing on, the request's server span continues it), else starts a new trace. The caller
+   * echoes `requestId` in the response header.
    */
   begin(init: {
     httpMethod: string;
     path: string;
     protocol: Protocol;
     requestIdHeader: string | string[] | undefined;
+    traceparentHeader?: string | string[] | undefined;
     quiet?: boolean;
     clientAddress?: string | undefined;
   }): CallRecord;
@@ -93,9 +104,10 @@ export interface Pipeline {
    * verify, whose 401 becomes a 429 once that address's bucket is empty), the scoped capability check
    * (`access.require(<scope field>, capabilities)`, a malformed or empty scope uid is
    * INVALID_ARGUMENT naming the field), then the handler, whose context's `signal` follows
-   * `record.cancellation`. Returns the handler's response. Throws only DomainErrors (anything else
-   * becomes INTERNAL) and records the outcome on `record`; a call given up on (before the handler,
-   * or before it answered) throws the cancellation's reason.
+   * `record.cancellation`; all of it inside the request's span (store and blob spans descend from
+   * it). Returns the handler's response. Throws only DomainErrors (anything else becomes INTERNAL)
+   * and records the outcome on `record`; a call given up on (before the handler, or before it
+   * answered) throws the cancellation's reason.
    */
   invoke(
     record: CallRecord,
@@ -109,9 +121,12 @@ export interface Pipeline {
    */
   fail(record: CallRecord, err: unknown): DomainError;
   /**
-   * Writes the request's one log line (none for a quiet record without a cause) and counts it in
-   * the metrics by route (the RPC; a plain route's path; `unrouted` for a REST request no RPC
-   * took: never the raw path of an unknown URL); later calls for the same record do nothing.
+   * Ends the request's span, writes its one log line in the schema of ADR 0041 (`msg` "request",
+   * `requestId`, `traceId`, `service` "api", `rpc` or `route`, `status`, `durationMs`,
+   * `identityUid` (null when anonymous), `clientAddress`, and `protocol`, `method`, `path`, `code`;
+   * none for a quiet record without a cause) and counts it in the metrics by route (the RPC; a
+   * plain route's path; `unrouted` for a REST request no RPC took: never the raw path of an unknown
+   * URL); later calls for the same record do nothing.
    */
   finish(record: CallRecord, httpStatus: number | undefined): void;
 }
@@ -163,8 +178,18 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   return {
     begin(init) {
       const header = Array.isArray(init.requestIdHeader) ? init.requestIdHeader[0] : init.requestIdHeader;
+      // A probe is not traced (it would be most of the spans); its line still has a trace id.
+      const trace = startRequestTrace(
+        `${init.httpMethod} ${init.protocol}`,
+        init.traceparentHeader,
+        { "http.request.method": init.httpMethod, "url.path": init.path, "wharf.protocol": init.protocol },
+        init.quiet !== true,
+      );
       return {
         requestId: header !== undefined && SANE_REQUEST_ID.test(header) ? header : randomUUID(),
+        traceId: trace.traceId,
+        span: trace.span,
+        clientAddress: init.clientAddress,
         startedAt: performance.now(),
         protocol: init.protocol,
         httpMethod: init.httpMethod,
@@ -176,25 +201,27 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         logged: false,
         quiet: init.quiet === true,
         cancellation: new Cancellation(),
-        clientAddress: init.clientAddress,
         rateLimitHeaders: undefined,
       };
     },
 
-    async invoke(record, entry, request, authorization) {
+    invoke(record, entry, request, authorization) {
       record.rpc = entry.rpcName;
-      try {
-        record.cancellation.throwIfAborted();
-        const ctx = await contextFor(record, entry, request, authorization);
-        // Authentication and the access check may have waited on the store.
-        record.cancellation.throwIfAborted();
-        const response = await entry.handler(request, ctx);
-        record.cancellation.throwIfAborted();
-        record.code = 0;
-        return response;
-      } catch (err) {
-        throw fail(record, err);
-      }
+      record.span?.rename(entry.rpcName);
+      return withinSpan(record.span, async () => {
+        try {
+          record.cancellation.throwIfAborted();
+          const ctx = await contextFor(record, entry, request, authorization);
+          // Authentication and the access check may have waited on the store.
+          record.cancellation.throwIfAborted();
+          const response = await entry.handler(request, ctx);
+          record.cancellation.throwIfAborted();
+          record.code = 0;
+          return response;
+        } catch (err) {
+          throw fail(record, err);
+        }
+      });
     },
 
     fail,
@@ -204,28 +231,42 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       record.logged = true;
       const code = record.code;
       const durationMs = performance.now() - record.startedAt;
+      const route =
+        record.rpc === undefined ? (record.protocol === "rest" ? "unrouted" : record.path) : undefined;
+      const codeName = code === undefined ? undefined : CODE_NAMES[code];
       metrics?.observe(
-        record.rpc ?? (record.protocol === "rest" ? "unrouted" : record.path),
-        code === undefined ? "" : (CODE_NAMES[code] ?? String(code)),
+        record.rpc ?? (route as string),
+        code === undefined ? "" : (codeName ?? String(code)),
         httpStatus ?? 0,
         durationMs / 1000,
       );
-      if (record.quiet && record.cause === undefined) return;
       const serverFault = code === 2 || code === 13 || code === 15 || (httpStatus ?? 0) >= 500;
+      if (record.span !== undefined) {
+        record.span.setAttributes({
+          "http.response.status_code": httpStatus,
+          "rpc.grpc.status_code": code,
+          "wharf.identity_uid": record.identityUid,
+        });
+        if (serverFault) record.span.fail(record.cause ?? new Error(codeName ?? `HTTP ${httpStatus}`));
+        record.span.end();
+      }
+      if (record.quiet && record.cause === undefined) return;
       const line: Record<string, unknown> = {
         time: new Date(clock.now()).toISOString(),
         level: serverFault ? "error" : "info",
         msg: "request",
         requestId: record.requestId,
+        traceId: record.traceId,
+        service: "api",
+        ...(record.rpc === undefined ? { route } : { rpc: record.rpc }),
+        status: httpStatus ?? 0,
+        durationMs: Math.round(durationMs * 1000) / 1000,
+        identityUid: record.identityUid ?? null,
+        clientAddress: record.clientAddress ?? null,
         protocol: record.protocol,
         method: record.httpMethod,
         path: record.path,
-        rpc: record.rpc,
-        status: httpStatus,
-        code: code === undefined ? undefined : CODE_NAMES[code],
-        durationMs: Math.round(durationMs * 1000) / 1000,
-        identityUid: record.identityUid,
-        clientAddress: record.clientAddress,
+        code: codeName,
       };
       if (record.cause !== undefined) line.error = describeCause(record.cause);
       try {

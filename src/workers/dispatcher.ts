@@ -10,6 +10,7 @@ import type {
   ToDispatcherThread,
 } from "../events/dispatcher-thread.js";
 import { startWebhookDelivery } from "../events/webhook-delivery.js";
+import { holdTracing } from "../observability/tracing.js";
 import { openStore } from "../storage/sql/open-store.js";
 
 const port = parentPort;
@@ -17,6 +18,8 @@ if (!port) throw new Error("workers/dispatcher runs as a worker thread (see even
 const data = workerData as DispatcherThreadData;
 const post = (message: FromDispatcherThread) => port.postMessage(message);
 
+// Its own tracer, when tracing is on: a thread does not share the serving thread's (ADR 0042).
+const tracing = await holdTracing();
 const store = await openStore(data.database);
 const issuer = createIssuer({ store, issuerUrl: data.issuerUrl, clock: systemClock });
 const delivery = startWebhookDelivery({
@@ -35,5 +38,6 @@ port.on("message", async (message: ToDispatcherThread) => {
   }
   await delivery.close();
   await store.close();
+  await tracing.release();
   port.close();
 });

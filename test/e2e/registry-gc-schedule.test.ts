@@ -33,9 +33,11 @@ describe("scheduled garbage collection", () => {
       "event",
       "links",
       "manifests",
+      "msg",
       "strayObjects",
       "uploads",
     ]);
+    assert.equal(gcLines()[0]?.msg, "garbage collected", "a msg, as every log line has (ADR 0041)");
     const head = await server.registry(`/v2/gcsched/app/blobs/${digest}`, { method: "HEAD", token });
     assert.equal(head.status, 200, "a blob inside the grace period survives the runs");
   });

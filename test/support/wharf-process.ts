@@ -60,6 +60,8 @@ export interface WharfProcess {
   registryUrl: string;
   /** Everything it printed so far. */
   output(): string;
+  /** What it printed on stdout so far (its log lines). */
+  stdout(): string;
 }
 
 /**
@@ -112,7 +114,13 @@ export async function serveProcess(
       const registry = /registry on (\S+)\n/.exec(stderr)?.[1];
       if (api && registry) {
         clearTimeout(timer);
-        resolve({ child, apiUrl: api, registryUrl: registry, output: () => stdout + stderr });
+        resolve({
+          child,
+          apiUrl: api,
+          registryUrl: registry,
+          output: () => stdout + stderr,
+          stdout: () => stdout,
+        });
       }
     });
     child.once("exit", (code) => reject(new Error(`wharf serve exited ${code}: ${stderr}`)));

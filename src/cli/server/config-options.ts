@@ -174,6 +174,16 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     field: "trustProxy",
     help: "comma-separated ranges of proxies whose X-Forwarded-For/-Proto/-Host count (default none)",
   },
+  {
+    flags: "--log-level <level>",
+    field: "logLevel",
+    help: "least severe log line written: trace, debug, info, warn, error, fatal or silent (default info)",
+  },
+  {
+    flags: "--log-format <format>",
+    field: "logFormat",
+    help: "log lines as json (one object per line on stdout) or pretty (text for people) (default json)",
+  },
 ];
 
 /** The flags only `wharf serve` takes (the other commands do not serve). */
@@ -188,6 +198,8 @@ export const SERVE_ONLY_FIELDS: readonly (keyof ConfigInput)[] = [
   "registryTlsCert",
   "registryTlsKey",
   "trustProxy",
+  "logLevel",
+  "logFormat",
 ];
 
 /** Every field: what `wharf serve` takes. */

@@ -3,6 +3,8 @@ import { openConfiguredStore } from "../../config/open-configured-store.js";
 import { storageLocationsOf } from "../../config/storage-locations.js";
 import { systemClock } from "../../core/clock.js";
 import { parseDurationSeconds } from "../../core/duration.js";
+import { tracedRoot } from "../../core/tracing.js";
+import { holdTracing } from "../../observability/tracing.js";
 import { collectGarbage } from "../../registry/data-plane/garbage-collector.js";
 import { bindBlobStore } from "../../storage/blob-store-identity.js";
 import { openBlobDriver } from "../../storage/blobs/open-blob-driver.js";
@@ -14,6 +16,7 @@ import { createGcProgress } from "./gc-progress.js";
  * servers are pushing; see `collectGarbage`). Shows its progress on `out.stderr` (createGcProgress)
  * and prints what it removed as one JSON line on `out.stdout`. Refuses,
  * deleting nothing, when the blob storage belongs to another database (`BlobStoreMismatchError`).
+ * With OpenTelemetry configured, the run is a `gc` trace (ADR 0042), exported before it returns.
  */
 export async function runGc(
   input: ConfigInput,
@@ -31,6 +34,7 @@ export async function runGc(
     historyWindowMs: durationMs("window", opts.window),
     graceMs: durationMs("grace", opts.grace),
   };
+  const tracing = await holdTracing();
   const store = await openConfiguredStore(config);
   const blobs = await openBlobDriver(config.blobStore, config.dataDir);
   try {
@@ -38,9 +42,11 @@ export async function runGc(
     await bindBlobStore(store, blobs, storageLocationsOf(config));
     const progress = createGcProgress(out.stderr);
     try {
-      const report = await collectGarbage(
-        { store, blobs, clock: systemClock },
-        { ...options, onProgress: (p) => progress.update(p) },
+      const report = await tracedRoot("gc", {}, () =>
+        collectGarbage(
+          { store, blobs, clock: systemClock },
+          { ...options, onProgress: (p) => progress.update(p) },
+        ),
       );
       const removed = report.manifests + report.links + report.blobs + report.uploads + report.strayObjects;
       progress.finish({ removed, bytesFreed: report.bytes });
@@ -52,5 +58,6 @@ export async function runGc(
     }
   } finally {
     await Promise.allSettled([store.close(), blobs.close()]);
+    await tracing.release();
   }
 }

@@ -1,7 +1,7 @@
 import type { ShutdownConfig } from "../../config/config.js";
 import type { RunningServer } from "../../server.js";
 
-/** Writes one JSON log line (the server's logger shape: `time`, `level`, `msg`, fields). */
+/** Writes one log line (`level`, `msg`, fields; see observability/log.ts and ADR 0041). */
 export type LogLine = (line: object) => void;
 
 /** One `info` line with the time, for the shutdown's steps. */

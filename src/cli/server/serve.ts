@@ -7,6 +7,7 @@ import {
   type WharfConfig,
 } from "../../config/config.js";
 import { prepareConfiguredDatabase, sqlitePathOf } from "../../config/open-configured-store.js";
+import { createLogSink } from "../../observability/log.js";
 import { type RunningServer, startServer } from "../../server.js";
 import { type LogLine, serveUntilSignalled } from "./graceful-stop.js";
 import { WORKER_SLOT_ENV, type WorkerServing, type WorkerStop } from "./serve-workers.js";
@@ -20,9 +21,9 @@ import { WORKER_SLOT_ENV, type WorkerServing, type WorkerStop } from "./serve-wo
  */
 export async function runServe(input: ConfigInput): Promise<number> {
   const config = loadConfig(input);
-  const log: LogLine = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
   const slot = Number(process.env[WORKER_SLOT_ENV]);
   if (cluster.isWorker && slot > 0) return runWorker(config, slot);
+  const log: LogLine = await createLogSink(config.log);
   if (config.workers > 1) {
     if (!config.databaseUrl)
       throw new ConfigError(
@@ -31,7 +32,7 @@ export async function runServe(input: ConfigInput): Promise<number> {
     return (await import("./serve-workers.js")).runPrimary(config, log);
   }
   await prepareConfiguredDatabase(config);
-  const server = await startServer(config);
+  const server = await startServer(config, { logger: log });
   const storage = config.databaseUrl ? redactUrl(config.databaseUrl) : sqlitePathOf(config);
   // The signal handlers are in place before the URLs are printed: whoever reads them may signal
   // at once (a test did, and caught the process before its SIGTERM handler existed).
@@ -64,7 +65,7 @@ function reloadTlsOnHangup(server: Pick<RunningServer, "reloadTls">): () => void
  * where it listens, and stops as the primary's forwarded signals say (besides its own signals).
  */
 async function runWorker(config: WharfConfig, slot: number): Promise<number> {
-  const log: LogLine = (line) => process.stdout.write(`${JSON.stringify({ ...line, worker: slot })}\n`);
+  const log: LogLine = await createLogSink({ ...config.log, fields: { worker: slot } });
   const server = await startServer(slot === 1 ? config : { ...config, gcIntervalMs: 0 }, {
     logger: log,
     clusterWorker: true,

@@ -1,4 +1,5 @@
 import type { Clock } from "../../core/clock.js";
+import { traced } from "../../core/tracing.js";
 import type { BlobDriver } from "../../storage/blobs/blob-driver.js";
 import {
   BLOBS_PREFIX,
@@ -99,83 +100,95 @@ export async function collectGarbage(
     options.onProgress?.({ ...current });
   };
   const exclusively = <T>(fn: (tx: Store) => Promise<T>) => inRegistryLock(store, "exclusive", fn);
+  // Each phase is a `gc <phase>` span (ADR 0042), its transactions and blob deletions inside it.
+  const inPhase = (name: GarbageProgress["phase"], run: () => Promise<void>) => {
+    phase(name);
+    return traced(`gc ${name}`, { "wharf.gc.phase": name }, run);
+  };
 
-  phase("uploads");
-  for (const upload of await store.uploads.staleBefore(uploadCutoff)) {
-    await store.uploads.delete(upload.id);
-    await blobs.delete(uploadKey(upload.id));
-    report.uploads++;
-    examined(1, 1);
-  }
+  await inPhase("uploads", async () => {
+    for (const upload of await store.uploads.staleBefore(uploadCutoff)) {
+      await store.uploads.delete(upload.id);
+      await blobs.delete(uploadKey(upload.id));
+      report.uploads++;
+      examined(1, 1);
+    }
+  });
   // The stray sweeps list only the two prefixes and skip keys the layout does not parse there: other
   // objects, such as the blob store's identity, are never candidates.
-  phase("stray uploads");
-  for await (const object of blobs.list(UPLOADS_PREFIX)) {
-    const id = parseUploadKey(object.key);
-    if (id === undefined) continue;
-    const stray = object.modifiedTime < uploadCutoff && !(await store.uploads.get(id));
-    if (stray) {
-      await blobs.delete(object.key);
-      report.strayObjects++;
+  await inPhase("stray uploads", async () => {
+    for await (const object of blobs.list(UPLOADS_PREFIX)) {
+      const id = parseUploadKey(object.key);
+      if (id === undefined) continue;
+      const stray = object.modifiedTime < uploadCutoff && !(await store.uploads.get(id));
+      if (stray) {
+        await blobs.delete(object.key);
+        report.strayObjects++;
+      }
+      examined(1, stray ? 1 : 0);
     }
-    examined(1, stray ? 1 : 0);
-  }
+  });
 
-  phase("manifests");
-  for (;;) {
-    const dead = await store.garbage.deadManifests(bounds, BATCH);
-    let deleted = 0;
-    for (const { repoUid, digest } of dead) {
-      const removed = await exclusively((tx) => tx.garbage.deleteIfDead(repoUid, digest, bounds));
-      if (removed) deleted++;
-      examined(1, removed ? 1 : 0);
-    }
-    report.manifests += deleted;
-    if (deleted === 0) break;
-  }
-
-  phase("links");
-  report.links = await exclusively((tx) => tx.garbage.deleteUnreferencedLinks(graceStart));
-  examined(report.links, report.links);
-
-  phase("blobs");
-
-  const failed = new Set<string>();
-  for (;;) {
-    const orphans = (await store.garbage.orphanBlobs(graceStart, BATCH)).filter((b) => !failed.has(b.digest));
-    if (orphans.length === 0) break;
-    for (const blob of orphans) {
-      try {
-        const removed = await exclusively(async (tx) => {
-          if (!(await tx.garbage.deleteIfOrphan(blob.digest, graceStart))) return false;
-          // Inside the lock: an upload of the same digest waits, then finds no bytes and writes its own.
-          await blobs.delete(blobKey(parseDigest(blob.digest)));
-          return true;
-        });
-        if (removed) {
-          report.blobs++;
-          report.bytes += blob.size;
-        }
+  await inPhase("manifests", async () => {
+    for (;;) {
+      const dead = await store.garbage.deadManifests(bounds, BATCH);
+      let deleted = 0;
+      for (const { repoUid, digest } of dead) {
+        const removed = await exclusively((tx) => tx.garbage.deleteIfDead(repoUid, digest, bounds));
+        if (removed) deleted++;
         examined(1, removed ? 1 : 0);
-      } catch {
-        failed.add(blob.digest);
-        examined(1, 0);
+      }
+      report.manifests += deleted;
+      if (deleted === 0) break;
+    }
+  });
+
+  await inPhase("links", async () => {
+    report.links = await exclusively((tx) => tx.garbage.deleteUnreferencedLinks(graceStart));
+    examined(report.links, report.links);
+  });
+
+  await inPhase("blobs", async () => {
+    const failed = new Set<string>();
+    for (;;) {
+      const orphans = (await store.garbage.orphanBlobs(graceStart, BATCH)).filter(
+        (b) => !failed.has(b.digest),
+      );
+      if (orphans.length === 0) break;
+      for (const blob of orphans) {
+        try {
+          const removed = await exclusively(async (tx) => {
+            if (!(await tx.garbage.deleteIfOrphan(blob.digest, graceStart))) return false;
+            // Inside the lock: an upload of the same digest waits, then finds no bytes and writes its own.
+            await blobs.delete(blobKey(parseDigest(blob.digest)));
+            return true;
+          });
+          if (removed) {
+            report.blobs++;
+            report.bytes += blob.size;
+          }
+          examined(1, removed ? 1 : 0);
+        } catch {
+          failed.add(blob.digest);
+          examined(1, 0);
+        }
       }
     }
-  }
+  });
 
-  phase("stray blobs");
-  for await (const object of blobs.list(BLOBS_PREFIX)) {
-    const digest = digestStoredAt(object.key);
-    if (digest === undefined || object.modifiedTime >= graceStart) continue;
-    const stray = await exclusively(async (tx) => {
-      if (await tx.blobs.get(digest)) return false;
-      await blobs.delete(object.key);
-      return true;
-    });
-    if (stray) report.strayObjects++;
-    examined(1, stray ? 1 : 0);
-  }
+  await inPhase("stray blobs", async () => {
+    for await (const object of blobs.list(BLOBS_PREFIX)) {
+      const digest = digestStoredAt(object.key);
+      if (digest === undefined || object.modifiedTime >= graceStart) continue;
+      const stray = await exclusively(async (tx) => {
+        if (await tx.blobs.get(digest)) return false;
+        await blobs.delete(object.key);
+        return true;
+      });
+      if (stray) report.strayObjects++;
+      examined(1, stray ? 1 : 0);
+    }
+  });
   return report;
 }
 

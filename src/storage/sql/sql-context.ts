@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import type { DomainError } from "../../core/errors.js";
+import { traced } from "../../core/tracing.js";
 import { parentOf } from "../../core/uidp.js";
 import type { ChangeFeed, ChangeHub } from "../change-feed.js";
 import { abortOnSignal } from "./abort-on-signal.js";
@@ -28,7 +29,8 @@ export interface SqlContext {
   /**
    * Runs `fn` in a transaction; inside one already, joins it (no savepoint). `signal`: once it
    * fired, the transaction rolls back with its reason (checked before BEGIN, after it, after each
-   * statement and before COMMIT).
+   * statement and before COMMIT). With tracing on, an outermost transaction is a `db.transaction`
+   * span (ADR 0042).
    */
   transaction<T>(fn: (ctx: SqlContext) => Promise<T>, signal?: AbortSignal): Promise<T>;
   /**
@@ -70,32 +72,35 @@ export function rootContext(
     beforeCommit() {
       throw new Error("beforeCommit outside a transaction");
     },
-    async transaction(fn, signal) {
-      signal?.throwIfAborted();
-      const written = new Set<TableName>();
-      let committed = false;
-      try {
-        const result = await db.transaction().execute(async (trx) => {
-          // BEGIN may have waited long for the write lock (SQLite) or a connection (PostgreSQL).
-          signal?.throwIfAborted();
-          const handle = signal ? trx.withPlugin(abortOnSignal(signal)) : trx;
-          const hooks: Array<() => Promise<void>> = [];
-          const result = await fn(transactionContext(handle, dialect, counts, sink.hub, written, hooks));
-          // A hook may register more hooks: run until none is left.
-          for (let i = 0; i < hooks.length; i++) await hooks[i]?.();
-          signal?.throwIfAborted();
-          if (written.size > 0) await sink.beforeCommit?.(handle, [...written]);
-          return result;
-        });
-        committed = true;
-        return result;
-      } finally {
-        // Others may have counted the pre-commit rows after our writes bumped the generation.
-        counts.invalidate([...written]);
-        if (committed && written.size > 0) sink.hub.publish({ tables: [...written], everything: false });
-      }
-    },
+    transaction: (fn, signal) =>
+      traced("db.transaction", { "db.system.name": dialect.name }, () => runTransaction(fn, signal)),
   };
+
+  async function runTransaction<T>(fn: (ctx: SqlContext) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
+    const written = new Set<TableName>();
+    let committed = false;
+    try {
+      const result = await db.transaction().execute(async (trx) => {
+        // BEGIN may have waited long for the write lock (SQLite) or a connection (PostgreSQL).
+        signal?.throwIfAborted();
+        const handle = signal ? trx.withPlugin(abortOnSignal(signal)) : trx;
+        const hooks: Array<() => Promise<void>> = [];
+        const result = await fn(transactionContext(handle, dialect, counts, sink.hub, written, hooks));
+        // A hook may register more hooks: run until none is left.
+        for (let i = 0; i < hooks.length; i++) await hooks[i]?.();
+        signal?.throwIfAborted();
+        if (written.size > 0) await sink.beforeCommit?.(handle, [...written]);
+        return result;
+      });
+      committed = true;
+      return result;
+    } finally {
+      // Others may have counted the pre-commit rows after our writes bumped the generation.
+      counts.invalidate([...written]);
+      if (committed && written.size > 0) sink.hub.publish({ tables: [...written], everything: false });
+    }
+  }
 }
 
 function transactionContext(
