@@ -492,7 +492,15 @@ describe("certificate reload on SIGHUP, and bad TLS flags", { skip: opensslSkip 
       await writeFile(cert, "not a certificate\n");
       server.child.kill("SIGHUP");
       await until(() => current.output().includes("tls reload failed"), "the failed reload line");
-      assert.match(current.output(), /tls reload failed.*--tls-cert .*live\.crt holds no PEM certificate/);
+      const failed = current
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { msg?: string; level?: string; error?: string })
+        .filter((line) => line.msg === "tls reload failed; the current certificates stay");
+      assert.equal(failed.length, 1);
+      assert.equal(failed[0]?.level, "error");
+      assert.match(failed[0]?.error ?? "", /--tls-cert .*live\.crt holds no PEM certificate/);
       assert.equal((await handshake(apiUrl, ca.pem)).fingerprint256, second.fingerprint256);
       assert.equal(server.child.exitCode, null, "still running");
     } finally {

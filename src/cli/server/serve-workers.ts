@@ -95,9 +95,6 @@ export async function runPrimary(config: WharfConfig, log: LogLine): Promise<num
     await exited;
     return err instanceof WorkerFailed ? err.code || 1 : 1;
   }
-  process.stderr.write(
-    `wharf: platform API on ${urls.apiUrl}\nwharf: registry on ${urls.registryUrl}\nwharf: metadata in ${redactUrl(config.databaseUrl)}\nwharf: ${config.workers} workers\n`,
-  );
 
   let failedStops = 0;
   cluster.on("exit", (worker, code, signal) => {
@@ -140,7 +137,7 @@ export async function runPrimary(config: WharfConfig, log: LogLine): Promise<num
   };
   if (config.tls.api || config.tls.registry) process.on("SIGHUP", onHangup);
 
-  await new Promise<void>((resolve) => {
+  const signalled = new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       step++;
       if (step === 1) {
@@ -152,6 +149,11 @@ export async function runPrimary(config: WharfConfig, log: LogLine): Promise<num
     process.on("SIGTERM", onSignal);
     process.on("SIGINT", onSignal);
   });
+  // Printed once the handlers are in place: whoever reads the URLs may signal at once.
+  process.stderr.write(
+    `wharf: platform API on ${urls.apiUrl}\nwharf: registry on ${urls.registryUrl}\nwharf: metadata in ${redactUrl(config.databaseUrl)}\nwharf: ${config.workers} workers\n`,
+  );
+  await signalled;
   await allExited();
   process.off("SIGHUP", onHangup);
   info(log, "stopped", failedStops > 0 ? { failedStops } : {});

@@ -70,17 +70,20 @@ async function runWorker(config: WharfConfig, slot: number): Promise<number> {
     logger: log,
     clusterWorker: true,
   });
+  // Handlers first: once the primary hears "serving" it may forward a signal (SIGHUP would end a
+  // worker that had no handler yet).
+  const stopReloading = reloadTlsOnHangup(server);
+  const stopped = serveUntilSignalled(server, config.shutdown, log, (toStep) =>
+    process.on("message", (message: WorkerStop) => {
+      if (message?.type === "wharf:stop") toStep(message.step, "forwarded by the primary");
+    }),
+  );
   process.send?.({
     type: "wharf:serving",
     apiUrl: server.apiUrl,
     registryUrl: server.registryUrl,
   } satisfies WorkerServing);
-  const stopReloading = reloadTlsOnHangup(server);
-  await serveUntilSignalled(server, config.shutdown, log, (toStep) =>
-    process.on("message", (message: WorkerStop) => {
-      if (message?.type === "wharf:stop") toStep(message.step, "forwarded by the primary");
-    }),
-  );
+  await stopped;
   stopReloading();
   // The IPC channel would keep the process alive.
   cluster.worker?.disconnect();
