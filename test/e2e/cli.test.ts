@@ -98,7 +98,7 @@ describe("the wharf command", () => {
     );
   });
 
-  it("gc's progress counts what it examines and removes, and the bytes it frees", async () => {
+  it("gc's progress counts what it examines and removes, and the bytes it frees; --dry-run only says so", async () => {
     // Its clock runs 2 s behind: what it stores is past gc's 1 s grace below as soon as it is stored.
     const wharf = await startTestServer({ clock: { now: () => Date.now() - 2000 } });
     try {
@@ -116,17 +116,24 @@ describe("the wharf command", () => {
         });
         assert.equal(push.status, 201);
       }
-      const { stdout, stderr } = await run(process.execPath, [
-        WHARF,
-        "gc",
-        "--data-dir",
-        wharf.dataDir,
-        "--grace",
-        "1s",
-        "--window",
-        "1s",
-      ]);
+      const gcArgs = [WHARF, "gc", "--data-dir", wharf.dataDir, "--grace", "1s", "--window", "1s"];
+      // A dry run first: what the run would remove, removing nothing (the run below still finds it).
+      const dry = await run(process.execPath, [...gcArgs, "--dry-run"]);
+      const preview = JSON.parse(dry.stdout) as {
+        links: number;
+        blobs: number;
+        bytes: number;
+        dryRun: boolean;
+      };
+      assert.deepEqual([preview.links, preview.blobs, preview.bytes, preview.dryRun], [2, 2, 4100, true]);
+      assert.match(
+        dry.stderr,
+        /^wharf gc --dry-run: blobs \(5\/6\): examined 2, would remove 2, would free 4\.0 KiB$/m,
+      );
+      assert.match(dry.stderr, /^wharf gc --dry-run: done: would remove 4 objects, would free 4\.0 KiB$/m);
+      const { stdout, stderr } = await run(process.execPath, gcArgs);
       const report = JSON.parse(stdout) as { links: number; blobs: number; bytes: number };
+      assert.equal((report as { dryRun?: boolean }).dryRun, undefined);
       assert.deepEqual([report.links, report.blobs, report.bytes], [2, 2, 4100]);
       assert.match(stderr, /^wharf gc: links \(4\/6\): examined 2, removed 2, freed 0 B$/m);
       assert.match(stderr, /^wharf gc: blobs \(5\/6\): examined 2, removed 2, freed 4\.0 KiB$/m);

@@ -2,8 +2,6 @@ import { GARBAGE_PHASES, type GarbageProgress } from "../../registry/data-plane/
 import { formatBytes } from "../../sdk/byte-size.js";
 import { isTerminal, lineTicker, type ProgressStream, terminalBar } from "../client/progress.js";
 
-const LABEL = "wharf gc";
-
 /** What `wharf gc` shows while it runs: feed it `update`, then `finish` (or `close` on failure). */
 export interface GcProgress {
   /** The collector's progress (collectGarbage's `onProgress`). */
@@ -14,8 +12,6 @@ export interface GcProgress {
   close(): void;
 }
 
-const counts = (p: GarbageProgress) =>
-  `examined ${p.examined}, removed ${p.removed}, freed ${formatBytes(p.bytesFreed)}`;
 const phaseName = (p: GarbageProgress) => `${p.phase} (${p.phaseIndex + 1}/${GARBAGE_PHASES.length})`;
 
 /**
@@ -24,7 +20,16 @@ const phaseName = (p: GarbageProgress) => `${p.phase} (${p.phaseIndex + 1}/${GAR
  * (`wharf gc: blobs (5/6): examined 12, removed 3, freed 1.2 MiB`), one at most every
  * PLAIN_LINE_INTERVAL_MS during a long phase, and the totals at the end. `now` is for tests.
  */
-export function createGcProgress(stream: ProgressStream, now: () => number = Date.now): GcProgress {
+export function createGcProgress(
+  stream: ProgressStream,
+  now: () => number = Date.now,
+  opts: { dryRun?: boolean } = {},
+): GcProgress {
+  // A dry run removes nothing: it says what a run would remove.
+  const LABEL = opts.dryRun ? "wharf gc --dry-run" : "wharf gc";
+  const [removedWord, freedWord] = opts.dryRun ? ["would remove", "would free"] : ["removed", "freed"];
+  const counts = (p: GarbageProgress) =>
+    `examined ${p.examined}, ${removedWord} ${p.removed}, ${freedWord} ${formatBytes(p.bytesFreed)}`;
   const bar = isTerminal(stream) ? terminalBar(stream, LABEL) : undefined;
   const ticker = lineTicker(undefined, now);
   let last: GarbageProgress | undefined;
@@ -53,7 +58,7 @@ export function createGcProgress(stream: ProgressStream, now: () => number = Dat
     finish(totals) {
       endPhase();
       bar?.stop();
-      line(`done: removed ${totals.removed} objects, freed ${formatBytes(totals.bytesFreed)}`);
+      line(`done: ${removedWord} ${totals.removed} objects, ${freedWord} ${formatBytes(totals.bytesFreed)}`);
     },
     close() {
       bar?.stop();

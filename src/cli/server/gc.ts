@@ -14,13 +14,14 @@ import { createGcProgress } from "./gc-progress.js";
 /**
  * `wharf gc`: one garbage collection run against the configured store and blob storage (safe while
  * servers are pushing; see `collectGarbage`). Shows its progress on `out.stderr` (createGcProgress)
- * and prints what it removed as one JSON line on `out.stdout`. Refuses,
+ * and prints what it removed as one JSON line on `out.stdout` (with `--dry-run`, what a run would
+ * remove now, `"dryRun": true`, removing nothing). Refuses,
  * deleting nothing, when the blob storage belongs to another database (`BlobStoreMismatchError`).
  * With OpenTelemetry configured, the run is a `gc` trace (ADR 0042), exported before it returns.
  */
 export async function runGc(
   input: ConfigInput,
-  opts: { window: string; grace: string },
+  opts: { window: string; grace: string; dryRun?: boolean },
   out: CommandOutput,
 ): Promise<number> {
   const config = loadConfig(input);
@@ -33,6 +34,7 @@ export async function runGc(
   const options = {
     historyWindowMs: durationMs("window", opts.window),
     graceMs: durationMs("grace", opts.grace),
+    dryRun: opts.dryRun === true,
   };
   const tracing = await holdTracing();
   const store = await openConfiguredStore(config);
@@ -40,7 +42,7 @@ export async function runGc(
   try {
     // A blob store of another database would lose every blob that database does not know of.
     await bindBlobStore(store, blobs, storageLocationsOf(config));
-    const progress = createGcProgress(out.stderr);
+    const progress = createGcProgress(out.stderr, Date.now, { dryRun: options.dryRun });
     try {
       const report = await tracedRoot("gc", {}, () =>
         collectGarbage(
@@ -50,7 +52,7 @@ export async function runGc(
       );
       const removed = report.manifests + report.links + report.blobs + report.uploads + report.strayObjects;
       progress.finish({ removed, bytesFreed: report.bytes });
-      out.stdout.write(`${JSON.stringify(report)}\n`);
+      out.stdout.write(`${JSON.stringify(options.dryRun ? { ...report, dryRun: true } : report)}\n`);
       return 0;
     } catch (err) {
       progress.close();

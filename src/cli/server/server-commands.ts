@@ -83,7 +83,8 @@ export function registerServerCommands(program: Command, io: ServerCommandIo): v
         "remove manifests and blobs no tag, recent tag history (--window) or push in flight (--grace) can reach; progress on stderr, the report as one JSON line on stdout",
       )
       .option("--window <duration>", "keep digests tag history names this recently", "720h")
-      .option("--grace <duration>", "keep anything younger (pushes in flight)", "1h"),
+      .option("--grace <duration>", "keep anything younger (pushes in flight)", "1h")
+      .option("--dry-run", "report what a run would remove now, removing nothing"),
   ).action(
     serverAction(io, async (o) =>
       (await import("./gc.js")).runGc(
@@ -91,6 +92,7 @@ export function registerServerCommands(program: Command, io: ServerCommandIo): v
         {
           window: text(o.window) ?? "720h",
           grace: text(o.grace) ?? "1h",
+          dryRun: o.dryRun === true,
         },
         io,
       ),

@@ -12,6 +12,7 @@ import {
 import type { GarbageBounds } from "../../storage/registry-store.js";
 import type { Store } from "../../storage/store.js";
 import { parseDigest } from "../digest.js";
+import { dryRunBlobs } from "./dry-run-blobs.js";
 import { inRegistryLock } from "./registry-lock.js";
 
 /** How far back garbage collection looks before removing anything. */
@@ -24,6 +25,11 @@ export interface GarbageCollectionOptions {
   uploadTtlMs?: number;
   /** Told as the run goes: each phase's start and each object it examines (for a progress display). */
   onProgress?: (progress: GarbageProgress) => void;
+  /**
+   * Report what a run would remove now, removing nothing: every phase runs as a run does, in one
+   * transaction that is rolled back, with blob storage untouched (see {@link collectGarbage}).
+   */
+  dryRun?: boolean;
 }
 
 /** The phases of a run, in order. */
@@ -75,6 +81,47 @@ export async function collectGarbage(
   deps: { store: Store; blobs: BlobDriver; clock: Clock },
   options: GarbageCollectionOptions = {},
 ): Promise<GarbageReport> {
+  if (options.dryRun !== true)
+    return sweep(deps, options, (fn) => inRegistryLock(deps.store, "exclusive", fn));
+  return dryRun(deps, options);
+}
+
+/** Rolls back the dry run's transaction once its report is in. */
+class DryRunRollback extends Error {
+  constructor(readonly report: GarbageReport) {
+    super("garbage collection dry run: rolled back");
+  }
+}
+
+/**
+ * A dry run: the same phases, in ONE transaction that is then rolled back, against blob storage
+ * that deletes nothing (dryRunBlobs), so the report counts exactly what a run would remove now,
+ * children of removed indexes included. It takes no registry lock (nothing it does commits), so
+ * pushes go on beside it on PostgreSQL; SQLite holds its single write lock for the duration, so
+ * writers wait on it there.
+ */
+async function dryRun(
+  deps: { store: Store; blobs: BlobDriver; clock: Clock },
+  options: GarbageCollectionOptions,
+): Promise<GarbageReport> {
+  const blobs = dryRunBlobs(deps.blobs);
+  try {
+    await deps.store.transaction(async (tx) => {
+      throw new DryRunRollback(await sweep({ ...deps, store: tx, blobs }, options, (fn) => fn(tx)));
+    });
+  } catch (err) {
+    if (err instanceof DryRunRollback) return err.report;
+    throw err;
+  }
+  throw new Error("unreachable: a dry run always rolls back");
+}
+
+/** The phases of a run; `exclusively` runs each deletion with its re-check (see collectGarbage). */
+async function sweep(
+  deps: { store: Store; blobs: BlobDriver; clock: Clock },
+  options: GarbageCollectionOptions,
+  exclusively: <T>(fn: (tx: Store) => Promise<T>) => Promise<T>,
+): Promise<GarbageReport> {
   const { store, blobs, clock } = deps;
   const now = clock.now();
   const graceStart = now - (options.graceMs ?? 60 * 60 * 1000);
@@ -99,7 +146,6 @@ export async function collectGarbage(
     current.bytesFreed = report.bytes;
     options.onProgress?.({ ...current });
   };
-  const exclusively = <T>(fn: (tx: Store) => Promise<T>) => inRegistryLock(store, "exclusive", fn);
   // Each phase is a `gc <phase>` span (ADR 0042), its transactions and blob deletions inside it.
   const inPhase = (name: GarbageProgress["phase"], run: () => Promise<void>) => {
     phase(name);

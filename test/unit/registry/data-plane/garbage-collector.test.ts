@@ -237,6 +237,51 @@ forEachEngine("garbage collection", (db) => {
     }
   });
 
+  it("a dry run reports exactly what the run then removes, removing nothing", async () => {
+    const farFuture = { now: () => Date.now() + 400 * DAY };
+    const run = (dryRun: boolean) =>
+      collectGarbage({ store, blobs, clock: farFuture }, { graceMs: 0, historyWindowMs: 0, dryRun });
+    await run(false); // what earlier tests left
+    const child = await pushImage(["dry-child"]);
+    const index = await putManifest(
+      {
+        schemaVersion: 2,
+        mediaType: OCI_INDEX,
+        manifests: [{ mediaType: OCI_MANIFEST, digest: child, size: 1 }],
+      },
+      OCI_INDEX,
+      "dry",
+    );
+    const signature = await pushImage(["dry-signature"], { subject: index });
+    const plain = await pushImage(["dry-plain"]);
+    const tag = await store.tags.getByName(repo.uid, "dry");
+    await store.tags.delete(tag?.uid ?? "", clock.now());
+    const stale = await uploads.start(repo.uid, "someone");
+    await uploads.append(stale, Readable.from([Buffer.from("dry partial")]));
+    const strayBlob = blobKey(parseDigest(sha256Digest(Buffer.from("dry stray blob"))));
+    const strayUpload = "uploads/fedcba9876543210fedcba9876543210";
+    await blobs.put(strayBlob, Readable.from([Buffer.from("dry stray blob")]));
+    await blobs.put(strayUpload, Readable.from([Buffer.from("dry stray upload")]));
+
+    const preview = await run(true);
+    // The child and the referrer die only once the index is gone: the dry run follows the cascade.
+    assert.equal(preview.manifests, 4, JSON.stringify(preview));
+    assert.ok(preview.blobs >= 6 && preview.bytes > 0 && preview.links >= 6, JSON.stringify(preview));
+    assert.equal(preview.uploads, 1);
+    assert.equal(preview.strayObjects, 2, "each stray object once (not the session's own object again)");
+    for (const digest of [child, index, signature, plain])
+      assert.equal(await store.manifests.has(repo.uid, digest), true, "no manifest removed");
+    for (const content of ["dry-child", "dry-signature", "dry-plain"])
+      assert.equal(await blobStored(sha256Digest(Buffer.from(content))), true, `${content} still stored`);
+    assert.ok(await store.uploads.get(stale.id), "the session is still there");
+    assert.ok(await blobs.stat(`uploads/${stale.id}`), "and its bytes");
+    assert.ok(await blobs.stat(strayBlob));
+    assert.ok(await blobs.stat(strayUpload));
+
+    assert.deepEqual(await run(false), preview, "the run removes what the dry run reported");
+    assert.equal(await store.manifests.has(repo.uid, child), false);
+  });
+
   it("never sweeps the blob store's identity object, however old", async () => {
     const id = await bindBlobStore(store, blobs, { database: "test", blobStore: "memory:" });
     const farFuture = { now: () => Date.now() + 400 * DAY };
