@@ -1,6 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { type SpanAttributes, traced } from "../../core/tracing.js";
-import type { BlobDriver, BlobListEntry, BlobRange, BlobStat } from "./blob-driver.js";
+import type { BlobDriver, BlobExpectation, BlobListEntry, BlobRange, BlobStat } from "./blob-driver.js";
 
 /**
  * `inner` with each operation in a span (ADR 0042): `blob.stat`, `blob.read` (opening the stream),
@@ -17,11 +17,14 @@ export function tracedBlobDriver(inner: BlobDriver): BlobDriver {
   return {
     kind: inner.kind,
     stat: (key: string): Promise<BlobStat | undefined> => traced("blob.stat", on(key), () => inner.stat(key)),
-    read: (key: string, range?: BlobRange): Promise<Readable> =>
-      traced("blob.read", on(key, { "wharf.blob.range_start": range?.start }), () => inner.read(key, range)),
-    pipeTo: (key: string, sink: Writable, range?: BlobRange): Promise<void> =>
+    // `expect` must reach the inner driver: it is what refuses a blob of the wrong size (ADR 0040).
+    read: (key: string, range?: BlobRange, expect?: BlobExpectation): Promise<Readable> =>
+      traced("blob.read", on(key, { "wharf.blob.range_start": range?.start }), () =>
+        inner.read(key, range, expect),
+      ),
+    pipeTo: (key: string, sink: Writable, range?: BlobRange, expect?: BlobExpectation): Promise<void> =>
       traced("blob.pipeTo", on(key, { "wharf.blob.range_start": range?.start }), () =>
-        inner.pipeTo(key, sink, range),
+        inner.pipeTo(key, sink, range, expect),
       ),
     put: (key: string, source: Readable): Promise<number> =>
       traced("blob.put", on(key), () => inner.put(key, source)),
