@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { forEachEngine } from "../support/databases.js";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.js";
 import { pushImage, type RegistryClient } from "../support/registry-push.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
@@ -87,7 +88,8 @@ function ancestorsOf(span: ReceivedSpan, spans: readonly ReceivedSpan[]): Receiv
   return out;
 }
 
-describe("OpenTelemetry traces", () => {
+// Both engines: a store transaction is a span on each (its `db.system.name` says which).
+forEachEngine("OpenTelemetry traces", (db) => {
   let otlp: OtlpReceiver;
   let sink: WebhookReceiver;
   let dataDir: string;
@@ -100,15 +102,18 @@ describe("OpenTelemetry traces", () => {
     otlp = await startOtlpReceiver();
     sink = await startWebhookReceiver();
     dataDir = await mkdtemp(join(tmpdir(), "wharf-traces-"));
+    const { databaseUrl } = (await db.freshOptions()) as { databaseUrl?: string };
     server = await serveProcess(dataDir, {
+      ...(databaseUrl ? { WHARF_DATABASE_URL: databaseUrl } : {}),
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       OTEL_BSP_SCHEDULE_DELAY: "100",
       WHARF_EVENTS_ALLOW_LOOPBACK: "true",
       ...recordModules(join(dataDir, "modules.log")),
     });
-    apiToken = await adminTokenOf(dataDir, server.apiUrl);
-    registryToken = await adminTokenOf(dataDir, server.apiUrl, { audience: server.registryUrl });
+    const env: Record<string, string> = databaseUrl ? { WHARF_DATABASE_URL: databaseUrl } : {};
+    apiToken = await adminTokenOf(dataDir, server.apiUrl, { env });
+    registryToken = await adminTokenOf(dataDir, server.apiUrl, { audience: server.registryUrl, env });
     org = await create(server, apiToken, "/iam/v2/groups", { name: "acme" });
     await create(server, apiToken, `/events/v2/subscriptions/${org}`, { sink: sink.url("/hook") });
   });
@@ -152,7 +157,7 @@ describe("OpenTelemetry traces", () => {
       transactions.some((t) => ancestorsOf(t, trace).includes(put)),
       "the manifest's transaction is inside the PUT's span",
     );
-    assert.equal(transactions[0]?.attributes["db.system.name"], "sqlite");
+    assert.equal(transactions[0]?.attributes["db.system.name"], db.engine);
     const blobOps = trace.filter((s) => s.name.startsWith("blob."));
     assert.ok(blobOps.length > 0, "blob operations are spans");
     for (const op of blobOps)
