@@ -24,9 +24,9 @@ import {
 import {
   type BuiltImage,
   buildImage,
+  fetchRegistryClient,
   pushBlob,
   pushImage,
-  type RegistryClient,
   sha256,
 } from "../support/registry-push.js";
 import {
@@ -49,19 +49,6 @@ import {
 const ORG = "bk";
 const BEFORE = 4;
 const DURING = 20;
-
-/** A server's registry for the push helpers: fetch with its token. */
-function clientOf(server: WharfProcess, token: string): RegistryClient {
-  return {
-    registry: (path, init = {}) =>
-      fetch(`${server.registryUrl}${path}`, {
-        method: init.method ?? "GET",
-        headers: { authorization: `Bearer ${token}`, ...init.headers },
-        ...(init.body === undefined ? {} : { body: init.body, duplex: "half" }),
-        redirect: "manual",
-      } as RequestInit),
-  };
-}
 
 interface Pushed {
   repo: string;
@@ -105,7 +92,9 @@ for (const engine of ENGINES) {
       return { dataDir, env: { WHARF_DATABASE_URL: options.databaseUrl as string }, store: options };
     };
     const registryOf = async (d: Deployment, s: WharfProcess) =>
-      clientOf(s, await adminTokenOf(d.dataDir, s.apiUrl, { audience: s.registryUrl, env: d.env }));
+      fetchRegistryClient(s.registryUrl, {
+        token: await adminTokenOf(d.dataDir, s.apiUrl, { audience: s.registryUrl, env: d.env }),
+      });
 
     before(async () => {
       db = createTestDatabase(engine as EngineName);

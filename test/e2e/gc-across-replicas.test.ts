@@ -7,10 +7,10 @@ import { createTestDatabase, engineSkipReason, type TestDatabase } from "../supp
 import {
   type BuiltImage,
   buildImage,
+  fetchRegistryClient,
   ociErrorOf,
   pushBlob,
   putManifest,
-  type RegistryClient,
   sha256,
 } from "../support/registry-push.js";
 import {
@@ -38,19 +38,6 @@ const ORG = "gcx";
 
 /** How long every third push waits between its blobs and its manifest: past the 1 s grace. */
 const HOLD_MANIFEST_MS = 1_200;
-
-/** A replica's registry for the push helpers: fetch with its token, redirects not followed. */
-function clientOf(server: WharfProcess, token: string): RegistryClient {
-  return {
-    registry: (path, init = {}) =>
-      fetch(`${server.registryUrl}${path}`, {
-        method: init.method ?? "GET",
-        headers: { authorization: `Bearer ${token}`, ...init.headers },
-        ...(init.body === undefined ? {} : { body: init.body, duplex: "half" }),
-        redirect: "manual",
-      } as RequestInit),
-  };
-}
 
 interface GcRun {
   startedAt: number;
@@ -90,8 +77,8 @@ describe("garbage collection next to pushes on another replica [postgres]", {
       body: JSON.stringify({ name: ORG }),
     });
     assert.equal(res.status, 200, await res.text());
-    const onGcSide = clientOf(gcSide, await tokenFor(gcSide));
-    const onPushSide = clientOf(pushSide, await tokenFor(pushSide));
+    const onGcSide = fetchRegistryClient(gcSide.registryUrl, { token: await tokenFor(gcSide) });
+    const onPushSide = fetchRegistryClient(pushSide.registryUrl, { token: await tokenFor(pushSide) });
 
     // Garbage: blobs no manifest references.
     const junk: string[] = [];

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { builtInRoleUid } from "../../src/authz/built-in-roles.js";
-import { buildImage, pushImage, type RegistryClient } from "../support/registry-push.js";
+import { buildImage, fetchRegistryClient, pushImage } from "../support/registry-push.js";
 import { adminTokenOf, serveProcess, stopProcess, type WharfProcess } from "../support/wharf-process.js";
 
 // The one log schema (ADR 0041): every line a real `wharf serve` prints on stdout, driven through
@@ -16,21 +16,6 @@ const LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CLIENT_SECRET = "client-secret-9f8e7d6c5b4a";
 const WRONG_PASSWORD = "wrong-password-1a2b3c4d5e";
-
-function registryClient(server: WharfProcess): RegistryClient {
-  return {
-    registry: (path, init = {}) =>
-      fetch(`${server.registryUrl}${path}`, {
-        method: init.method ?? "GET",
-        headers: {
-          ...init.headers,
-          ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }),
-        },
-        body: init.body as RequestInit["body"],
-        redirect: "manual",
-      }),
-  };
-}
 
 /** Checks one request line against the schema; returns why it fails, or undefined. */
 function requestLineProblem(line: Record<string, unknown>): string | undefined {
@@ -94,7 +79,7 @@ describe("log schema", () => {
     });
     assert.equal(idp.status, 200, await idp.clone().text());
     // Registry: a push, a pull, errors, the token endpoint with a password (right and wrong).
-    const registry = registryClient(server);
+    const registry = fetchRegistryClient(server.registryUrl);
     const image = await pushImage(registry, "acme/app", "v1", registryToken, buildImage("logged"));
     assert.equal(
       (await registry.registry("/v2/acme/app/manifests/v1", { token: registryToken })).status,

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { forEachEngine } from "../support/databases.js";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.js";
-import { pushImage, type RegistryClient } from "../support/registry-push.js";
+import { fetchRegistryClient, pushImage } from "../support/registry-push.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import { adminTokenOf, serveProcess, stopProcess, type WharfProcess } from "../support/wharf-process.js";
 
@@ -25,24 +25,6 @@ function recordModules(file: string): Record<string, string> {
   return {
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${RECORDER}`.trim(),
     WHARF_TEST_MODULE_LOG: file,
-  };
-}
-
-/** A registry client of `server` sending `headers` (a `traceparent`) with every request. */
-function registryClient(server: WharfProcess, headers: Record<string, string> = {}): RegistryClient {
-  return {
-    registry: (path, init = {}) =>
-      fetch(`${server.registryUrl}${path}`, {
-        method: init.method ?? "GET",
-        headers: {
-          ...headers,
-          ...init.headers,
-          ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }),
-        },
-        body: init.body as RequestInit["body"],
-        redirect: "manual",
-        ...(init.body instanceof ReadableStream ? { duplex: "half" } : {}),
-      } as RequestInit),
   };
 }
 
@@ -127,7 +109,9 @@ forEachEngine("OpenTelemetry traces", (db) => {
   it("a push is one connected tree: each request's server span, its transactions and blob operations", async () => {
     const traceId = hex(16);
     const caller = hex(8);
-    const client = registryClient(server, { traceparent: `00-${traceId}-${caller}-01` });
+    const client = fetchRegistryClient(server.registryUrl, {
+      headers: { traceparent: `00-${traceId}-${caller}-01` },
+    });
     await pushImage(client, "acme/app", "v1", registryToken, "traced push");
     const spans = await otlp.waitFor(
       (all) => all.some((s) => s.traceId === traceId && s.name === "PUT registry manifest"),
@@ -172,7 +156,9 @@ forEachEngine("OpenTelemetry traces", (db) => {
 
   it("a webhook delivery sends a traceparent continuing the trace of the push that caused it", async () => {
     const traceId = hex(16);
-    const client = registryClient(server, { traceparent: `00-${traceId}-${hex(8)}-01` });
+    const client = fetchRegistryClient(server.registryUrl, {
+      headers: { traceparent: `00-${traceId}-${hex(8)}-01` },
+    });
     const image = await pushImage(client, "acme/app", "v2", registryToken, "pushed for a webhook");
     const ofThisPush = (d: { headers: Record<string, unknown> }) =>
       d.headers["ce-type"] === "dev.wharf.registry.push.v1" && d.headers["ce-digest"] === image.digest;

@@ -14,6 +14,32 @@ import type { TestServer } from "./wharf-server.js";
 /** What the helpers need from a test server. */
 export type RegistryClient = Pick<TestServer, "registry">;
 
+/**
+ * A RegistryClient over fetch for the registry at `registryUrl` (a spawned server's): each request
+ * carries `headers`, and `token` (or the request's own, which wins) as its bearer token; bodies
+ * stream; redirects are returned, not followed.
+ */
+export function fetchRegistryClient(
+  registryUrl: string,
+  opts: { token?: string; headers?: Record<string, string> } = {},
+): RegistryClient {
+  return {
+    registry: (path, init = {}) => {
+      const token = init.token ?? opts.token;
+      return fetch(`${registryUrl}${path}`, {
+        method: init.method ?? "GET",
+        headers: {
+          ...opts.headers,
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+          ...init.headers,
+        },
+        ...(init.body === undefined ? {} : { body: init.body, duplex: "half" }),
+        redirect: "manual",
+      } as RequestInit);
+    },
+  };
+}
+
 /** Media type of an OCI image manifest. */
 export const OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json";
 const OCI_CONFIG = "application/vnd.oci.image.config.v1+json";
