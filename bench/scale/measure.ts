@@ -14,15 +14,18 @@ export function quantile(sorted: readonly number[], q: number): number {
   return sorted[rank] as number;
 }
 
-/** Runs `op` `warmup` times untimed, then `samples` times one after another; p50/p99 of those. */
+/** Runs `op` `warmup` times untimed, then `samples` times one after another (each after `before`); p50/p99 of those. */
 export async function measure(
   op: (i: number) => Promise<unknown>,
   samples: number,
   warmup = Math.max(1, Math.floor(samples / 10)),
+  /** Untimed work before each sample (a write between reads). */
+  before?: (i: number) => Promise<unknown>,
 ): Promise<Figure> {
   for (let i = 0; i < warmup; i++) await op(i);
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {
+    await before?.(i);
     const t0 = performance.now();
     await op(i);
     times.push(performance.now() - t0);

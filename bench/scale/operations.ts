@@ -9,7 +9,7 @@ import { HISTORY_PAGE_SIZE, tagHistoryPage } from "../../src/registry/tag-histor
 import { createMemoryBlobDriver } from "../../src/storage/blobs/memory/memory-blob-driver.js";
 import type { Store } from "../../src/storage/store.js";
 import { type Figure, measure, randomIndexes } from "./measure.js";
-import { repoOf, SEED_ORG, type ScaleSizes, tagOf } from "./seed.js";
+import { manifestDigest, repoOf, SEED_ORG, type ScaleSizes, tagOf } from "./seed.js";
 
 /** Rows of a ListTags page (the API's default page size). */
 export const PAGE_SIZE = 50;
@@ -104,6 +104,25 @@ export async function timeOperations(
   figures["ListTags page 2, totalCount cached (1 s)"] = await measure(
     () => store.tags.list(ALL_TAGS, second),
     samples,
+  );
+  // A tag push in this process between reads: every write to tags invalidates cached counts.
+  let pushes = 0;
+  figures["ListTags page 2, totalCount after a tag push"] = await measure(
+    () => store.tags.list(ALL_TAGS, second),
+    samples,
+    undefined,
+    () => {
+      const name = `pushed-${++pushes}`;
+      const repoUid = repoOf(pushes % sizes.repos).uid;
+      return store.tags.put({
+        repoUid,
+        name,
+        digest: manifestDigest(0),
+        deprecated: false,
+        newUid: `${repoUid}/p${String(pushes).padStart(8, "0")}`,
+        now: Date.now(),
+      });
+    },
   );
   figures["ListTags page 2, totalCount counted"] = await measure(
     () => uncounted.tags.list(ALL_TAGS, second),
