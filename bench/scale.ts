@@ -37,7 +37,8 @@ const { values } = parseArgs({
 });
 const num = (name: string, text: string | undefined) => {
   const n = Number(text);
-  if (text === undefined || !Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got ${text}`);
+  if (text === undefined || !Number.isFinite(n) || n <= 0)
+    throw new Error(`--${name} must be a positive number, got ${text}`);
   return n;
 };
 const scaled = scaleSizes(FULL_SIZES, num("scale", values.scale));
@@ -51,14 +52,16 @@ const small = scaleSizes(large, 1 / smallFactor);
 const samples = num("samples", values.samples);
 const gcRuns = num("gc-runs", values["gc-runs"]);
 const engines = values.engine === "both" ? ["sqlite", "postgres"] : [values.engine];
-for (const e of engines) if (e !== "sqlite" && e !== "postgres") throw new Error(`--engine: unknown engine ${e}`);
+for (const e of engines)
+  if (e !== "sqlite" && e !== "postgres") throw new Error(`--engine: unknown engine ${e}`);
 
 const postgresServer = engines.includes("postgres")
   ? process.env.WHARF_BENCH_DATABASE_URL
     ? existingPostgres(process.env.WHARF_BENCH_DATABASE_URL)
     : await (async () => {
         const bin = findPostgresBin();
-        if (!bin) throw new Error("bench:scale on PostgreSQL needs the server binaries (apt-get install postgresql)");
+        if (!bin)
+          throw new Error("bench:scale on PostgreSQL needs the server binaries (apt-get install postgresql)");
         return throwawayPostgres(bin);
       })()
   : undefined;
@@ -90,16 +93,20 @@ async function run(engine: string, sizes: ScaleSizes): Promise<Run> {
 }
 
 const report: Record<string, { large: Run; small: Run }> = {};
-console.log(`bench:scale — large: ${describe(large)}; small: ${describe(small)}; ${samples} samples per read`);
+console.log(
+  `bench:scale — large: ${describe(large)}; small: ${describe(small)}; ${samples} samples per read`,
+);
 for (const engine of engines) {
   const smallRun = await run(engine, small);
   const largeRun = await run(engine, large);
   report[engine] = { large: largeRun, small: smallRun };
   const { figures } = largeRun.result;
   const smallFigures = smallRun.result.figures;
-  console.log(`\n## ${engine}: seed ${largeRun.seedSeconds.toFixed(1)} s (${JSON.stringify(
-    Object.fromEntries(Object.entries(largeRun.seedMs).map(([k, v]) => [k, Math.round(v)])),
-  )})`);
+  console.log(
+    `\n## ${engine}: seed ${largeRun.seedSeconds.toFixed(1)} s (${JSON.stringify(
+      Object.fromEntries(Object.entries(largeRun.seedMs).map(([k, v]) => [k, Math.round(v)])),
+    )})`,
+  );
   console.log(
     `database ${(largeRun.bytes / 2 ** 20).toFixed(0)} MiB = ${((largeRun.bytes / 2 ** 20) * (1e6 / large.tags)).toFixed(0)} MiB per million tags (small: ${(smallRun.bytes / 2 ** 20).toFixed(1)} MiB)`,
   );
@@ -120,7 +127,9 @@ for (const engine of engines) {
     Object.entries(r.result.gcPhases)
       .map(([k, v]) => `${k} ${ms(v)}`)
       .join(", ");
-  console.log(`gc --dry-run phases (ms, mean of ${gcRuns}): large: ${phases(largeRun)}; small: ${phases(smallRun)}`);
+  console.log(
+    `gc --dry-run phases (ms, mean of ${gcRuns}): large: ${phases(largeRun)}; small: ${phases(smallRun)}`,
+  );
 }
 if (values.json) writeFileSync(values.json, `${JSON.stringify(report, null, 1)}\n`);
 process.exit(0);

@@ -1,7 +1,8 @@
 // The operations `npm run bench:scale` times on a seeded deployment, each through the real Store
 // (and the registry's content layer for manifest GET), as the services call them.
-import type { ListWindow } from "../../src/core/list.js";
+
 import { systemClock } from "../../src/core/clock.js";
+import type { ListWindow } from "../../src/core/list.js";
 import { createEventRecorder } from "../../src/events/event-recorder.js";
 import { collectGarbage, GARBAGE_PHASES } from "../../src/registry/data-plane/garbage-collector.js";
 import { createRegistryContent } from "../../src/registry/data-plane/registry-content.js";
@@ -9,7 +10,7 @@ import { HISTORY_PAGE_SIZE, tagHistoryPage } from "../../src/registry/tag-histor
 import { createMemoryBlobDriver } from "../../src/storage/blobs/memory/memory-blob-driver.js";
 import type { Store } from "../../src/storage/store.js";
 import { type Figure, measure, randomIndexes } from "./measure.js";
-import { manifestDigest, repoOf, SEED_ORG, type ScaleSizes, tagOf } from "./seed.js";
+import { manifestDigest, repoOf, type ScaleSizes, SEED_ORG, tagOf } from "./seed.js";
 
 /** Rows of a ListTags page (the API's default page size). */
 export const PAGE_SIZE = 50;
@@ -131,7 +132,9 @@ export async function timeOperations(
   const eolFirst = await uncounted.eol.listTags({}, firstWindow());
   const eolLast = eolFirst.rows[PAGE_SIZE - 1];
   const eolSecond: ListWindow =
-    eolLast === undefined ? firstWindow() : { ...firstWindow(), after: { value: eolLast.uid, uid: eolLast.uid } };
+    eolLast === undefined
+      ? firstWindow()
+      : { ...firstWindow(), after: { value: eolLast.uid, uid: eolLast.uid } };
   figures["ListEolTags page 2, totalCount counted"] = await measure(
     () => uncounted.eol.listTags({}, eolSecond),
     samples,

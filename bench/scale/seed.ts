@@ -47,12 +47,16 @@ export function scaleSizes(sizes: ScaleSizes, factor: number): ScaleSizes {
 /** Throws a plain error naming the first inconsistent count (they come from the command line). */
 export function checkSizes(sizes: ScaleSizes): void {
   for (const [key, value] of Object.entries(sizes)) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${key} must be a whole number ≥ 1, got ${value}`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new Error(`--${key} must be a whole number ≥ 1, got ${value}`);
   }
   if (sizes.tags < sizes.repos) throw new Error(`--tags (${sizes.tags}) must be ≥ --repos (${sizes.repos})`);
-  if (sizes.manifests < sizes.tags) throw new Error(`--manifests (${sizes.manifests}) must be ≥ --tags (${sizes.tags})`);
-  if (sizes.hot > sizes.history) throw new Error(`--hot (${sizes.hot}) must be ≤ --history (${sizes.history})`);
-  if (sizes.history - sizes.hot > 0 && sizes.tags < 2) throw new Error("history beyond the hot tag needs --tags ≥ 2");
+  if (sizes.manifests < sizes.tags)
+    throw new Error(`--manifests (${sizes.manifests}) must be ≥ --tags (${sizes.tags})`);
+  if (sizes.hot > sizes.history)
+    throw new Error(`--hot (${sizes.hot}) must be ≤ --history (${sizes.history})`);
+  if (sizes.history - sizes.hot > 0 && sizes.tags < 2)
+    throw new Error("history beyond the hot tag needs --tags ≥ 2");
 }
 
 /** The group every seeded repo is in. */
@@ -71,7 +75,10 @@ export function repoOf(i: number): { uid: string; name: string } {
 }
 
 /** Tag `n`: in repo `n % repos`, named `1.<n / repos>`, pointing at manifest `n`. */
-export function tagOf(n: number, sizes: Pick<ScaleSizes, "repos">): { repoUid: string; name: string; uid: string } {
+export function tagOf(
+  n: number,
+  sizes: Pick<ScaleSizes, "repos">,
+): { repoUid: string; name: string; uid: string } {
   const repo = repoOf(n % sizes.repos);
   const j = Math.floor(n / sizes.repos);
   return { repoUid: repo.uid, name: `1.${j}`, uid: `${repo.uid}/t${String(j).padStart(TAG_WIDTH, "0")}` };
@@ -114,13 +121,17 @@ export async function seedScale(
       ? sql`(select n from generate_series(0::bigint, ${int(count - 1)}) as g(n)) as s`
       : sql`(with recursive c(n) as (select 0 union all select n + 1 from c where n < ${int(count - 1)}) select n from c) as s`;
   const pad = (expr: RawBuilder<unknown>, width: number) =>
-    pg ? sql`lpad((${expr})::text, ${int(width)}, '0')` : sql`printf('%0${sql.raw(String(width))}d', ${expr})`;
+    pg
+      ? sql`lpad((${expr})::text, ${int(width)}, '0')`
+      : sql`printf('%0${sql.raw(String(width))}d', ${expr})`;
   const hex64 = (expr: RawBuilder<unknown>) =>
     pg ? sql`'sha256:' || lpad(to_hex(${expr}), 64, '0')` : sql`printf('sha256:%064x', ${expr})`;
   // Parenthesized: SQLite's || binds tighter than /.
   const div = (a: RawBuilder<unknown>, b: number) => sql`((${a}) / ${int(b)})`;
   const falseValue = pg ? sql`false` : sql`0`;
-  const content = pg ? sql`convert_to('{"schemaVersion":2}', 'UTF8')` : sql`cast('{"schemaVersion":2}' as blob)`;
+  const content = pg
+    ? sql`convert_to('{"schemaVersion":2}', 'UTF8')`
+    : sql`cast('{"schemaVersion":2}' as blob)`;
   const n = sql`s.n`;
   const R = sizes.repos;
   const repoUid = (i: RawBuilder<unknown>) => sql`${SEED_ORG} || '/r' || ${pad(i, REPO_WIDTH)}`;

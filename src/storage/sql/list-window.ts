@@ -32,6 +32,11 @@ export interface ListQuery<DB, TB extends keyof DB, Raw, Row> {
   where: (uid: UidRef) => Predicate[];
   sort: SortColumns;
   /**
+   * The count's predicates when they differ from `where` (default `where`): the same rows, written
+   * for a plan that visits all of them rather than the first page's (see the EOL store).
+   */
+  countWhere?: (uid: UidRef) => Predicate[];
+  /**
    * The columns a page selects (default every column): a list that does not return a large column
    * (a repo's readme) leaves it out, and with an index holding all of these the page needs no table
    * lookups.
@@ -81,7 +86,7 @@ async function count<DB, TB extends keyof DB, Raw, Row>(
   ctx: SqlContext,
   query: ListQuery<DB, TB, Raw, Row>,
 ): Promise<bigint> {
-  const where = allOf(query.where(UID));
+  const where = allOf((query.countWhere ?? query.where)(UID));
   const from = where === undefined ? query.from : query.from.where(where);
   const compiled = from.select(sql<bigint>`count(*)`.as("n")).compile();
   const cacheable = !ctx.inTransaction;
