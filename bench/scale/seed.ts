@@ -91,7 +91,7 @@ export function manifestDigest(n: number): string {
 
 /** Repos whose names the seeded EOL rules cover: 1% of them (at least one), repos 0, 100, 200, … */
 export function eolRuleRepos(sizes: Pick<ScaleSizes, "repos">): number[] {
-  const step = sizes.repos >= 100 ? 100 : sizes.repos;
+  const step = Math.min(sizes.repos, 100);
   const out: number[] = [];
   for (let i = 0; i < sizes.repos; i += step) out.push(i);
   return out;
