@@ -90,6 +90,12 @@ export async function timeOperations(
     () => tagHistoryPage(store, { repoUid: hotRepo, tagName: "1.0" }),
     samples,
   );
+  // An ordinary tag (tag 1: about history / tags records at every scale), the index's own cost.
+  const ordinary = tagOf(1, sizes);
+  figures["tag history, one page of an ordinary tag"] = await measure(
+    () => tagHistoryPage(store, { repoUid: ordinary.repoUid, tagName: ordinary.name }),
+    samples,
+  );
   figures["tag history, full walk"] = await measure(
     () => walkHotHistory(store),
     Math.max(5, Math.floor(samples / 20)),

@@ -136,6 +136,10 @@ export async function seedScale(
   const R = sizes.repos;
   const repoUid = (i: RawBuilder<unknown>) => sql`${SEED_ORG} || '/r' || ${pad(i, REPO_WIDTH)}`;
 
+  // SQLite: a 2 GiB page cache for the seed's connection, so 10M history rows do not insert into an
+  // index that no longer fits the default 2 MiB (a full run's seed went from minutes of disk churn to
+  // CPU-bound). PostgreSQL's server settings are its own.
+  if (!pg) await sql`pragma cache_size = -2097152`.execute(db);
   const timings: SeedTimings = {};
   const step = async (table: string, statements: RawBuilder<unknown>[]) => {
     const t0 = performance.now();
