@@ -2,7 +2,7 @@ import { type Selectable, type SqlBool, sql } from "kysely";
 import type { EolCycleRow, EolRuleRow, EolTagStore } from "../eol-store.js";
 import { readBool, readInt, readOptionalInt } from "./dialect.js";
 import { listWindow, STANDARD_SORT } from "./list-window.js";
-import { commonPredicates, equalsIfSet, type Predicate } from "./predicates.js";
+import { commonPredicates, equalsIfSet, type Predicate, type UidRef } from "./predicates.js";
 import type { EolCyclesTable, EolRulesTable } from "./schema.js";
 import type { SqlContext } from "./sql-context.js";
 import { endsWithDateStamp, endsWithEpoch } from "./tag-name-patterns.js";
@@ -84,6 +84,17 @@ export function createEolStore(ctx: SqlContext): EolTagStore {
   const ruleMatches: Predicate = sql<SqlBool>`exists (select 1 from eol_rules r join repos p on p.name = r.repo_name
       where p.uid = tags.parent_uid and p.uid > r.org_uid || '/' and p.uid < r.org_uid || '0'
       and ${globMatches})`;
+  /**
+   * The tag's repo is one some rule covers: redundant with `ruleMatches`, but it lets the planner
+   * start from the few covered repos and their tags (the parent_uid index) instead of testing every
+   * tag (bench:scale, 100,000 tags: a count 45 ms → 0.8 ms on SQLite, 12 ms → 2 ms on PostgreSQL).
+   * PostgreSQL gets it on pages too (15 ms → 3 ms); SQLite only when counting: its planner would then
+   * sort every covered tag for a page, where walking the uid index stops after one page of matches.
+   */
+  const inCoveredRepo: Predicate = sql<SqlBool>`tags.parent_uid in (select p.uid from eol_rules r
+      join repos p on p.name = r.repo_name where p.uid > r.org_uid || '/' and p.uid < r.org_uid || '0')`;
+  const pageRuleMatches: Predicate[] =
+    dialect.name === "postgres" ? [inCoveredRepo, ruleMatches] : [ruleMatches];
 
   return {
     async putCycle(row) {
@@ -193,18 +204,19 @@ export function createEolStore(ctx: SqlContext): EolTagStore {
     },
 
     listTags(filter, window) {
+      const narrowing = (uid: UidRef): Predicate[] => [
+        ...equalsIfSet("name", filter.name),
+        ...(filter.excludeDates ? [sql<SqlBool>`not ${endsWithDateStamp()}`] : []),
+        ...(filter.excludeEpochs ? [sql<SqlBool>`not ${endsWithEpoch()}`] : []),
+        ...commonPredicates(filter, uid),
+      ];
       return listWindow(
         ctx,
         {
           table: "tags",
           from: db.selectFrom("tags"),
-          where: (uid) => [
-            ruleMatches,
-            ...equalsIfSet("name", filter.name),
-            ...(filter.excludeDates ? [sql<SqlBool>`not ${endsWithDateStamp()}`] : []),
-            ...(filter.excludeEpochs ? [sql<SqlBool>`not ${endsWithEpoch()}`] : []),
-            ...commonPredicates(filter, uid),
-          ],
+          where: (uid) => [...pageRuleMatches, ...narrowing(uid)],
+          countWhere: (uid) => [inCoveredRepo, ruleMatches, ...narrowing(uid)],
           sort: STANDARD_SORT,
           toRow: toTagRow,
         },

@@ -55,4 +55,32 @@ describe("createCountCache", () => {
     cache.set("repos", "q", cache.generation("repos"), 8n);
     assert.equal(cache.get("repos", "q"), 8n, "counted after it: served");
   });
+
+  it("serves a large total across writes to its table until the large TTL passes (ADR 0044)", () => {
+    let now = 0;
+    const cache = createCountCache(1000, () => now, { minTotal: 100, ttlMs: 30_000 });
+    cache.set("tags", "large", cache.generation("tags"), 100n);
+    cache.set("tags", "small", cache.generation("tags"), 99n);
+    cache.invalidate(["tags"]); // a tag push in this process
+    assert.equal(cache.get("tags", "small"), undefined, "a small total stays exact");
+    assert.equal(cache.get("tags", "large"), 100n, "a large total may lag the write");
+    now = 29_999;
+    assert.equal(cache.get("tags", "large"), 100n);
+    now = 30_000;
+    assert.equal(cache.get("tags", "large"), undefined, "for at most the large TTL");
+  });
+
+  it("drops large totals on invalidateAll, never stores one that raced a write, and caches none with a TTL of 0", () => {
+    const cache = createCountCache(1000, () => 0, { minTotal: 100, ttlMs: 30_000 });
+    cache.set("tags", "q", cache.generation("tags"), 500n);
+    cache.invalidateAll();
+    assert.equal(cache.get("tags", "q"), undefined);
+    const generation = cache.generation("tags");
+    cache.invalidate(["tags"]);
+    cache.set("tags", "q", generation, 500n);
+    assert.equal(cache.get("tags", "q"), undefined);
+    const off = createCountCache(0, () => 0, { minTotal: 100, ttlMs: 30_000 });
+    off.set("tags", "q", off.generation("tags"), 500n);
+    assert.equal(off.get("tags", "q"), undefined);
+  });
 });
