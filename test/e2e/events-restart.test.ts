@@ -4,19 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
-import { adminTokenOf, serveProcess, stopProcess, type WharfProcess } from "../support/wharf-process.js";
+import {
+  adminTokenOf,
+  createVia,
+  serveProcess,
+  stopProcess,
+  type WharfProcess,
+} from "../support/wharf-process.js";
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function create(server: WharfProcess, token: string, path: string, body: unknown): Promise<string> {
-  const res = await fetch(`${server.apiUrl}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  assert.equal(res.status, 200, `POST ${path}: ${await res.clone().text()}`);
-  return ((await res.json()) as { uid: string }).uid;
-}
 
 describe("event delivery survives a killed server", () => {
   let dataDir: string;
@@ -41,12 +37,12 @@ describe("event delivery survives a killed server", () => {
     const first = await serveProcess(dataDir, env);
     servers.push(first);
     const token = await adminTokenOf(dataDir, first.apiUrl);
-    const org = await create(first, token, "/iam/v2/groups", { name: "acme" });
+    const org = await createVia(first.apiUrl, token, "/iam/v2/groups", { name: "acme" });
     receiver.respondWith("hang");
-    await create(first, token, `/events/v2/subscriptions/${org}`, { sink: receiver.url() });
+    await createVia(first.apiUrl, token, `/events/v2/subscriptions/${org}`, { sink: receiver.url() });
     const repos: string[] = [];
     for (let i = 0; i < 5; i++)
-      repos.push(await create(first, token, `/registry/v2/repos/${org}`, { name: `r${i}` }));
+      repos.push(await createVia(first.apiUrl, token, `/registry/v2/repos/${org}`, { name: `r${i}` }));
     const deadline = Date.now() + 10_000;
     while (receiver.received.length === 0) {
       assert.ok(Date.now() < deadline, "the first delivery started");

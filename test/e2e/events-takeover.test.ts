@@ -10,7 +10,13 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from "../support/webhook-receiver.js";
-import { adminTokenOf, serveProcess, stopProcess, type WharfProcess } from "../support/wharf-process.js";
+import {
+  adminTokenOf,
+  createVia,
+  serveProcess,
+  stopProcess,
+  type WharfProcess,
+} from "../support/wharf-process.js";
 
 // A killed server's webhook lanes move to a live one within 5 s (ADR 0037): dispatchers heart-beat
 // in `dispatcher_owners`, and a lane whose owner went silent is leased before its 60 s lease ends.
@@ -32,16 +38,6 @@ const ANSWER_DELAY_MS = 150;
 const REPO_CREATED = "dev.wharf.api.registry.repo.created.v1";
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function create(apiUrl: string, token: string, path: string, body: unknown): Promise<string> {
-  const res = await fetch(`${apiUrl}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  assert.equal(res.status, 200, `POST ${path}: ${await res.clone().text()}`);
-  return ((await res.json()) as { uid: string }).uid;
-}
 
 async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000) {
   const deadline = performance.now() + timeoutMs;
@@ -140,8 +136,8 @@ describe("webhook lanes of a killed replica are taken over within 5 s [postgres]
     sql = new pg.Client({ connectionString: url });
     await sql.connect();
     const token = tokens.get(first) as string;
-    org = await create(first.apiUrl, token, "/iam/v2/groups", { name: "acme" });
-    await create(first.apiUrl, token, `/events/v2/subscriptions/${org}`, { sink: receiver.url() });
+    org = await createVia(first.apiUrl, token, "/iam/v2/groups", { name: "acme" });
+    await createVia(first.apiUrl, token, `/events/v2/subscriptions/${org}`, { sink: receiver.url() });
   });
   after(async () => {
     for (const server of servers) await stopProcess(server, "SIGKILL");
@@ -158,7 +154,9 @@ describe("webhook lanes of a killed replica are taken over within 5 s [postgres]
     const repos: string[] = [];
     for (let i = 0; i < REPOS; i++) {
       repos.push(
-        await create(one.apiUrl, tokens.get(one) as string, `/registry/v2/repos/${org}`, { name: `r${i}` }),
+        await createVia(one.apiUrl, tokens.get(one) as string, `/registry/v2/repos/${org}`, {
+          name: `r${i}`,
+        }),
       );
     }
     await until("deliveries are in flight", () => receiver.received.length >= 5);
@@ -187,7 +185,7 @@ describe("webhook lanes of a killed replica are taken over within 5 s [postgres]
     const answeredBefore = receiver.answered();
     const [one] = alive();
     assert.ok(one);
-    const repo = await create(one.apiUrl, tokens.get(one) as string, `/registry/v2/repos/${org}`, {
+    const repo = await createVia(one.apiUrl, tokens.get(one) as string, `/registry/v2/repos/${org}`, {
       name: "slow",
     });
     await until("the slow delivery is answered", () => receiver.answered() > answeredBefore, 30_000);
@@ -216,12 +214,12 @@ describe("a restarted server takes over its killed predecessor's lane within 5 s
     const first = await serveProcess(dataDir, env);
     servers.push(first);
     const token = await adminTokenOf(dataDir, first.apiUrl);
-    const org = await create(first.apiUrl, token, "/iam/v2/groups", { name: "acme" });
+    const org = await createVia(first.apiUrl, token, "/iam/v2/groups", { name: "acme" });
     receiver.respondWith(200, ANSWER_DELAY_MS);
-    await create(first.apiUrl, token, `/events/v2/subscriptions/${org}`, { sink: receiver.url() });
+    await createVia(first.apiUrl, token, `/events/v2/subscriptions/${org}`, { sink: receiver.url() });
     const repos: string[] = [];
     for (let i = 0; i < REPOS; i++) {
-      repos.push(await create(first.apiUrl, token, `/registry/v2/repos/${org}`, { name: `r${i}` }));
+      repos.push(await createVia(first.apiUrl, token, `/registry/v2/repos/${org}`, { name: `r${i}` }));
     }
     await until("deliveries are in flight", () => receiver.received.length >= 5);
     const deliveredBeforeKill = receiver.received.length;

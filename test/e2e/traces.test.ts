@@ -8,7 +8,13 @@ import { forEachEngine } from "../support/databases.js";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.js";
 import { fetchRegistryClient, pushImage } from "../support/registry-push.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
-import { adminTokenOf, serveProcess, stopProcess, type WharfProcess } from "../support/wharf-process.js";
+import {
+  adminTokenOf,
+  createVia,
+  serveProcess,
+  stopProcess,
+  type WharfProcess,
+} from "../support/wharf-process.js";
 
 // OpenTelemetry traces (ADR 0042): real `wharf serve` processes exporting OTLP/HTTP (JSON protocol)
 // to a real receiver in this process, a real webhook sink, and a module recorder preloaded into
@@ -26,16 +32,6 @@ function recordModules(file: string): Record<string, string> {
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${RECORDER}`.trim(),
     WHARF_TEST_MODULE_LOG: file,
   };
-}
-
-async function create(server: WharfProcess, token: string, path: string, body: unknown): Promise<string> {
-  const res = await fetch(`${server.apiUrl}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  assert.equal(res.status, 200, `POST ${path}: ${await res.clone().text()}`);
-  return ((await res.json()) as { uid: string }).uid;
 }
 
 /** The request lines the server printed on stdout. */
@@ -96,8 +92,8 @@ forEachEngine("OpenTelemetry traces", (db) => {
     const env: Record<string, string> = databaseUrl ? { WHARF_DATABASE_URL: databaseUrl } : {};
     apiToken = await adminTokenOf(dataDir, server.apiUrl, { env });
     registryToken = await adminTokenOf(dataDir, server.apiUrl, { audience: server.registryUrl, env });
-    org = await create(server, apiToken, "/iam/v2/groups", { name: "acme" });
-    await create(server, apiToken, `/events/v2/subscriptions/${org}`, { sink: sink.url("/hook") });
+    org = await createVia(server.apiUrl, apiToken, "/iam/v2/groups", { name: "acme" });
+    await createVia(server.apiUrl, apiToken, `/events/v2/subscriptions/${org}`, { sink: sink.url("/hook") });
   });
   after(async () => {
     if (server) await stopProcess(server);

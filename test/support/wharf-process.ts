@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createServer } from "node:net";
 
@@ -172,4 +173,18 @@ export async function freeLoopbackPort(): Promise<number> {
   const port = (server.address() as { port: number }).port;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * POSTs `body` as JSON to `apiUrl` + `path` with `token`, asserts a 200 (the answer's body in the
+ * message otherwise) and returns the created resource's uid.
+ */
+export async function createVia(apiUrl: string, token: string, path: string, body: unknown): Promise<string> {
+  const res = await fetch(`${apiUrl}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  assert.equal(res.status, 200, `POST ${path}: ${await res.clone().text()}`);
+  return ((await res.json()) as { uid: string }).uid;
 }
