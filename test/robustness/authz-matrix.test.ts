@@ -66,6 +66,8 @@ interface Fixtures {
   tag: string;
   digest: string;
   subscription: string;
+  /** An immutability rule at A (its pattern matches no tag of the matrix). */
+  immutabilityRule: string;
   /** An imported advisory (global data, in no organization). */
   advisory: string;
   /** createdAt (RFC 3339) of the Grype report stored for `digest`. */
@@ -111,6 +113,7 @@ interface FreshFixtures {
   repo(): Promise<string>;
   tag(): Promise<string>;
   subscription(): Promise<string>;
+  immutabilityRule(): Promise<string>;
   accountAssociation(): Promise<string>;
   /** The code of a new invite to the viewer role at a new folder of A. */
   inviteCode(): Promise<string>;
@@ -413,6 +416,30 @@ const ROWS: Record<string, Row> = {
   },
   "platform.registry.v2.TagsService/DeleteTag": {
     request: async (_f, fresh) => ({ uid: await fresh.tag() }),
+  },
+  // A fresh tag restored to the digest it names: past authorization, the restore changes nothing.
+  "platform.registry.v2.TagsService/RestoreTag": {
+    request: async (f, fresh) => ({ uid: await fresh.tag(), digest: f.digest }),
+  },
+
+  "platform.registry.v2.ImmutabilityRulesService/ListImmutabilityRules": {
+    request: (f) => ({ uidp: { descendantsOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.immutabilityRules).includes(f.immutabilityRule) },
+  },
+  "platform.registry.v2.ImmutabilityRulesService/GetImmutabilityRule": {
+    request: (f) => ({ uid: f.immutabilityRule }),
+  },
+  "platform.registry.v2.ImmutabilityRulesService/CreateImmutabilityRule": {
+    request: (f) => ({ parent: f.repo, immutabilityRule: { tagPatterns: ["matrix-never-*"] } }),
+  },
+  "platform.registry.v2.ImmutabilityRulesService/UpdateImmutabilityRule": {
+    request: (f) => ({
+      immutabilityRule: { uid: f.immutabilityRule, description: "changed" },
+      updateMask: "description",
+    }),
+  },
+  "platform.registry.v2.ImmutabilityRulesService/DeleteImmutabilityRule": {
+    request: async (_f, fresh) => ({ uid: await fresh.immutabilityRule() }),
   },
 
   "platform.registry.v2.ImagesService/GetArchitectures": {
@@ -845,6 +872,8 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     const repo = () => post(`/registry/v2/repos/${orgA}`, { name: name("repo") });
     const subscription = () => post(`/events/v2/subscriptions/${orgA}`, { sink: "http://127.0.0.1:9/hook" });
     const invite = () => post(`/iam/v2/groupInvites/${orgA}`, { roleUid: VIEWER, ttl: "3600s" });
+    const immutabilityRule = () =>
+      post(`/registry/v2/immutabilityRules/${orgA}`, { tagPatterns: ["matrix-never-*"] });
 
     await wharf.store.transaction((tx) =>
       storeLibraryVersions(
@@ -910,6 +939,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       tag: await tagOf("v1"),
       digest: image.digest,
       subscription: await subscription(),
+      immutabilityRule: await immutabilityRule(),
       advisory: await importedAdvisory(),
       vulnReportTime: (
         await expectJson<{ createdAt: string }>(
@@ -937,6 +967,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
         return tagOf(tagName);
       },
       subscription,
+      immutabilityRule,
       async accountAssociation() {
         const g = await group();
         await post(`/iam/v2/accountAssociations/${g}`, {
