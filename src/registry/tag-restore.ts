@@ -36,10 +36,12 @@ export interface RestoredTag {
  * (or, when a tag of the same name exists again, that tag moves). Under the shared registry lock,
  * so garbage collection cannot remove the manifest between the check and the write.
  *
- * NOT_FOUND: no tag and no delete record with that uid. FAILED_PRECONDITION `NOT_IN_HISTORY`: the
- * digest never was the tag's, or the tag named nothing at `time` (before its first record, or
- * deleted then); `MANIFEST_GONE`: the repo no longer stores the manifest (garbage collected);
- * `TAG_IMMUTABLE`: the restore would move a tag an immutability rule protects.
+ * In this order: NOT_FOUND: no tag and no delete record with that uid. FAILED_PRECONDITION
+ * `NOT_IN_HISTORY`: the digest never was the tag's, or the tag named nothing at `time` (before its
+ * first record, or deleted then). A restore to the digest the tag names changes nothing.
+ * `TAG_IMMUTABLE`: the restore would move a tag an immutability rule protects (a deleted tag can
+ * be brought back, as a push could create it). `MANIFEST_GONE`: the repo no longer stores the
+ * manifest (garbage collected).
  */
 export async function restoreTag(
   tx: Store,
@@ -67,6 +69,9 @@ export async function restoreTag(
       throw failedPrecondition("NOT_IN_HISTORY", `tag ${name} was deleted at ${at}`, uid);
     digest = record.digest;
   }
+  const current = live ?? (await tx.tags.getByName(repoUid, name));
+  if (current?.digest === digest) return { row: current, change: "none" };
+  if (current) await refuseImmutableTag(tx, current);
   if (!(await tx.manifests.has(repoUid, digest))) {
     throw failedPrecondition(
       "MANIFEST_GONE",
@@ -75,8 +80,6 @@ export async function restoreTag(
     );
   }
 
-  const current = live ?? (await tx.tags.getByName(repoUid, name));
-  if (current?.digest === digest) return { row: current, change: "none" };
   const row = await tx.tags.put({
     repoUid,
     name,
