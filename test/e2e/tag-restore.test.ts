@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, it } from "node:test";
-import { create, fromBinary } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import * as grpc from "@grpc/grpc-js";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
