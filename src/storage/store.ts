@@ -17,6 +17,7 @@ import type {
 import type { IntegrityStore } from "./integrity-store.js";
 import type { LibraryStore } from "./library-store.js";
 import type { RefreshTokenStore } from "./refresh-token-store.js";
+import type { RetentionStore } from "./retention-store.js";
 import type {
   BlobRecordStore,
   GarbageStore,
@@ -84,6 +85,8 @@ export interface Store {
   eol: EolTagStore;
   /** Whole-table walks of the registry's metadata for `wharf fsck` and `wharf backup` (reads only). */
   integrity: IntegrityStore;
+  /** Retention policies and the tags' pull times (ADR 0046). */
+  retention: RetentionStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

@@ -17,6 +17,7 @@ import { createManifestStore } from "./manifest-store.js";
 import { createRefreshTokenStore } from "./refresh-token-store.js";
 import { createRepoStore } from "./repo-store.js";
 import { createRoleBindingStore } from "./role-binding-store.js";
+import { createRetentionStore } from "./retention-store.js";
 import { createRoleStore } from "./role-store.js";
 import { createSettingsStore } from "./settings-store.js";
 import { createSigningKeyStore } from "./signing-key-store.js";
@@ -67,6 +68,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     vulnReports: createVulnReportStore(ctx),
     eol: createEolStore(ctx),
     integrity: createIntegrityStore(ctx),
+    retention: createRetentionStore(ctx),
     dialect: ctx.dialect.name,
     changes: ctx.changes,
     transaction: (fn, signal) => {
