@@ -39,6 +39,7 @@ import { Registry } from "./gen/platform/registry/v1/registry_pb.js";
 import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
+import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
 import { Advisories } from "./gen/platform/vulnerabilities/v1/advisories_pb.js";
 import { AdvisoriesService } from "./gen/platform/vulnerabilities/v2/advisories_pb.js";
@@ -69,6 +70,8 @@ import { createPingV1Service } from "./ping/v1/ping-v1-service.js";
 import { createEolTagsHandlers, type EolTagsServiceDeps } from "./registry/eol/eol-tags-service.js";
 import { createImagesService } from "./registry/images-service.js";
 import { createReposService } from "./registry/repos-service.js";
+import { retentionDepsOf } from "./registry/retention/retention-deps.js";
+import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createTagsService } from "./registry/tags-service.js";
 import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
@@ -128,6 +131,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ReposService, repos),
     bindService(TagsService, tags),
     bindService(ImagesService, images),
+    bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(SubscriptionsService, subscriptions),
     bindService(ArtifactsService, artifacts),
     bindService(AdvisoriesService, advisories),

@@ -17,7 +17,6 @@ import type {
 import type { IntegrityStore } from "./integrity-store.js";
 import type { LibraryStore } from "./library-store.js";
 import type { RefreshTokenStore } from "./refresh-token-store.js";
-import type { RetentionStore } from "./retention-store.js";
 import type {
   BlobRecordStore,
   GarbageStore,
@@ -26,6 +25,7 @@ import type {
   TagStore,
   UploadStore,
 } from "./registry-store.js";
+import type { RetentionStore } from "./retention-store.js";
 import type { SettingsStore } from "./settings-store.js";
 import type { VulnReportStore } from "./vuln-report-store.js";
 

@@ -40,7 +40,11 @@ export function createRetentionStore(ctx: SqlContext): RetentionStore {
   const newest = ctx.dialect.name === "postgres" ? sql.raw("greatest") : sql.raw("max");
   return {
     async get(uid) {
-      const r = await db.selectFrom("retention_policies").selectAll().where("uid", "=", uid).executeTakeFirst();
+      const r = await db
+        .selectFrom("retention_policies")
+        .selectAll()
+        .where("uid", "=", uid)
+        .executeTakeFirst();
       return r && toPolicyRow(r);
     },
 
