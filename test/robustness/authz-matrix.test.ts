@@ -66,6 +66,8 @@ interface Fixtures {
   tag: string;
   digest: string;
   subscription: string;
+  /** A retention policy on an empty repo of A (running it removes nothing). */
+  retentionPolicy: string;
   /** An imported advisory (global data, in no organization). */
   advisory: string;
   /** createdAt (RFC 3339) of the Grype report stored for `digest`. */
@@ -111,6 +113,7 @@ interface FreshFixtures {
   repo(): Promise<string>;
   tag(): Promise<string>;
   subscription(): Promise<string>;
+  retentionPolicy(): Promise<string>;
   accountAssociation(): Promise<string>;
   /** The code of a new invite to the viewer role at a new folder of A. */
   inviteCode(): Promise<string>;
@@ -413,6 +416,32 @@ const ROWS: Record<string, Row> = {
   },
   "platform.registry.v2.TagsService/DeleteTag": {
     request: async (_f, fresh) => ({ uid: await fresh.tag() }),
+  },
+
+  "platform.registry.v2.RetentionPoliciesService/ListRetentionPolicies": {
+    request: (f) => ({ uidp: { descendantsOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.retentionPolicies).includes(f.retentionPolicy) },
+  },
+  "platform.registry.v2.RetentionPoliciesService/GetRetentionPolicy": {
+    request: (f) => ({ uid: f.retentionPolicy }),
+  },
+  "platform.registry.v2.RetentionPoliciesService/CreateRetentionPolicy": {
+    request: (f) => ({ parent: f.orgA, retentionPolicy: { rules: [{ keepLatest: 5 }] } }),
+  },
+  "platform.registry.v2.RetentionPoliciesService/UpdateRetentionPolicy": {
+    request: (f) => ({
+      retentionPolicy: { uid: f.retentionPolicy, description: "changed" },
+      updateMask: "description",
+    }),
+  },
+  "platform.registry.v2.RetentionPoliciesService/DeleteRetentionPolicy": {
+    request: async (_f, fresh) => ({ uid: await fresh.retentionPolicy() }),
+  },
+  "platform.registry.v2.RetentionPoliciesService/PreviewRetentionPolicy": {
+    request: (f) => ({ uid: f.retentionPolicy }),
+  },
+  "platform.registry.v2.RetentionPoliciesService/RunRetentionPolicy": {
+    request: (f) => ({ uid: f.retentionPolicy }),
   },
 
   "platform.registry.v2.ImagesService/GetArchitectures": {
@@ -845,6 +874,9 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     const repo = () => post(`/registry/v2/repos/${orgA}`, { name: name("repo") });
     const subscription = () => post(`/events/v2/subscriptions/${orgA}`, { sink: "http://127.0.0.1:9/hook" });
     const invite = () => post(`/iam/v2/groupInvites/${orgA}`, { roleUid: VIEWER, ttl: "3600s" });
+    const retentionRepo = await repo();
+    const retentionPolicy = () =>
+      post(`/registry/v2/retentionPolicies/${retentionRepo}`, { rules: [{ keepLatest: 1 }] });
 
     await wharf.store.transaction((tx) =>
       storeLibraryVersions(
@@ -910,6 +942,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       tag: await tagOf("v1"),
       digest: image.digest,
       subscription: await subscription(),
+      retentionPolicy: await retentionPolicy(),
       advisory: await importedAdvisory(),
       vulnReportTime: (
         await expectJson<{ createdAt: string }>(
@@ -937,6 +970,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
         return tagOf(tagName);
       },
       subscription,
+      retentionPolicy,
       async accountAssociation() {
         const g = await group();
         await post(`/iam/v2/accountAssociations/${g}`, {
