@@ -87,12 +87,27 @@ export interface TagStore {
     deprecated: boolean;
     newUid: string;
     now: number;
+    /**
+     * Called with the existing tag, its row locked, when the put would move it to another digest;
+     * a throw aborts the put (and the transaction). Not called for a new tag or an unchanged digest.
+     */
+    beforeMove?: (current: TagRow) => Promise<void>;
   }): Promise<TagRow>;
   /**
    * Deletes the tag and appends a history row with an empty digest (the tag stopped resolving at
    * `now`), in one transaction; false (and no history) when the tag did not exist.
    */
   delete(uid: string, now: number): Promise<boolean>;
+  /**
+   * Repo and name of the tag `uid` named when it was last deleted (its delete record carries the
+   * uid, since migration 0016), or undefined when no such record exists.
+   */
+  deletedTag(uid: string): Promise<{ repoUid: string; name: string } | undefined>;
+  /**
+   * The history record in force at `time`: the last one of the tag with updateTime ≤ `time`
+   * (an empty digest: the tag was deleted then), or undefined when the history starts later.
+   */
+  historyAt(repoUid: string, tagName: string, time: number): Promise<TagHistoryRow | undefined>;
   /** Tag names of `repoUid` in byte order, after `after` when given, at most `limit` (registry tags list). */
   names(repoUid: string, args: { after?: string; limit: number }): Promise<string[]>;
   /** True when a history row of one of `tagNames` in `repoUid` names `digest` (the tag points or pointed to it). */

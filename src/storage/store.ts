@@ -14,6 +14,7 @@ import type {
   RoleStore,
   TermsAcceptanceStore,
 } from "./iam-store.js";
+import type { ImmutabilityRuleStore } from "./immutability-store.js";
 import type { IntegrityStore } from "./integrity-store.js";
 import type { LibraryStore } from "./library-store.js";
 import type { RefreshTokenStore } from "./refresh-token-store.js";
@@ -83,6 +84,8 @@ export interface Store {
   vulnReports: VulnReportStore;
   /** End-of-life cycles and the rules mapping tags to them (`wharf import eol`, ADR 0031). */
   eol: EolTagStore;
+  /** Immutability rules of tags under groups and repos (ADR 0045). */
+  immutabilityRules: ImmutabilityRuleStore;
   /** Whole-table walks of the registry's metadata for `wharf fsck` and `wharf backup` (reads only). */
   integrity: IntegrityStore;
   /** Retention policies and the tags' pull times (ADR 0046). */

@@ -194,7 +194,9 @@ forEachEngine("retention policies: preview, run, history, events and gc", (db) =
     // Nothing changed: a second preview is the same, and every tag is still there.
     assert.deepEqual(await preview(), shown);
     const all = await expectJson<{ totalCount: string }>(
-      await server.api(`/registry/v2/tags?uidp.descendants_of=${org}&page_size=1`, { token: server.adminToken }),
+      await server.api(`/registry/v2/tags?uidp.descendants_of=${org}&page_size=1`, {
+        token: server.adminToken,
+      }),
     );
     assert.equal(all.totalCount, String(APP_TAGS + TOOL_TAGS + LIB_TAGS));
   });
@@ -222,7 +224,9 @@ forEachEngine("retention policies: preview, run, history, events and gc", (db) =
     assert.ok(run.uid.startsWith(`${policy}/`));
 
     const left = await expectJson<{ tags: { uid: string; name: string }[] }>(
-      await server.api(`/registry/v2/tags?uidp.descendants_of=${org}&page_size=1000`, { token: server.adminToken }),
+      await server.api(`/registry/v2/tags?uidp.descendants_of=${org}&page_size=1000`, {
+        token: server.adminToken,
+      }),
     );
     const removed = new Set(previewed.map((t) => t.uid));
     assert.deepEqual(
@@ -263,7 +267,9 @@ forEachEngine("retention policies: preview, run, history, events and gc", (db) =
       [...removed].sort(),
     );
     assert.ok(
-      receiver.received.some((d) => d.headers["ce-type"] === "dev.wharf.api.registry.retention_policy.created.v1"),
+      receiver.received.some(
+        (d) => d.headers["ce-type"] === "dev.wharf.api.registry.retention_policy.created.v1",
+      ),
     );
 
     const got = await expectJson<{ lastRun: { uid: string; deletedTags: string; tags?: unknown[] } }>(
@@ -276,14 +282,16 @@ forEachEngine("retention policies: preview, run, history, events and gc", (db) =
   });
 
   it("then `wharf gc` frees the bytes of every image no kept tag names", async () => {
-    const blobFiles = async () => new Set(await readdir(join(server.dataDir, "blobs", "sha256"), { recursive: true }));
+    const blobFiles = async () =>
+      new Set(await readdir(join(server.dataDir, "blobs", "sha256"), { recursive: true }));
     const fileOf = (digest: string) => {
       const hex = digest.slice("sha256:".length);
       return join(hex.slice(0, 2), hex);
     };
     const before = await blobFiles();
     for (const image of images) {
-      for (const digest of image.blobs.keys()) assert.ok(before.has(fileOf(digest)), "pushed blobs are files");
+      for (const digest of image.blobs.keys())
+        assert.ok(before.has(fileOf(digest)), "pushed blobs are files");
     }
     const gc = await runWharf(
       ["gc", "--grace", "1m", "--window", "1m", ...(databaseUrl ? [] : ["--data-dir", server.dataDir])],
@@ -335,7 +343,8 @@ forEachEngine("retention policies: preview, run, history, events and gc", (db) =
       return all.filter((c) => (c.pullTime ?? 0) >= before).map((c) => c.name);
     };
     const deadline = Date.now() + 10_000;
-    while ((await pulledSince()).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    while ((await pulledSince()).length < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 25));
     assert.deepEqual((await pulledSince()).sort(), ["t1", "v1.0"]);
   });
 });

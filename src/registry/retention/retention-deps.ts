@@ -1,6 +1,7 @@
 import type { PageTokenCodec } from "../../core/list.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import type { Store } from "../../storage/store.js";
+import { immutableRuleFor } from "../immutability/immutable-rule-for.js";
 
 /**
  * The immutability rule that protects tag `tagName` of repo `repoUid`, read in `tx` (the run's
@@ -29,18 +30,7 @@ export interface RetentionDeps {
 /** A run holds its policy this long by default: a crashed process's run is taken over after it. */
 export const DEFAULT_RUN_LEASE_MS = 15 * 60_000;
 
-/**
- * Until immutability rules exist on this branch (issue35-tags adds `immutableRuleFor` in
- * src/registry/immutability/), no tag is protected; the merge points this at that function.
- */
-const noImmutabilityRules: ImmutabilityCheck = async () => undefined;
-
 /** Retention's deps from the composition root's values, with the registry's immutability check. */
 export function retentionDepsOf(deps: Pick<RetentionDeps, "store" | "pageTokens" | "events">): RetentionDeps {
-  return {
-    store: deps.store,
-    pageTokens: deps.pageTokens,
-    events: deps.events,
-    immutableRuleFor: noImmutabilityRules,
-  };
+  return { store: deps.store, pageTokens: deps.pageTokens, events: deps.events, immutableRuleFor };
 }

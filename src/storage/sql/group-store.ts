@@ -104,10 +104,14 @@ export function createGroupStore(ctx: SqlContext): GroupStore {
       return result.numUpdatedRows > 0n;
     },
 
-    async delete(uid) {
-      const result = await db.deleteFrom("groups").where("uid", "=", uid).executeTakeFirst();
-      ctx.changed("groups");
-      return result.numDeletedRows > 0n;
+    delete(uid) {
+      return ctx.transaction(async (tx) => {
+        const result = await tx.db.deleteFrom("groups").where("uid", "=", uid).executeTakeFirst();
+        // Rules have no foreign key (their parent is a group or a repo): they go with their parent.
+        await tx.db.deleteFrom("immutability_rules").where("parent_uid", "=", uid).execute();
+        tx.changed("groups", "immutability_rules");
+        return result.numDeletedRows > 0n;
+      });
     },
 
     async children(uid): Promise<GroupChildren> {

@@ -126,10 +126,14 @@ export function createRepoStore(ctx: SqlContext): RepoStore {
       return result.numUpdatedRows > 0n;
     },
 
-    async delete(uid) {
-      const result = await db.deleteFrom("repos").where("uid", "=", uid).executeTakeFirst();
-      ctx.changed("repos", "tags", "tag_history");
-      return result.numDeletedRows > 0n;
+    delete(uid) {
+      return ctx.transaction(async (tx) => {
+        const result = await tx.db.deleteFrom("repos").where("uid", "=", uid).executeTakeFirst();
+        // Rules have no foreign key (their parent is a group or a repo): they go with their parent.
+        await tx.db.deleteFrom("immutability_rules").where("parent_uid", "=", uid).execute();
+        tx.changed("repos", "tags", "tag_history", "immutability_rules");
+        return result.numDeletedRows > 0n;
+      });
     },
   };
 }

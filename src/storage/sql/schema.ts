@@ -90,6 +90,8 @@ export interface TagHistoryTable {
   tag_name: string;
   digest: string;
   update_time: Int8Column;
+  /** The deleted tag's uid on a delete record (migration 0016); NULL elsewhere and on older records. */
+  tag_uid: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** `blobs`: content committed to blob storage, by digest. */
@@ -446,6 +448,7 @@ export interface Database {
   vuln_matches: VulnMatchesTable;
   eol_cycles: EolCyclesTable;
   eol_rules: EolRulesTable;
+  immutability_rules: ImmutabilityRulesTable;
   retention_policies: RetentionPoliciesTable;
   tag_pull_times: TagPullTimesTable;
 }
@@ -511,6 +514,15 @@ export interface EolRulesTable {
   create_time: Int8Column;
 }
 
+/** `immutability_rules` (migration 0016): parent_uid is a group or a repo; tag_patterns is JSON text. */
+export interface ImmutabilityRulesTable {
+  uid: string;
+  parent_uid: string;
+  tag_patterns: string;
+  description: string;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
 /** `retention_policies` (migration 0017): rules and last_run are JSON text; schedule_ms 0 = manual. */
 export interface RetentionPoliciesTable {
   uid: string;

@@ -10,6 +10,7 @@ import { createGroupInviteStore } from "./group-invite-store.js";
 import { createGroupStore } from "./group-store.js";
 import { createIdentityProviderStore } from "./identity-provider-store.js";
 import { createIdentityStore } from "./identity-store.js";
+import { createImmutabilityRuleStore } from "./immutability-rule-store.js";
 import { createIntegrityStore } from "./integrity-store.js";
 import { createLibraryStore } from "./library-store.js";
 import { createLoginSessionStore } from "./login-session-store.js";
@@ -67,6 +68,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     advisories: createAdvisoryStore(ctx),
     vulnReports: createVulnReportStore(ctx),
     eol: createEolStore(ctx),
+    immutabilityRules: createImmutabilityRuleStore(ctx),
     integrity: createIntegrityStore(ctx),
     retention: createRetentionStore(ctx),
     dialect: ctx.dialect.name,

@@ -128,6 +128,7 @@ export function createTagStore(ctx: SqlContext): TagStore {
 
           const tag = toTagRow(current);
           const moved = tag.digest !== args.digest;
+          if (moved) await args.beforeMove?.(tag);
           if (!moved && tag.deprecated === args.deprecated) return tag;
           await tx.db
             .updateTable("tags")
@@ -153,10 +154,48 @@ export function createTagStore(ctx: SqlContext): TagStore {
         tx.changed("tags");
         await tx.db
           .insertInto("tag_history")
-          .values({ repo_uid: deleted.parent_uid, tag_name: deleted.name, digest: "", update_time: now })
+          .values({
+            repo_uid: deleted.parent_uid,
+            tag_name: deleted.name,
+            digest: "",
+            update_time: now,
+            tag_uid: uid,
+          })
           .execute();
         return true;
       });
+    },
+
+    async deletedTag(uid) {
+      const row = await db
+        .selectFrom("tag_history")
+        .select(["repo_uid", "tag_name"])
+        .where("tag_uid", "=", uid)
+        .orderBy("id", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      return row && { repoUid: row.repo_uid, name: row.tag_name };
+    },
+
+    async historyAt(repoUid, tagName, time) {
+      const r = await db
+        .selectFrom("tag_history")
+        .select(["repo_uid", "tag_name", "digest", "update_time"])
+        .where("repo_uid", "=", repoUid)
+        .where("tag_name", "=", tagName)
+        .where(sql<SqlBool>`update_time <= ${time}`)
+        .orderBy("update_time", "desc")
+        .orderBy("id", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      return (
+        r && {
+          repoUid: r.repo_uid,
+          tagName: r.tag_name,
+          digest: r.digest,
+          updateTime: readInt(r.update_time),
+        }
+      );
     },
 
     async names(repoUid, { after, limit }) {

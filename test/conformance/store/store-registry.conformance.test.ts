@@ -1,4 +1,5 @@
 import { forEachEngine } from "../../support/databases.js";
+import { immutabilityCases } from "./immutability.cases.js";
 import { integrityCases } from "./integrity.cases.js";
 import { pagingCases } from "./paging.cases.js";
 import { registryDataCases } from "./registry-data.cases.js";
@@ -13,4 +14,5 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   transactionCases(db);
   pagingCases(db);
   integrityCases(db);
+  immutabilityCases(db);
 });

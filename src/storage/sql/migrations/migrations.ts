@@ -15,6 +15,7 @@ import { advisoriesMigration } from "./0012-advisories.js";
 import { librariesMigration } from "./0013-libraries.js";
 import { eolMigration } from "./0014-eol.js";
 import { dispatcherOwnersMigration } from "./0015-dispatcher-owners.js";
+import { immutabilityRulesMigration } from "./0016-immutability-rules.js";
 import { retentionMigration } from "./0017-retention.js";
 
 /**
@@ -38,6 +39,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0013-libraries": librariesMigration(dialect),
     "0014-eol": eolMigration(dialect),
     "0015-dispatcher-owners": dispatcherOwnersMigration(dialect),
+    "0016-immutability-rules": immutabilityRulesMigration(dialect),
     "0017-retention": retentionMigration(dialect),
   };
 }
