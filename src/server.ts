@@ -21,6 +21,8 @@ import type { SinkResolver } from "./events/sink-host.js";
 import type { FederationOptions } from "./federation/federation.js";
 import { createLogSink } from "./observability/log.js";
 import { holdTracing } from "./observability/tracing.js";
+import { retentionDepsOf } from "./registry/retention/retention-deps.js";
+import { startRetentionScheduler } from "./registry/retention/retention-scheduler.js";
 import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
@@ -62,8 +64,10 @@ export interface ServerOptions {
   federation?: FederationOptions;
   /** Event delivery tunables beyond the configuration (back-off, polling, batch sizes). */
   events?: Partial<DispatcherOptions>;
-  /** Pull event batching tunables. */
+  /** Pull event batching tunables (and how often tags' pull times are written). */
   pullEvents?: Partial<PullEventOptions>;
+  /** Retention scheduler tunables: how often it looks for due policies (ms). */
+  retention?: { pollMs?: number };
   /**
    * Resolves webhook sink host names, when subscriptions are created and when deliveries connect;
    * default: the system resolver. Tests simulate DNS with it (delivery then runs on the serving
@@ -155,6 +159,15 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       logger,
       operations.metrics.gc,
     );
+    const retention = startRetentionScheduler(
+      retentionDepsOf({ store, pageTokens, events: delivery.events }),
+      {
+        clock,
+        logger,
+        ...(options.retention?.pollMs === undefined ? {} : { pollMs: options.retention.pollMs }),
+      },
+    );
+    onClose(() => retention.close());
     return {
       ...urls,
       store,

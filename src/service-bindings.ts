@@ -40,6 +40,7 @@ import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.j
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ImmutabilityRulesService } from "./gen/platform/registry/v2/immutability_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
+import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
 import { Advisories } from "./gen/platform/vulnerabilities/v1/advisories_pb.js";
 import { AdvisoriesService } from "./gen/platform/vulnerabilities/v2/advisories_pb.js";
@@ -71,6 +72,8 @@ import { createEolTagsHandlers, type EolTagsServiceDeps } from "./registry/eol/e
 import { createImagesService } from "./registry/images-service.js";
 import { createImmutabilityRulesService } from "./registry/immutability/immutability-rules-service.js";
 import { createReposService } from "./registry/repos-service.js";
+import { retentionDepsOf } from "./registry/retention/retention-deps.js";
+import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createTagsService } from "./registry/tags-service.js";
 import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
@@ -131,6 +134,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(TagsService, tags),
     bindService(ImagesService, images),
     bindService(ImmutabilityRulesService, createImmutabilityRulesService(deps)),
+    bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(SubscriptionsService, subscriptions),
     bindService(ArtifactsService, artifacts),
     bindService(AdvisoriesService, advisories),

@@ -26,8 +26,12 @@ export const EVENT_RESOURCES = {
   repo: { stem: "dev.wharf.api.registry.repo", collection: "/registry/v2/repos" },
   tag: { stem: "dev.wharf.api.registry.tag", collection: "/registry/v2/tags" },
   immutabilityRule: {
-    stem: "dev.wharf.api.registry.immutabilityrule",
+    stem: "dev.wharf.api.registry.immutability_rule",
     collection: "/registry/v2/immutabilityRules",
+  },
+  retentionPolicy: {
+    stem: "dev.wharf.api.registry.retention_policy",
+    collection: "/registry/v2/retentionPolicies",
   },
   vulnReport: { stem: "dev.wharf.api.registry.vuln_report", collection: "/registry/v1/vuln_reports" },
   registration: { stem: "dev.wharf.api.auth", collection: "/auth/v1/register" },

@@ -95,6 +95,12 @@ export async function getManifest(
   });
   ex.res.end(ex.head ? undefined : manifest.content);
   if (!ex.head) {
+    const time = deps.clock.now();
+    deps.pullEvents.pulled(
+      isDigest(reference)
+        ? { repoUid: repo.uid, digest: manifest.digest, time }
+        : { repoUid: repo.uid, tag: reference, time },
+    );
     deps.pullEvents.add(repo.groupUid, () =>
       pullEvent({
         req: ex.req,
@@ -106,7 +112,7 @@ export async function getManifest(
         digest: manifest.digest,
         mediaType: manifest.mediaType,
         ...(isDigest(reference) ? {} : { tag: reference }),
-        time: deps.clock.now(),
+        time,
       }),
     );
   }

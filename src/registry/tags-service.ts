@@ -1,12 +1,12 @@
 import { fromTimestamp, pageRequestOf, toUidpFilter } from "../core/api-convert.js";
-import { failedPrecondition, notFound, requireFound } from "../core/errors.js";
+import { failedPrecondition, notFound } from "../core/errors.js";
 import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { newChildUid, parentOf, requireUidp } from "../core/uidp.js";
+import { newChildUid, requireUidp } from "../core/uidp.js";
 import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
-import { DeleteTagRequestSchema, TagSchema, type TagsService } from "../gen/platform/registry/v2/tags_pb.js";
+import { TagSchema, type TagsService } from "../gen/platform/registry/v2/tags_pb.js";
 import type { TagFilter, TagRow } from "../storage/registry-store.js";
 import type { Store } from "../storage/store.js";
 import { withRegistryLock } from "./data-plane/registry-lock.js";
@@ -15,6 +15,7 @@ import { refuseImmutableTag } from "./immutability/tag-guard.js";
 import { tagMessage } from "./mapping.js";
 import { validateDigest, validateTagName } from "./names.js";
 import type { RegistryServiceDeps } from "./service-deps.js";
+import { deleteTagRecorded } from "./tag-deletion.js";
 import { restoreTag, restoreTarget } from "./tag-restore.js";
 
 const TAG_LIST = namedResourceList<TagRow>();
@@ -97,23 +98,7 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
     },
 
     async deleteTag(req, ctx) {
-      await recordedMutation(
-        deps,
-        ctx,
-        async (tx) => {
-          const tag = await tx.tags.get(req.uid);
-          if (tag) await refuseImmutableTag(tx, tag);
-          await requireFound(tx.tags.delete(req.uid, ctx.clock.now()), "tag", req.uid);
-        },
-        {
-          resource: "tag",
-          verb: "deleted",
-          subject: req.uid,
-          group: parentOf(req.uid),
-          schema: DeleteTagRequestSchema,
-          body: { uid: req.uid },
-        },
-      );
+      if (!(await deleteTagRecorded(deps, ctx, req.uid))) throw notFound("tag", req.uid);
       return {};
     },
 

@@ -26,6 +26,7 @@ import type {
   TagStore,
   UploadStore,
 } from "./registry-store.js";
+import type { RetentionStore } from "./retention-store.js";
 import type { SettingsStore } from "./settings-store.js";
 import type { VulnReportStore } from "./vuln-report-store.js";
 
@@ -87,6 +88,8 @@ export interface Store {
   immutabilityRules: ImmutabilityRuleStore;
   /** Whole-table walks of the registry's metadata for `wharf fsck` and `wharf backup` (reads only). */
   integrity: IntegrityStore;
+  /** Retention policies and the tags' pull times (ADR 0046). */
+  retention: RetentionStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

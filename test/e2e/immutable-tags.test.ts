@@ -184,9 +184,9 @@ forEachEngine("immutable tags: rules over REST and gRPC, enforced by the registr
       all.filter((d) => d.headers["ce-subject"] === created.uid).map((d) => String(d.headers["ce-type"]));
     const delivered = await receiver.waitFor((all) => typesAbout(all).length === 3);
     assert.deepEqual(typesAbout(delivered), [
-      "dev.wharf.api.registry.immutabilityrule.created.v1",
-      "dev.wharf.api.registry.immutabilityrule.updated.v1",
-      "dev.wharf.api.registry.immutabilityrule.deleted.v1",
+      "dev.wharf.api.registry.immutability_rule.created.v1",
+      "dev.wharf.api.registry.immutability_rule.updated.v1",
+      "dev.wharf.api.registry.immutability_rule.deleted.v1",
     ]);
   });
 

@@ -68,6 +68,8 @@ interface Fixtures {
   subscription: string;
   /** An immutability rule at A (its pattern matches no tag of the matrix). */
   immutabilityRule: string;
+  /** A retention policy on an empty repo of A (running it removes nothing). */
+  retentionPolicy: string;
   /** An imported advisory (global data, in no organization). */
   advisory: string;
   /** createdAt (RFC 3339) of the Grype report stored for `digest`. */
@@ -114,6 +116,7 @@ interface FreshFixtures {
   tag(): Promise<string>;
   subscription(): Promise<string>;
   immutabilityRule(): Promise<string>;
+  retentionPolicy(): Promise<string>;
   accountAssociation(): Promise<string>;
   /** The code of a new invite to the viewer role at a new folder of A. */
   inviteCode(): Promise<string>;
@@ -440,6 +443,32 @@ const ROWS: Record<string, Row> = {
   },
   "platform.registry.v2.ImmutabilityRulesService/DeleteImmutabilityRule": {
     request: async (_f, fresh) => ({ uid: await fresh.immutabilityRule() }),
+  },
+
+  "platform.registry.v2.RetentionPoliciesService/ListRetentionPolicies": {
+    request: (f) => ({ uidp: { descendantsOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.retentionPolicies).includes(f.retentionPolicy) },
+  },
+  "platform.registry.v2.RetentionPoliciesService/GetRetentionPolicy": {
+    request: (f) => ({ uid: f.retentionPolicy }),
+  },
+  "platform.registry.v2.RetentionPoliciesService/CreateRetentionPolicy": {
+    request: (f) => ({ parent: f.orgA, retentionPolicy: { rules: [{ keepLatest: 5 }] } }),
+  },
+  "platform.registry.v2.RetentionPoliciesService/UpdateRetentionPolicy": {
+    request: (f) => ({
+      retentionPolicy: { uid: f.retentionPolicy, description: "changed" },
+      updateMask: "description",
+    }),
+  },
+  "platform.registry.v2.RetentionPoliciesService/DeleteRetentionPolicy": {
+    request: async (_f, fresh) => ({ uid: await fresh.retentionPolicy() }),
+  },
+  "platform.registry.v2.RetentionPoliciesService/PreviewRetentionPolicy": {
+    request: (f) => ({ uid: f.retentionPolicy }),
+  },
+  "platform.registry.v2.RetentionPoliciesService/RunRetentionPolicy": {
+    request: (f) => ({ uid: f.retentionPolicy }),
   },
 
   "platform.registry.v2.ImagesService/GetArchitectures": {
@@ -874,6 +903,9 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     const invite = () => post(`/iam/v2/groupInvites/${orgA}`, { roleUid: VIEWER, ttl: "3600s" });
     const immutabilityRule = () =>
       post(`/registry/v2/immutabilityRules/${orgA}`, { tagPatterns: ["matrix-never-*"] });
+    const retentionRepo = await repo();
+    const retentionPolicy = () =>
+      post(`/registry/v2/retentionPolicies/${retentionRepo}`, { rules: [{ keepLatest: 1 }] });
 
     await wharf.store.transaction((tx) =>
       storeLibraryVersions(
@@ -940,6 +972,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       digest: image.digest,
       subscription: await subscription(),
       immutabilityRule: await immutabilityRule(),
+      retentionPolicy: await retentionPolicy(),
       advisory: await importedAdvisory(),
       vulnReportTime: (
         await expectJson<{ createdAt: string }>(
@@ -968,6 +1001,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       },
       subscription,
       immutabilityRule,
+      retentionPolicy,
       async accountAssociation() {
         const g = await group();
         await post(`/iam/v2/accountAssociations/${g}`, {

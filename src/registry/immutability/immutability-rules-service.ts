@@ -33,7 +33,7 @@ const RULE_MASK = {
 
 /**
  * ImmutabilityRulesService: rules under an organization, a folder or a repo (ADR 0045). Patterns
- * are validated on every write; each change is an `immutabilityrule.<verb>` event of the parent.
+ * are validated on every write; each change is an `immutability_rule.<verb>` event of the parent.
  * The rules take effect at the next push, tag write or delete (they are read in its transaction).
  */
 export function createImmutabilityRulesService(

@@ -449,6 +449,8 @@ export interface Database {
   eol_cycles: EolCyclesTable;
   eol_rules: EolRulesTable;
   immutability_rules: ImmutabilityRulesTable;
+  retention_policies: RetentionPoliciesTable;
+  tag_pull_times: TagPullTimesTable;
 }
 
 /** Stored vulnerability reports (migration 0011); `superseded_time` NULL marks the current one. */
@@ -520,4 +522,25 @@ export interface ImmutabilityRulesTable {
   description: string;
   create_time: Int8Column;
   update_time: Int8Column;
+}
+/** `retention_policies` (migration 0017): rules and last_run are JSON text; schedule_ms 0 = manual. */
+export interface RetentionPoliciesTable {
+  uid: string;
+  parent_uid: string;
+  description: string;
+  rules: string;
+  schedule: string;
+  schedule_ms: Int8Column;
+  next_run_time: NullableInt8Column;
+  run_until: Int8Column;
+  last_run: string | null;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `tag_pull_times` (migration 0017): the last pull of each tag, by repo and tag name. */
+export interface TagPullTimesTable {
+  repo_uid: string;
+  tag_name: string;
+  pull_time: Int8Column;
 }

@@ -17,6 +17,7 @@ import { createLoginSessionStore } from "./login-session-store.js";
 import { createManifestStore } from "./manifest-store.js";
 import { createRefreshTokenStore } from "./refresh-token-store.js";
 import { createRepoStore } from "./repo-store.js";
+import { createRetentionStore } from "./retention-store.js";
 import { createRoleBindingStore } from "./role-binding-store.js";
 import { createRoleStore } from "./role-store.js";
 import { createSettingsStore } from "./settings-store.js";
@@ -69,6 +70,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     eol: createEolStore(ctx),
     immutabilityRules: createImmutabilityRuleStore(ctx),
     integrity: createIntegrityStore(ctx),
+    retention: createRetentionStore(ctx),
     dialect: ctx.dialect.name,
     changes: ctx.changes,
     transaction: (fn, signal) => {

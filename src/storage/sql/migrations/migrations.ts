@@ -16,6 +16,7 @@ import { librariesMigration } from "./0013-libraries.js";
 import { eolMigration } from "./0014-eol.js";
 import { dispatcherOwnersMigration } from "./0015-dispatcher-owners.js";
 import { immutabilityRulesMigration } from "./0016-immutability-rules.js";
+import { retentionMigration } from "./0017-retention.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -39,6 +40,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0014-eol": eolMigration(dialect),
     "0015-dispatcher-owners": dispatcherOwnersMigration(dialect),
     "0016-immutability-rules": immutabilityRulesMigration(dialect),
+    "0017-retention": retentionMigration(dialect),
   };
 }
 

@@ -40,7 +40,7 @@ export type ImmutabilityRule = Message<"platform.registry.v2.ImmutabilityRule"> 
   tagPatterns: string[];
 
   /**
-   * At most 1024 characters.
+   * At most 512 printable characters.
    *
    * @generated from field: string description = 3;
    */
