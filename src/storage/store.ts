@@ -26,6 +26,7 @@ import type {
   UploadStore,
 } from "./registry-store.js";
 import type { SettingsStore } from "./settings-store.js";
+import type { UsageStore } from "./usage-store.js";
 import type { VulnReportStore } from "./vuln-report-store.js";
 
 /**
@@ -82,6 +83,8 @@ export interface Store {
   vulnReports: VulnReportStore;
   /** End-of-life cycles and the rules mapping tags to them (`wharf import eol`, ADR 0031). */
   eol: EolTagStore;
+  /** Registry usage and quotas per organization (ADR 0047). */
+  usage: UsageStore;
   /** Whole-table walks of the registry's metadata for `wharf fsck` and `wharf backup` (reads only). */
   integrity: IntegrityStore;
   /**

@@ -7,6 +7,7 @@ import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet, isIn } from "./predicates.js";
 import type { ReposTable } from "./schema.js";
 import { guardWrite, parentColumn, precompiled, type SqlContext } from "./sql-context.js";
+import { countRemoved, referencesHeld } from "./usage-accounting.js";
 
 function toRepoRow(r: Selectable<ReposTable>): RepoRow {
   return {
@@ -126,10 +127,16 @@ export function createRepoStore(ctx: SqlContext): RepoStore {
       return result.numUpdatedRows > 0n;
     },
 
-    async delete(uid) {
-      const result = await db.deleteFrom("repos").where("uid", "=", uid).executeTakeFirst();
-      ctx.changed("repos", "tags", "tag_history");
-      return result.numDeletedRows > 0n;
+    delete(uid) {
+      return ctx.transaction(async (tx) => {
+        // The cascade takes the repo's manifests: what they held stops counting in its organization.
+        const held = await referencesHeld(tx, uid);
+        const result = await tx.db.deleteFrom("repos").where("uid", "=", uid).executeTakeFirst();
+        tx.changed("repos", "tags", "tag_history");
+        if (result.numDeletedRows === 0n) return false;
+        await countRemoved(tx, uid, held);
+        return true;
+      });
     },
   };
 }

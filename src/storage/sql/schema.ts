@@ -446,6 +446,8 @@ export interface Database {
   vuln_matches: VulnMatchesTable;
   eol_cycles: EolCyclesTable;
   eol_rules: EolRulesTable;
+  org_usage: OrgUsageTable;
+  org_usage_digests: OrgUsageDigestsTable;
 }
 
 /** Stored vulnerability reports (migration 0011); `superseded_time` NULL marks the current one. */
@@ -507,4 +509,21 @@ export interface EolRulesTable {
   like_pattern: string;
   product: string;
   create_time: Int8Column;
+}
+
+/** `org_usage` (migration 0018): an organization's stored bytes and its quota (0 = unlimited). */
+export interface OrgUsageTable {
+  org_uid: string;
+  storage_bytes: Int8Column;
+  quota_storage_bytes: Int8Column;
+  quota_repo_count: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `org_usage_digests` (migration 0018): primary key (org_uid, digest); counted while `refs` > 0. */
+export interface OrgUsageDigestsTable {
+  org_uid: string;
+  digest: string;
+  size: Int8Column;
+  refs: Int8Column;
 }
