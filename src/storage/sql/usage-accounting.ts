@@ -117,7 +117,11 @@ export async function referencesHeld(
 }
 
 /** Drops references read by `referencesHeld` once their manifests are gone; resolves to the bytes freed. */
-export async function countRemoved(ctx: SqlContext, repoUid: string, held: readonly DigestRefs[]): Promise<number> {
+export async function countRemoved(
+  ctx: SqlContext,
+  repoUid: string,
+  held: readonly DigestRefs[],
+): Promise<number> {
   if (held.length === 0) return 0;
   const orgUid = rootOf(repoUid);
   const items = merge(held);
