@@ -38,6 +38,7 @@ import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
 import { Registry } from "./gen/platform/registry/v1/registry_pb.js";
 import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
+import { QuotasService } from "./gen/platform/registry/v2/quotas_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
 import { Advisories } from "./gen/platform/vulnerabilities/v1/advisories_pb.js";
@@ -68,6 +69,7 @@ import { createPingService } from "./ping/ping-service.js";
 import { createPingV1Service } from "./ping/v1/ping-v1-service.js";
 import { createEolTagsHandlers, type EolTagsServiceDeps } from "./registry/eol/eol-tags-service.js";
 import { createImagesService } from "./registry/images-service.js";
+import { createQuotasService } from "./registry/quotas/quotas-service.js";
 import { createReposService } from "./registry/repos-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createTagsService } from "./registry/tags-service.js";
@@ -128,6 +130,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ReposService, repos),
     bindService(TagsService, tags),
     bindService(ImagesService, images),
+    bindService(QuotasService, createQuotasService(deps)),
     bindService(SubscriptionsService, subscriptions),
     bindService(ArtifactsService, artifacts),
     bindService(AdvisoriesService, advisories),

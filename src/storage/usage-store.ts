@@ -33,6 +33,8 @@ export interface UsageStore {
   setQuota(orgUid: string, change: QuotaChange, now: number): Promise<OrgUsageRow>;
   /** Of `digests`, the ones the organization counts now (a push of them adds nothing). */
   counted(orgUid: string, digests: readonly string[]): Promise<Set<string>>;
+  /** How many repos are under group `groupUid` (an organization or a folder), at any depth. */
+  repoCount(groupUid: string): Promise<number>;
   /** How many repos and tags are under group `groupUid` (an organization or a folder), at any depth. */
   counts(groupUid: string): Promise<{ repoCount: number; tagCount: number }>;
   /**

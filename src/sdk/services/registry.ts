@@ -1,4 +1,5 @@
 import { ImagesService } from "../../gen/platform/registry/v2/images_pb.js";
+import { QuotasService } from "../../gen/platform/registry/v2/quotas_pb.js";
 import { ReposService } from "../../gen/platform/registry/v2/repos_pb.js";
 import { TagsService } from "../../gen/platform/registry/v2/tags_pb.js";
 import type { ServiceTable } from "../service-clients.js";
@@ -8,4 +9,5 @@ export const REGISTRY_SERVICES = {
   repos: ReposService,
   tags: TagsService,
   images: ImagesService,
+  quotas: QuotasService,
 } as const satisfies ServiceTable[string];

@@ -67,7 +67,7 @@ export function createUsageStore(ctx: SqlContext): UsageStore {
       return out;
     },
 
-    async counts(groupUid) {
+    async repoCount(groupUid) {
       const [from, to] = below(groupUid);
       const repos = await db
         .selectFrom("repos")
@@ -75,13 +75,18 @@ export function createUsageStore(ctx: SqlContext): UsageStore {
         .where("uid", ">", from)
         .where("uid", "<", to)
         .executeTakeFirstOrThrow();
+      return readInt(repos.n);
+    },
+
+    async counts(groupUid) {
+      const [from, to] = below(groupUid);
       const tags = await db
         .selectFrom("tags")
         .select((eb) => eb.fn.countAll<number | bigint>().as("n"))
         .where("uid", ">", from)
         .where("uid", "<", to)
         .executeTakeFirstOrThrow();
-      return { repoCount: readInt(repos.n), tagCount: readInt(tags.n) };
+      return { repoCount: await this.repoCount(groupUid), tagCount: readInt(tags.n) };
     },
 
     async recount(groupUid) {
