@@ -12,7 +12,11 @@ import { QuotaExceededError, type QuotaNoticeFacts } from "./quota-errors.js";
 export const WARNING_SHARE = 0.8;
 
 /** Records a quota event (`warning` or `exceeded`) in transaction `tx`. */
-export type QuotaEventSink = (tx: Store, verb: "warning" | "exceeded", notice: QuotaNoticeFacts) => Promise<void>;
+export type QuotaEventSink = (
+  tx: Store,
+  verb: "warning" | "exceeded",
+  notice: QuotaNoticeFacts,
+) => Promise<void>;
 
 /** The sink that records quota events as `dev.wharf.api.registry.quota.<verb>.v1` by `ctx`'s caller. */
 export function quotaEventSink(events: EventRecorder, ctx: ChangeContext): QuotaEventSink {
@@ -47,7 +51,12 @@ async function limitedUsage(tx: Store, orgUid: string): Promise<OrgUsageRow | un
   return (await tx.usage.get(orgUid, { forUpdate: true })) ?? row;
 }
 
-async function refuse(tx: Store, row: OrgUsageRow, requestedBytes: number, repository: string): Promise<never> {
+async function refuse(
+  tx: Store,
+  row: OrgUsageRow,
+  requestedBytes: number,
+  repository: string,
+): Promise<never> {
   const org = await tx.groups.get(row.orgUid);
   throw new QuotaExceededError(org?.name ?? row.orgUid, {
     orgUid: row.orgUid,

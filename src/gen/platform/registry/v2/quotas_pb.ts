@@ -12,10 +12,10 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/registry/v2/quotas.proto.
  */
 export const file_platform_registry_v2_quotas: GenFile = /*@__PURE__*/
-  fileDesc("CiFwbGF0Zm9ybS9yZWdpc3RyeS92Mi9xdW90YXMucHJvdG8SFHBsYXRmb3JtLnJlZ2lzdHJ5LnYyIjIKBVF1b3RhEhUKDXN0b3JhZ2VfYnl0ZXMYASABKAMSEgoKcmVwb19jb3VudBgCIAEoAyIkCg9HZXRVc2FnZVJlcXVlc3QSEQoJZ3JvdXBfdWlkGAEgASgJInEKBVVzYWdlEhUKDXN0b3JhZ2VfYnl0ZXMYASABKAMSEgoKcmVwb19jb3VudBgCIAEoAxIRCgl0YWdfY291bnQYAyABKAMSKgoFcXVvdGEYBCABKAsyGy5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5RdW90YSJ9ChJVcGRhdGVRdW90YVJlcXVlc3QSEQoJZ3JvdXBfdWlkGAEgASgJEhoKDXN0b3JhZ2VfYnl0ZXMYAiABKANIAIgBARIXCgpyZXBvX2NvdW50GAMgASgDSAGIAQFCEAoOX3N0b3JhZ2VfYnl0ZXNCDQoLX3JlcG9fY291bnQikAEKC1F1b3RhTm90aWNlEhEKCWdyb3VwX3VpZBgBIAEoCRIVCg1zdG9yYWdlX2J5dGVzGAIgASgDEhcKD3JlcXVlc3RlZF9ieXRlcxgDIAEoAxIqCgVxdW90YRgEIAEoCzIbLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLlF1b3RhEhIKCnJlcG9zaXRvcnkYBSABKAkytwIKDVF1b3Rhc1NlcnZpY2USjAEKCEdldFVzYWdlEiUucGxhdGZvcm0ucmVnaXN0cnkudjIuR2V0VXNhZ2VSZXF1ZXN0GhsucGxhdGZvcm0ucmVnaXN0cnkudjIuVXNhZ2UiPKq7GA8SAsUMIglncm91cF91aWSC0+STAiMSIS9yZWdpc3RyeS92Mi91c2FnZS97Z3JvdXBfdWlkPSoqfRKWAQoLVXBkYXRlUXVvdGESKC5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5VcGRhdGVRdW90YVJlcXVlc3QaGy5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5RdW90YSJAqrsYDxIC2QwiCWdyb3VwX3VpZILT5JMCJzoBKjIiL3JlZ2lzdHJ5L3YyL3F1b3Rhcy97Z3JvdXBfdWlkPSoqfWIGcHJvdG8z", [file_google_api_annotations, file_platform_annotations_iam]);
+  fileDesc("CiFwbGF0Zm9ybS9yZWdpc3RyeS92Mi9xdW90YXMucHJvdG8SFHBsYXRmb3JtLnJlZ2lzdHJ5LnYyIl0KBVF1b3RhEhoKDXN0b3JhZ2VfYnl0ZXMYASABKANIAIgBARIXCgpyZXBvX2NvdW50GAIgASgDSAGIAQFCEAoOX3N0b3JhZ2VfYnl0ZXNCDQoLX3JlcG9fY291bnQiJAoPR2V0VXNhZ2VSZXF1ZXN0EhEKCWdyb3VwX3VpZBgBIAEoCSKvAQoFVXNhZ2USGgoNc3RvcmFnZV9ieXRlcxgBIAEoA0gAiAEBEhcKCnJlcG9fY291bnQYAiABKANIAYgBARIWCgl0YWdfY291bnQYAyABKANIAogBARIqCgVxdW90YRgEIAEoCzIbLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLlF1b3RhQhAKDl9zdG9yYWdlX2J5dGVzQg0KC19yZXBvX2NvdW50QgwKCl90YWdfY291bnQifQoSVXBkYXRlUXVvdGFSZXF1ZXN0EhEKCWdyb3VwX3VpZBgBIAEoCRIaCg1zdG9yYWdlX2J5dGVzGAIgASgDSACIAQESFwoKcmVwb19jb3VudBgDIAEoA0gBiAEBQhAKDl9zdG9yYWdlX2J5dGVzQg0KC19yZXBvX2NvdW50IsABCgtRdW90YU5vdGljZRIRCglncm91cF91aWQYASABKAkSGgoNc3RvcmFnZV9ieXRlcxgCIAEoA0gAiAEBEhwKD3JlcXVlc3RlZF9ieXRlcxgDIAEoA0gBiAEBEioKBXF1b3RhGAQgASgLMhsucGxhdGZvcm0ucmVnaXN0cnkudjIuUXVvdGESEgoKcmVwb3NpdG9yeRgFIAEoCUIQCg5fc3RvcmFnZV9ieXRlc0ISChBfcmVxdWVzdGVkX2J5dGVzMrcCCg1RdW90YXNTZXJ2aWNlEowBCghHZXRVc2FnZRIlLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkdldFVzYWdlUmVxdWVzdBobLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLlVzYWdlIjyquxgPEgLFDCIJZ3JvdXBfdWlkgtPkkwIjEiEvcmVnaXN0cnkvdjIvdXNhZ2Uve2dyb3VwX3VpZD0qKn0SlgEKC1VwZGF0ZVF1b3RhEigucGxhdGZvcm0ucmVnaXN0cnkudjIuVXBkYXRlUXVvdGFSZXF1ZXN0GhsucGxhdGZvcm0ucmVnaXN0cnkudjIuUXVvdGEiQKq7GA8SAtkMIglncm91cF91aWSC0+STAic6ASoyIi9yZWdpc3RyeS92Mi9xdW90YXMve2dyb3VwX3VpZD0qKn1iBnByb3RvMw", [file_google_api_annotations, file_platform_annotations_iam]);
 
 /**
- * An organization's limits; 0 is unlimited.
+ * An organization's limits; 0 is unlimited. Always present in answers (0 included).
  *
  * @generated from message platform.registry.v2.Quota
  */
@@ -23,16 +23,16 @@ export type Quota = Message<"platform.registry.v2.Quota"> & {
   /**
    * Bytes of distinct manifests and blobs the organization may store.
    *
-   * @generated from field: int64 storage_bytes = 1;
+   * @generated from field: optional int64 storage_bytes = 1;
    */
-  storageBytes: bigint;
+  storageBytes?: bigint | undefined;
 
   /**
    * Repos the organization may hold.
    *
-   * @generated from field: int64 repo_count = 2;
+   * @generated from field: optional int64 repo_count = 2;
    */
-  repoCount: bigint;
+  repoCount?: bigint | undefined;
 };
 
 /**
@@ -62,7 +62,7 @@ export const GetUsageRequestSchema: GenMessage<GetUsageRequest> = /*@__PURE__*/
   messageDesc(file_platform_registry_v2_quotas, 1);
 
 /**
- * What a group stores now, and the quota of its organization.
+ * What a group stores now, and the quota of its organization. Every field is present (0 included).
  *
  * @generated from message platform.registry.v2.Usage
  */
@@ -70,19 +70,19 @@ export type Usage = Message<"platform.registry.v2.Usage"> & {
   /**
    * Bytes of the distinct manifests and blobs of the group's repos.
    *
-   * @generated from field: int64 storage_bytes = 1;
+   * @generated from field: optional int64 storage_bytes = 1;
    */
-  storageBytes: bigint;
+  storageBytes?: bigint | undefined;
 
   /**
-   * @generated from field: int64 repo_count = 2;
+   * @generated from field: optional int64 repo_count = 2;
    */
-  repoCount: bigint;
+  repoCount?: bigint | undefined;
 
   /**
-   * @generated from field: int64 tag_count = 3;
+   * @generated from field: optional int64 tag_count = 3;
    */
-  tagCount: bigint;
+  tagCount?: bigint | undefined;
 
   /**
    * The organization's quota (0 = unlimited).
@@ -149,16 +149,16 @@ export type QuotaNotice = Message<"platform.registry.v2.QuotaNotice"> & {
   /**
    * Bytes stored: after the push for a warning, before the refused push for exceeded.
    *
-   * @generated from field: int64 storage_bytes = 2;
+   * @generated from field: optional int64 storage_bytes = 2;
    */
-  storageBytes: bigint;
+  storageBytes?: bigint | undefined;
 
   /**
    * Bytes the push adds (warning) or would have added (exceeded).
    *
-   * @generated from field: int64 requested_bytes = 3;
+   * @generated from field: optional int64 requested_bytes = 3;
    */
-  requestedBytes: bigint;
+  requestedBytes?: bigint | undefined;
 
   /**
    * @generated from field: platform.registry.v2.Quota quota = 4;
@@ -198,7 +198,7 @@ export const QuotasService: GenService<{
     output: typeof UsageSchema;
   },
   /**
-   * Sets the quota of an organization (a folder is FAILED_PRECONDITION, reason NOT_AN_ORGANIZATION).
+   * Sets the quota of an organization (a folder uid is INVALID_ARGUMENT: quotas are per organization).
    * A field left out keeps its value; "0" is unlimited. Only the platform administrator holds
    * registry_quotas.update (no built-in role does).
    *
