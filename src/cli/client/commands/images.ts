@@ -23,6 +23,7 @@ import {
   type VulnerabilityChange,
   vulnerabilityChanges,
 } from "../vuln-summary.js";
+import { registerImagesQuotas } from "./images-quotas.js";
 
 const repoView = protoView(RepoSchema, [
   field("UID", "uid"),
@@ -134,6 +135,7 @@ export function registerImages(program: Command, bindFor: BindFor): void {
   const images = subcommand(program, "images", CLIENT_GROUPS.images);
   registerRepos(images, bind);
   registerTags(images, bind);
+  registerImagesQuotas(images, bind);
   images
     .command("history <image:tag>")
     .description(
