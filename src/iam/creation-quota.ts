@@ -2,6 +2,9 @@ import { failedPrecondition } from "../core/errors.js";
 import { rootOf } from "../core/uidp.js";
 import type { Store } from "../storage/store.js";
 
+/** The PreconditionFailure type of a create refused by a quota. */
+export const QUOTA_EXCEEDED = "QUOTA_EXCEEDED";
+
 /** A group or repo about to be created under `parentUid` ("" for an organization). */
 export interface NewResource {
   resource: "group" | "repo";
@@ -27,7 +30,7 @@ export async function admitNewResource(tx: Store, resource: NewResource): Promis
   if (limit === 0 || count < limit) return;
   const org = await tx.groups.get(orgUid);
   throw failedPrecondition(
-    "QUOTA_EXCEEDED",
+    QUOTA_EXCEEDED,
     `quota exceeded: ${org?.name ?? orgUid} has ${count} of ${limit} repos`,
     orgUid,
   );

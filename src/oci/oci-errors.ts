@@ -11,6 +11,7 @@ import {
   UploadSessionError,
 } from "../registry/content-errors.js";
 import { QuotaExceededError } from "../registry/quotas/quota-errors.js";
+import { isRepoQuotaRefusal } from "../registry/quotas/repo-quota.js";
 
 /**
  * The error codes of the OCI Distribution Spec (plus the Docker-era ones clients still expect),
@@ -91,9 +92,6 @@ export class ContentDamagedOciError extends OciError {
   }
 }
 
-/** The PreconditionFailure type of a refusal by a quota (a repo past the organization's repo count). */
-const QUOTA_EXCEEDED = "QUOTA_EXCEEDED";
-
 /** Shorthand constructor. */
 export function ociError(code: OciErrorCode, message: string, detail?: unknown): OciError {
   return new OciError(code, message, detail);
@@ -129,9 +127,7 @@ export function toOciError(err: unknown): OciError {
   if (err instanceof ContentDamagedError)
     return new ContentDamagedOciError(err.message, err.key, err.expectedSize, err.storedSize);
   if (isDomainError(err)) {
-    if (err.details.preconditionViolations?.some((v) => v.type === QUOTA_EXCEEDED)) {
-      return ociError("DENIED", err.message);
-    }
+    if (isRepoQuotaRefusal(err)) return ociError("DENIED", err.message);
     switch (err.code) {
       case Code.NotFound:
         return ociError("NAME_UNKNOWN", err.message);

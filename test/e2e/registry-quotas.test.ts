@@ -281,6 +281,27 @@ forEachEngine("registry quotas and usage", (db) => {
     await expectJson(await setQuota({ storageBytes: "0" }));
   });
 
+  it("two pushes racing for the last bytes: exactly one is stored", async () => {
+    const before = Number((await usage(acme)).storageBytes);
+    const a = buildImage("race-a", ["a".repeat(3_000)]);
+    const b = buildImage("race-b", ["b".repeat(3_000)]);
+    for (const image of [a, b])
+      for (const bytes of image.blobs.values()) await pushBlob(wharf, "acme/race", bytes, token);
+    await expectJson(
+      await setQuota({ storageBytes: String(before + Math.max(bytesOf(a), bytesOf(b)) + 10) }),
+    );
+    try {
+      const answers = await Promise.all(
+        [a, b].map((image, i) => putManifest(wharf, "acme/race", `r${i}`, image.manifest, token)),
+      );
+      assert.deepEqual(answers.map((r) => r.status).sort(), [201, 403]);
+      const winner = answers[0]?.status === 201 ? a : b;
+      assert.equal(Number((await usage(acme)).storageBytes), before + bytesOf(winner));
+    } finally {
+      await expectJson(await setQuota({ storageBytes: "0" }));
+    }
+  });
+
   it("refuses a repo past repoCount: CreateRepo FAILED_PRECONDITION QUOTA_EXCEEDED, a push 403 DENIED", async () => {
     const { repoCount } = await usage(acme);
     await expectJson(await setQuota({ repoCount }));
@@ -306,6 +327,18 @@ forEachEngine("registry quotas and usage", (db) => {
     assert.equal(error.code, "DENIED");
     assert.match(error.message, /quota exceeded: acme has \d+ of \d+ repos/);
     assert.equal((await usage(acme)).repoCount, repoCount, "no repo was created");
+    const refusals = ofType(
+      await receiver.waitFor((a) => ofType(a, EXCEEDED).filter((b) => b.repoCount !== undefined).length >= 2),
+      EXCEEDED,
+    ).filter((b) => b.repoCount !== undefined);
+    assert.deepEqual(
+      refusals.map((b) => [b.repository, b.repoCount, (b.quota as { repoCount: string }).repoCount]),
+      [
+        ["extra", repoCount, repoCount],
+        ["acme/extra", repoCount, repoCount],
+      ],
+      "one exceeded event per refused create: the API's (the repo name) and the push's (its path)",
+    );
     await expectJson(await setQuota({ repoCount: "0" }));
     await pushImage(wharf, "acme/extra", "v1", token, "extra");
   });

@@ -9,6 +9,8 @@ export interface QuotaNoticeFacts {
   quotaRepoCount: number;
   /** The image path pushed to, when known. */
   repository: string;
+  /** Repos the organization holds, for a refusal by the repo count. */
+  repoCount?: number;
 }
 
 /**

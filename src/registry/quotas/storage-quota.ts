@@ -33,6 +33,7 @@ export function quotaEventSink(events: EventRecorder, ctx: ChangeContext): Quota
         requestedBytes: BigInt(notice.requestedBytes),
         quota: { storageBytes: BigInt(notice.quotaStorageBytes), repoCount: BigInt(notice.quotaRepoCount) },
         repository: notice.repository,
+        ...(notice.repoCount === undefined ? {} : { repoCount: BigInt(notice.repoCount) }),
       },
     });
 }
