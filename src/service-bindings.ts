@@ -39,6 +39,7 @@ import { Registry } from "./gen/platform/registry/v1/registry_pb.js";
 import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ImmutabilityRulesService } from "./gen/platform/registry/v2/immutability_pb.js";
+import { QuotasService } from "./gen/platform/registry/v2/quotas_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
@@ -71,6 +72,7 @@ import { createPingV1Service } from "./ping/v1/ping-v1-service.js";
 import { createEolTagsHandlers, type EolTagsServiceDeps } from "./registry/eol/eol-tags-service.js";
 import { createImagesService } from "./registry/images-service.js";
 import { createImmutabilityRulesService } from "./registry/immutability/immutability-rules-service.js";
+import { createQuotasService } from "./registry/quotas/quotas-service.js";
 import { createReposService } from "./registry/repos-service.js";
 import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
@@ -135,6 +137,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ImagesService, images),
     bindService(ImmutabilityRulesService, createImmutabilityRulesService(deps)),
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
+    bindService(QuotasService, createQuotasService(deps)),
     bindService(SubscriptionsService, subscriptions),
     bindService(ArtifactsService, artifacts),
     bindService(AdvisoriesService, advisories),

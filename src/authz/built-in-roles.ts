@@ -86,7 +86,9 @@ const ADVISORY_WRITES: readonly Capability[] = [
   C.CAP_ADVISORIES_DELETE,
   C.CAP_ADVISORIES_APPROVE,
 ];
-const owner: Capability[] = customerCaps.filter((c) => !ADVISORY_WRITES.includes(c));
+// Quotas limit what an organization may store: its owner must not lift them (issue 35).
+const PLATFORM_ONLY: readonly Capability[] = [...ADVISORY_WRITES, C.CAP_REGISTRY_QUOTAS_UPDATE];
+const owner: Capability[] = customerCaps.filter((c) => !PLATFORM_ONLY.includes(c));
 
 function role(name: BuiltInRoleName, title: string, caps: readonly Capability[]): BuiltInRole {
   return Object.freeze({
@@ -99,7 +101,7 @@ function role(name: BuiltInRoleName, title: string, caps: readonly Capability[])
 
 /**
  * The built-in roles, in a fixed order. `owner` holds every capability that is not internal-only,
- * except advisory writes.
+ * except advisory writes and setting registry quotas.
  */
 export const BUILT_IN_ROLES: readonly BuiltInRole[] = Object.freeze([
   role("viewer", "Viewer Role", viewer),

@@ -76,7 +76,7 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
   });
   return {
     content: createRegistryContent({ store, blobs, clock, events }),
-    uploads: createBlobUploads({ store, blobs, clock }),
+    uploads: createBlobUploads({ store, blobs, clock, events }),
     resolver: createRepoResolver({
       store,
       clock,

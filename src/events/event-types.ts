@@ -34,6 +34,7 @@ export const EVENT_RESOURCES = {
     collection: "/registry/v2/retentionPolicies",
   },
   vulnReport: { stem: "dev.wharf.api.registry.vuln_report", collection: "/registry/v1/vuln_reports" },
+  quota: { stem: "dev.wharf.api.registry.quota", collection: "/registry/v2/quotas" },
   registration: { stem: "dev.wharf.api.auth", collection: "/auth/v1/register" },
 } as const;
 
@@ -41,7 +42,8 @@ export const EVENT_RESOURCES = {
 export type EventResource = keyof typeof EVENT_RESOURCES;
 
 /**
- * What happened to the resource (`accepted` for terms, `registered` for invite redemption);
+ * What happened to the resource (`accepted` for terms, `registered` for invite redemption,
+ * `warning` and `exceeded` for a registry quota reached at 80 % or refusing a push);
  * `created.batch` and `deleted.batch` report a whole batch RPC as one event (role bindings,
  * external group role mappings), as the hosted service does.
  */
@@ -51,6 +53,8 @@ export type EventVerb =
   | "deleted"
   | "accepted"
   | "registered"
+  | "warning"
+  | "exceeded"
   | "created.batch"
   | "deleted.batch";
 

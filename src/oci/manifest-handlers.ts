@@ -4,6 +4,7 @@ import type { StoredManifest } from "../registry/data-plane/registry-content.js"
 import type { ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import { digestOf, isDigest, parseDigest } from "../registry/digest.js";
 import { MAX_MANIFEST_BYTES, parseManifest } from "../registry/manifest-parser.js";
+import { quotaEventSink } from "../registry/quotas/storage-quota.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { readBody } from "./read-body.js";
 import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
@@ -171,6 +172,7 @@ export async function putManifest(
     ...("tag" in ref ? { tag: ref.tag } : {}),
     now,
     recordPush: (tx, previous) => deps.events.registry(tx, pushEvent(facts, previous)),
+    onQuota: quotaEventSink(deps.events, { principal: caller.principal, clock: deps.clock }),
   });
   ex.res.writeHead(201, {
     location: `/v2/${name}/manifests/${digest}`,

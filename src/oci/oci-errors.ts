@@ -11,6 +11,8 @@ import {
   UploadRangeError,
   UploadSessionError,
 } from "../registry/content-errors.js";
+import { QuotaExceededError } from "../registry/quotas/quota-errors.js";
+import { isRepoQuotaRefusal } from "../registry/quotas/repo-quota.js";
 
 /**
  * The error codes of the OCI Distribution Spec (plus the Docker-era ones clients still expect),
@@ -99,8 +101,9 @@ export function ociError(code: OciErrorCode, message: string, detail?: unknown):
 /**
  * The OciError for anything a handler threw: OciErrors as they are; the registry's content errors
  * (src/registry/content-errors.ts) as DIGEST_INVALID, MANIFEST_INVALID, MANIFEST_BLOB_UNKNOWN or
- * MANIFEST_UNKNOWN (400), BLOB_UPLOAD_UNKNOWN, BLOB_UPLOAD_INVALID, RANGE_INVALID, (lost content)
- * BLOB_UNKNOWN and (an immutable tag) DENIED; DomainErrors of the platform by their gRPC code (NOT_FOUND →
+ * MANIFEST_UNKNOWN (400), BLOB_UPLOAD_UNKNOWN, BLOB_UPLOAD_INVALID, RANGE_INVALID and (lost content)
+ * BLOB_UNKNOWN; an immutable tag, and quota refusals (a push past the storage quota, a repo past the
+ * repo count), as 403 DENIED; DomainErrors of the platform by their gRPC code (NOT_FOUND →
  * NAME_UNKNOWN, PERMISSION_DENIED → DENIED, …); anything else is an internal error whose message is
  * not shown to the client.
  */
@@ -121,10 +124,12 @@ export function toOciError(err: unknown): OciError {
       range: `0-${Math.max(err.received - 1, 0)}`,
     });
   }
+  if (err instanceof QuotaExceededError) return ociError("DENIED", err.message);
   if (err instanceof ContentMissingError) return new ContentLostError(err.message, err.key);
   if (err instanceof ContentDamagedError)
     return new ContentDamagedOciError(err.message, err.key, err.expectedSize, err.storedSize);
   if (isDomainError(err)) {
+    if (isRepoQuotaRefusal(err)) return ociError("DENIED", err.message);
     switch (err.code) {
       case Code.NotFound:
         return ociError("NAME_UNKNOWN", err.message);

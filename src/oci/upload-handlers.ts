@@ -58,7 +58,8 @@ export async function startUpload(deps: RegistryDeps, ex: Exchange, name: string
   }
   const digest = ex.url.searchParams.get("digest");
   if (digest !== null && mount === null) {
-    const blob = await deps.uploads.putMonolithic(repo.uid, parseDigest(digest), ex.req, declaredLength(ex));
+    const length = declaredLength(ex);
+    const blob = await deps.uploads.putMonolithic(repo.uid, parseDigest(digest), ex.req, length, identityUid);
     sendBlobCreated(ex, name, blob.digest);
     return;
   }

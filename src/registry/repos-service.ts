@@ -17,6 +17,8 @@ import {
 } from "../gen/platform/registry/v2/repos_pb.js";
 import type { RepoFilter, RepoRow } from "../storage/registry-store.js";
 import { repoMessage } from "./mapping.js";
+import { withRepoRefusalRecorded } from "./quotas/repo-quota.js";
+import { quotaEventSink } from "./quotas/storage-quota.js";
 import { validateReadme } from "./readme.js";
 import { createRepoIn, newRepoRow, validateNewRepo } from "./repo-creation.js";
 import type { RegistryServiceDeps } from "./service-deps.js";
@@ -74,7 +76,12 @@ export function createReposService(deps: RegistryServiceDeps): ServiceHandlers<t
       validateNewRepo(input?.name ?? "", input?.description ?? "");
       if (!(await store.groups.get(req.parent))) throw notFound("group", req.parent);
       const row = newRepoRow(req.parent, input?.name ?? "", input?.description ?? "", ctx.clock.now());
-      await store.transaction((tx) => createRepoIn(tx, deps, ctx, row), ctx.signal);
+      await withRepoRefusalRecorded(
+        store,
+        quotaEventSink(deps.events, ctx),
+        { groupUid: req.parent, repository: row.name },
+        () => store.transaction((tx) => createRepoIn(tx, deps, ctx, row), ctx.signal),
+      );
       return repoMessage(row);
     },
 

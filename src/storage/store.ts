@@ -28,6 +28,7 @@ import type {
 } from "./registry-store.js";
 import type { RetentionStore } from "./retention-store.js";
 import type { SettingsStore } from "./settings-store.js";
+import type { UsageStore } from "./usage-store.js";
 import type { VulnReportStore } from "./vuln-report-store.js";
 
 /**
@@ -86,6 +87,8 @@ export interface Store {
   eol: EolTagStore;
   /** Immutability rules of tags under groups and repos (ADR 0045). */
   immutabilityRules: ImmutabilityRuleStore;
+  /** Registry usage and quotas per organization (ADR 0047). */
+  usage: UsageStore;
   /** Whole-table walks of the registry's metadata for `wharf fsck` and `wharf backup` (reads only). */
   integrity: IntegrityStore;
   /** Retention policies and the tags' pull times (ADR 0046). */

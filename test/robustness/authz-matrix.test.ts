@@ -476,6 +476,12 @@ const ROWS: Record<string, Row> = {
   },
   "platform.registry.v2.ImagesService/GetSize": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
 
+  "platform.registry.v2.QuotasService/GetUsage": { request: (f) => ({ groupUid: f.orgA }) },
+  // No built-in role holds registry_quotas.update: A's owner is refused like everyone else here.
+  "platform.registry.v2.QuotasService/UpdateQuota": {
+    request: (f) => ({ groupUid: f.orgA, storageBytes: "0", repoCount: "0" }),
+  },
+
   "platform.registry.v1.Registry/GetVulnReport": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
   "platform.registry.v1.Registry/ListEolTags": {
     request: (f) => ({ uidp: { childrenOf: f.repo } }),

@@ -2,12 +2,15 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setBounded } from "../../core/bounded-map.js";
 import type { Clock } from "../../core/clock.js";
+import type { EventRecorder } from "../../events/event-recorder.js";
 import type { BlobDriver } from "../../storage/blobs/blob-driver.js";
 import { blobKey, isUploadId, newUploadId, uploadKey } from "../../storage/blobs/blob-layout.js";
 import type { BlobRow, UploadRow } from "../../storage/registry-store.js";
 import type { Store } from "../../storage/store.js";
 import { InvalidDigestError, UploadRangeError, UploadSessionError } from "../content-errors.js";
 import { createDigester, type Digest, type DigestAlgorithm } from "../digest.js";
+import { QuotaExceededError } from "../quotas/quota-errors.js";
+import { admitBlob, principalOf, quotaEventSink, withRefusalRecorded } from "../quotas/storage-quota.js";
 import { inRegistryLock } from "./registry-lock.js";
 import { createUploadHasher, type RunningDigest, type UploadHasher } from "./upload-hasher.js";
 
@@ -27,13 +30,19 @@ export interface BlobUploads {
   /**
    * Appends the optional final `body`, checks the content against `digest` and makes the blob
    * visible in the session's repo; the session ends either way. A mismatch is InvalidDigestError and
-   * stores nothing.
+   * stores nothing; so is a blob past the organization's storage quota (QuotaExceededError).
    */
   finish(upload: UploadRow, digest: Digest, body?: Readable, length?: number): Promise<BlobRow>;
   /** Ends a session and drops its bytes. */
   cancel(upload: UploadRow): Promise<void>;
-  /** A whole blob in one request (POST with `digest`), verified like `finish`. */
-  putMonolithic(repoUid: string, digest: Digest, body: Readable, length?: number): Promise<BlobRow>;
+  /** A whole blob in one request (POST with `digest`) by `identityUid`, verified like `finish`. */
+  putMonolithic(
+    repoUid: string,
+    digest: Digest,
+    body: Readable,
+    length?: number,
+    identityUid?: string,
+  ): Promise<BlobRow>;
   /**
    * Links blob `digest` of repo `fromRepoUid` into repo `repoUid` (a cross-repository mount), under
    * the shared registry lock; false when `fromRepoUid` does not link it.
@@ -69,6 +78,8 @@ export function createBlobUploads(opts: {
   blobs: BlobDriver;
   clock: Clock;
   hasher?: UploadHasher;
+  /** Where quota refusals are recorded (`quota.exceeded` events); none when absent. */
+  events?: EventRecorder;
 }): BlobUploads {
   const { store, blobs, clock } = opts;
   const hasher = opts.hasher ?? createUploadHasher();
@@ -115,18 +126,32 @@ export function createBlobUploads(opts: {
    * and links it, under the shared registry lock so garbage collection cannot delete the bytes
    * between the check and the link.
    */
-  async function commit(id: string, repoUid: string, digest: Digest, size: number): Promise<BlobRow> {
+  async function commit(
+    id: string,
+    repoUid: string,
+    digest: Digest,
+    size: number,
+    identityUid: string,
+  ): Promise<BlobRow> {
     const target = blobKey(digest);
     const now = clock.now();
     const row: BlobRow = { digest: digest.value, size, createTime: now };
-    await inRegistryLock(store, "shared", async (tx) => {
-      const existing = await blobs.stat(target);
-      if (existing && existing.size === size) await blobs.delete(uploadKey(id));
-      else if (size === 0) {
-        await blobs.put(target, Readable.from([]));
-        await blobs.delete(uploadKey(id));
-      } else await blobs.commit(uploadKey(id), target);
-      await tx.blobs.link(repoUid, row, now);
+    const notify = opts.events && quotaEventSink(opts.events, { principal: principalOf(identityUid), clock });
+    await withRefusalRecorded(store, notify, () =>
+      inRegistryLock(store, "shared", async (tx) => {
+        await admitBlob(tx, { repoUid, repository: "", digest: digest.value, size });
+        const existing = await blobs.stat(target);
+        if (existing && existing.size === size) await blobs.delete(uploadKey(id));
+        else if (size === 0) {
+          await blobs.put(target, Readable.from([]));
+          await blobs.delete(uploadKey(id));
+        } else await blobs.commit(uploadKey(id), target);
+        await tx.blobs.link(repoUid, row, now);
+      }),
+    ).catch(async (err) => {
+      // Refused before the bytes moved: nothing of the blob may remain.
+      if (err instanceof QuotaExceededError) await blobs.delete(uploadKey(id));
+      throw err;
     });
     return (await store.blobs.get(digest.value)) ?? row;
   }
@@ -159,13 +184,14 @@ export function createBlobUploads(opts: {
     repoUid: string,
     digest: Digest,
     size: number,
+    identityUid: string,
   ): Promise<BlobRow> {
     const actual = await contentDigest(id, digest, size);
     if (actual !== digest.hex) {
       await blobs.delete(uploadKey(id));
       throw new InvalidDigestError(`content digest is ${digest.algorithm}:${actual}, not ${digest.value}`);
     }
-    return commit(id, repoUid, digest, size);
+    return commit(id, repoUid, digest, size, identityUid);
   }
 
   return {
@@ -226,7 +252,7 @@ export function createBlobUploads(opts: {
       try {
         if (!body) await requireIntactSession(upload, () => {});
         const size = body ? await this.append(upload, body, undefined, length) : upload.size;
-        return await verifyAndCommit(upload.id, upload.repoUid, digest, size);
+        return await verifyAndCommit(upload.id, upload.repoUid, digest, size, upload.identityUid);
       } finally {
         forget(upload.id);
         await store.uploads.delete(upload.id);
@@ -239,13 +265,13 @@ export function createBlobUploads(opts: {
       await blobs.delete(uploadKey(upload.id));
     },
 
-    async putMonolithic(repoUid, digest, body, length) {
+    async putMonolithic(repoUid, digest, body, length, identityUid = "") {
       const id = newUploadId();
       const runningDigest = hasher.create(digest.algorithm, length);
       try {
         const size = await appendBytes(id, body, runningDigest);
         running.set(id, { algorithm: digest.algorithm, digest: runningDigest, size });
-        return await verifyAndCommit(id, repoUid, digest, size);
+        return await verifyAndCommit(id, repoUid, digest, size, identityUid);
       } catch (err) {
         runningDigest.dispose();
         running.delete(id);

@@ -4,15 +4,17 @@ import type { Store } from "../../storage/store.js";
 import { MissingReferenceError } from "../content-errors.js";
 import { denyImmutableRegistryTag } from "../immutability/tag-guard.js";
 import { EMPTY_BLOB_DIGEST, type ParsedManifest } from "../manifest-parser.js";
+import { admitManifest, type QuotaEventSink } from "../quotas/storage-quota.js";
 import { withRegistryLock } from "./registry-lock.js";
 
 /**
  * Stores a validated manifest in `repo` and, with `tag`, points the tag at it (keeping its
  * `deprecated` flag), in one transaction under the shared registry lock: every referenced blob must
  * be linked to the repo (the OCI empty blob needs no upload) and every child manifest stored there,
- * else MissingReferenceError and nothing is written. The tag write appends
- * the history row when the tag moves; moving a tag an immutability rule protects is
- * ImmutableTagError (checked with the tag's row locked), unless the manifest is a referrer.
+ * else MissingReferenceError and nothing is written; a push past the organization's storage quota
+ * is QuotaExceededError and nothing is written. The tag write appends the history row when the tag
+ * moves; moving a tag an immutability rule protects is ImmutableTagError (checked with the tag's row
+ * locked), unless the manifest is a referrer.
  */
 export async function commitManifest(
   store: Store,
@@ -26,6 +28,8 @@ export async function commitManifest(
     now: number;
     /** Writes the push event in the same transaction; told what the tag named before (if anything). */
     recordPush?: (tx: Store, tagPreviousDigest: string | undefined) => Promise<void>;
+    /** Records quota events (the 80 % warning here; the caller records a refusal). */
+    onQuota?: QuotaEventSink;
   },
 ): Promise<void> {
   const { repo, name, digest, content, parsed, now } = args;
@@ -45,6 +49,10 @@ export async function commitManifest(
         );
       }
     }
+    await admitManifest(tx, {
+      ...{ repoUid: repo.uid, repository: name, digest, size: content.byteLength },
+      ...{ references: parsed.references, notify: args.onQuota },
+    });
     await tx.manifests.put(
       {
         repoUid: repo.uid,

@@ -10,6 +10,7 @@ import type { Store } from "../../storage/store.js";
 import { ContentDamagedError, ContentMissingError } from "../content-errors.js";
 import type { Digest } from "../digest.js";
 import { denyImmutableRegistryTag } from "../immutability/tag-guard.js";
+import { withRefusalRecorded } from "../quotas/storage-quota.js";
 import { tagHistoryPage } from "../tag-history.js";
 import { type CachedManifest, manifestCacheOf } from "./manifest-cache.js";
 import { commitManifest } from "./manifest-commit.js";
@@ -71,7 +72,10 @@ export interface RegistryContent {
   cachedManifest(repoUid: string, digest: string): StoredManifest | undefined;
   /** The manifest `digest` of the repo read from the store (and then cached), or undefined. */
   manifest(repoUid: string, digest: string): Promise<StoredManifest | undefined>;
-  /** Stores a manifest and moves its tag: commitManifest, dropping any cached entry first. */
+  /**
+   * Stores a manifest and moves its tag: commitManifest, dropping any cached entry first. A refusal
+   * by the storage quota records the `quota.exceeded` event (through `onQuota`) in its own transaction.
+   */
   pushManifest(args: Parameters<typeof commitManifest>[1]): Promise<void>;
   /**
    * Deletes tag `tag` of the repo, recording `tag.deleted` by `principal`; false when there is none.
@@ -186,7 +190,7 @@ export function createRegistryContent(deps: {
 
     async pushManifest(args) {
       cache.forget(args.repo.uid, args.digest);
-      await commitManifest(store, args);
+      await withRefusalRecorded(store, args.onQuota, () => commitManifest(store, args));
     },
 
     deleteTag(repoUid, name, principal, repoName) {

@@ -6,6 +6,8 @@ import type { EventRecorder } from "../../events/event-recorder.js";
 import { createGroupIn, newGroupRow, validateNewGroup } from "../../iam/group-creation.js";
 import type { RepoRow } from "../../storage/registry-store.js";
 import type { Store } from "../../storage/store.js";
+import { withRepoRefusalRecorded } from "../quotas/repo-quota.js";
+import { quotaEventSink } from "../quotas/storage-quota.js";
 import { createRepoIn, newRepoRow, validateNewRepo } from "../repo-creation.js";
 
 /**
@@ -126,7 +128,12 @@ export function createRepoResolver(opts: {
       if (resolved.groups.length === 0) throw new Error("ensureRepo: the organization does not exist");
       requireCreatableNames(resolved);
       try {
-        return await create(resolved, principal);
+        return await withRepoRefusalRecorded(
+          store,
+          quotaEventSink(opts.events, { principal, clock }),
+          { groupUid: resolved.groups[0] as string, repository: resolved.name },
+          () => create(resolved, principal),
+        );
       } catch (err) {
         // Another process created a row of the path between our read and our insert: use theirs.
         if (!isDomainError(err) || err.code !== Code.AlreadyExists) throw err;

@@ -1,5 +1,6 @@
 import { ImagesService } from "../../gen/platform/registry/v2/images_pb.js";
 import { ImmutabilityRulesService } from "../../gen/platform/registry/v2/immutability_pb.js";
+import { QuotasService } from "../../gen/platform/registry/v2/quotas_pb.js";
 import { ReposService } from "../../gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "../../gen/platform/registry/v2/retention_pb.js";
 import { TagsService } from "../../gen/platform/registry/v2/tags_pb.js";
@@ -12,4 +13,5 @@ export const REGISTRY_SERVICES = {
   images: ImagesService,
   immutabilityRules: ImmutabilityRulesService,
   retentionPolicies: RetentionPoliciesService,
+  quotas: QuotasService,
 } as const satisfies ServiceTable[string];

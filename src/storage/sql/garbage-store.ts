@@ -2,6 +2,7 @@ import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { GarbageBounds, GarbageStore } from "../registry-store.js";
 import { readInt } from "./dialect.js";
 import type { SqlContext } from "./sql-context.js";
+import { countRemoved, referencesHeld } from "./usage-accounting.js";
 
 /** The advisory lock key of the registry lock (any constant; "wharf-gc" as ASCII). */
 const REGISTRY_LOCK_KEY = 0x77686172662d6763n;
@@ -49,14 +50,19 @@ export function createGarbageStore(ctx: SqlContext): GarbageStore {
       return result.rows.map((r) => ({ repoUid: r.repo_uid, digest: r.digest }));
     },
 
-    async deleteIfDead(repoUid, digest, bounds) {
-      const result = await sql`
-        delete from manifests where repo_uid = ${repoUid} and digest = ${digest}
-          and exists (select 1 from manifests m
-                      where m.repo_uid = ${repoUid} and m.digest = ${digest} and ${deadPredicate(bounds)})`.execute(
-        db,
-      );
-      return (result.numAffectedRows ?? 0n) > 0n;
+    deleteIfDead(repoUid, digest, bounds) {
+      return ctx.transaction(async (tx) => {
+        const held = await referencesHeld(tx, repoUid, digest);
+        const result = await sql`
+          delete from manifests where repo_uid = ${repoUid} and digest = ${digest}
+            and exists (select 1 from manifests m
+                        where m.repo_uid = ${repoUid} and m.digest = ${digest} and ${deadPredicate(bounds)})`.execute(
+          tx.db,
+        );
+        if ((result.numAffectedRows ?? 0n) === 0n) return false;
+        await countRemoved(tx, repoUid, held);
+        return true;
+      });
     },
 
     async deleteUnreferencedLinks(graceStart) {

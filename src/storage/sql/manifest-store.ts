@@ -4,6 +4,7 @@ import type { ManifestRow, ManifestStore } from "../registry-store.js";
 import { readInt } from "./dialect.js";
 import type { ManifestsTable } from "./schema.js";
 import { guardWrite, type SqlContext } from "./sql-context.js";
+import { countManifestAdded, countRemoved, referencesHeld } from "./usage-accounting.js";
 
 function toManifestRow(r: Selectable<ManifestsTable>): ManifestRow {
   return {
@@ -66,6 +67,13 @@ export function createManifestStore(ctx: SqlContext): ManifestStore {
         );
         if ((inserted.numInsertedOrUpdatedRows ?? 0n) === 0n) return;
         const unique = new Map(references.map((ref) => [ref.digest, ref.kind]));
+        await countManifestAdded(
+          tx,
+          row.repoUid,
+          { digest: row.digest, size: row.content.byteLength },
+          references,
+          row.createTime,
+        );
         if (unique.size === 0) return;
         await tx.db
           .insertInto("manifest_references")
@@ -81,13 +89,18 @@ export function createManifestStore(ctx: SqlContext): ManifestStore {
       });
     },
 
-    async delete(repoUid, digest) {
-      const result = await db
-        .deleteFrom("manifests")
-        .where("repo_uid", "=", repoUid)
-        .where("digest", "=", digest)
-        .executeTakeFirst();
-      return result.numDeletedRows > 0n;
+    delete(repoUid, digest) {
+      return ctx.transaction(async (tx) => {
+        const held = await referencesHeld(tx, repoUid, digest);
+        const result = await tx.db
+          .deleteFrom("manifests")
+          .where("repo_uid", "=", repoUid)
+          .where("digest", "=", digest)
+          .executeTakeFirst();
+        if (result.numDeletedRows === 0n) return false;
+        await countRemoved(tx, repoUid, held);
+        return true;
+      });
     },
 
     async referrers(repoUid, subjectDigest, artifactType) {

@@ -7,6 +7,7 @@ import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet, isIn } from "./predicates.js";
 import type { ReposTable } from "./schema.js";
 import { guardWrite, parentColumn, precompiled, type SqlContext } from "./sql-context.js";
+import { countRemoved, referencesHeld } from "./usage-accounting.js";
 
 function toRepoRow(r: Selectable<ReposTable>): RepoRow {
   return {
@@ -128,11 +129,15 @@ export function createRepoStore(ctx: SqlContext): RepoStore {
 
     delete(uid) {
       return ctx.transaction(async (tx) => {
+        // The cascade takes the repo's manifests: what they held stops counting in its organization.
+        const held = await referencesHeld(tx, uid);
         const result = await tx.db.deleteFrom("repos").where("uid", "=", uid).executeTakeFirst();
         // Rules have no foreign key (their parent is a group or a repo): they go with their parent.
         await tx.db.deleteFrom("immutability_rules").where("parent_uid", "=", uid).execute();
         tx.changed("repos", "tags", "tag_history", "immutability_rules");
-        return result.numDeletedRows > 0n;
+        if (result.numDeletedRows === 0n) return false;
+        await countRemoved(tx, uid, held);
+        return true;
       });
     },
   };

@@ -451,6 +451,8 @@ export interface Database {
   immutability_rules: ImmutabilityRulesTable;
   retention_policies: RetentionPoliciesTable;
   tag_pull_times: TagPullTimesTable;
+  org_usage: OrgUsageTable;
+  org_usage_digests: OrgUsageDigestsTable;
 }
 
 /** Stored vulnerability reports (migration 0011); `superseded_time` NULL marks the current one. */
@@ -543,4 +545,21 @@ export interface TagPullTimesTable {
   repo_uid: string;
   tag_name: string;
   pull_time: Int8Column;
+}
+
+/** `org_usage` (migration 0018): an organization's stored bytes and its quota (0 = unlimited). */
+export interface OrgUsageTable {
+  org_uid: string;
+  storage_bytes: Int8Column;
+  quota_storage_bytes: Int8Column;
+  quota_repo_count: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `org_usage_digests` (migration 0018): primary key (org_uid, digest); counted while `refs` > 0. */
+export interface OrgUsageDigestsTable {
+  org_uid: string;
+  digest: string;
+  size: Int8Column;
+  refs: Int8Column;
 }

@@ -28,6 +28,7 @@ import { createTagStore } from "./tag-store.js";
 import { createTermsAcceptanceStore } from "./terms-acceptance-store.js";
 import { createTokenRevocationStore } from "./token-revocation-store.js";
 import { createUploadStore } from "./upload-store.js";
+import { createUsageStore } from "./usage-store.js";
 import { createVulnReportStore } from "./vuln-report-store.js";
 
 /**
@@ -71,6 +72,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     immutabilityRules: createImmutabilityRuleStore(ctx),
     integrity: createIntegrityStore(ctx),
     retention: createRetentionStore(ctx),
+    usage: createUsageStore(ctx),
     dialect: ctx.dialect.name,
     changes: ctx.changes,
     transaction: (fn, signal) => {

@@ -5,6 +5,7 @@ import { pagingCases } from "./paging.cases.js";
 import { registryDataCases } from "./registry-data.cases.js";
 import { repoTagCases } from "./repos-tags.cases.js";
 import { transactionCases } from "./transactions.cases.js";
+import { usageCases } from "./usage.cases.js";
 
 // One of four files of the Store seam's conformance suite (split so the runner runs them side by
 // side), run against every engine; PostgreSQL is skipped, with the reason, when no server is available.
@@ -15,4 +16,5 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   pagingCases(db);
   integrityCases(db);
   immutabilityCases(db);
+  usageCases(db);
 });

@@ -80,9 +80,10 @@ describe("built-in roles", () => {
     assert.ok(!editor.has(C.CAP_IAM_GROUPS_CREATE));
   });
 
-  it("owner holds every capability except the internal-only ones and advisory writes", () => {
+  it("owner holds every capability except the internal-only ones, advisory writes and quota updates", () => {
     const owner = caps("owner");
-    assert.equal(owner.size, ALL_CAPABILITIES.length - 2 - 4);
+    assert.equal(owner.size, ALL_CAPABILITIES.length - 2 - 4 - 1);
+    assert.ok(!owner.has(C.CAP_REGISTRY_QUOTAS_UPDATE));
     assert.ok(!owner.has(C.CAP_INTERNAL));
     assert.ok(!owner.has(C.CAP_REPO_INTERNAL_ADMIN));
     assert.ok(!owner.has(C.CAP_ADVISORIES_CREATE));

@@ -23,6 +23,7 @@ import {
   type VulnerabilityChange,
   vulnerabilityChanges,
 } from "../vuln-summary.js";
+import { registerImagesQuotas } from "./images-quotas.js";
 import { registerRetention } from "./images-retention.js";
 
 const repoView = protoView(RepoSchema, [
@@ -136,6 +137,7 @@ export function registerImages(program: Command, bindFor: BindFor): void {
   registerRepos(images, bind);
   registerTags(images, bind);
   registerRetention(images, bind);
+  registerImagesQuotas(images, bind);
   images
     .command("history <image:tag>")
     .description(

@@ -17,6 +17,7 @@ import { eolMigration } from "./0014-eol.js";
 import { dispatcherOwnersMigration } from "./0015-dispatcher-owners.js";
 import { immutabilityRulesMigration } from "./0016-immutability-rules.js";
 import { retentionMigration } from "./0017-retention.js";
+import { usageQuotasMigration } from "./0018-usage-quotas.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -41,6 +42,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0015-dispatcher-owners": dispatcherOwnersMigration(dialect),
     "0016-immutability-rules": immutabilityRulesMigration(dialect),
     "0017-retention": retentionMigration(dialect),
+    "0018-usage-quotas": usageQuotasMigration(dialect),
   };
 }
 
