@@ -1442,6 +1442,8 @@ export function eventCases(db: TestDatabase): void {
       assert.equal(await storedDeadLetterCount(options), 1, "drop's dead letter");
 
       assert.equal(await store.subscriptions.delete(drop.uid), true, "deleted");
+      // Deleting keeps the events (the retention sweep prunes them, ADR 0049): prune as it would.
+      assert.equal(await store.events.prune(), 1, "the sweep prunes 'dead'");
       assert.deepEqual(
         await store.events.deliveries({ subscriptionUid: drop.uid, limit: 10 }),
         [],
@@ -1466,6 +1468,7 @@ export function eventCases(db: TestDatabase): void {
       );
 
       assert.equal(await store.subscriptions.delete(keep.uid), true, "the last subscription deleted");
+      await store.events.prune();
       assert.deepEqual(await storedEventSubjects(options), [], "no event left");
     });
 
