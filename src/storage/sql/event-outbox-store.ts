@@ -373,7 +373,13 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
       .where("uid", "=", subscriptionUid)
       .executeTakeFirst();
     if (!sub) return undefined;
-    const event = (await eventsBySeq([seq])).get(seq);
+    // Read, not from recentEvents: it must see whether the event was pruned.
+    const stored = await db
+      .selectFrom("events as e")
+      .select(EVENT_COLUMNS)
+      .where("e.seq", "=", BigInt(seq))
+      .executeTakeFirst();
+    const event = stored && toStoredEvent(stored);
     if (!event || !isAncestorOrSelf(sub.parent_uid, event.groupUid)) return undefined;
     const uid = streamDeliveryUid(subscriptionUid, seq);
     const dead = await db

@@ -5,6 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { ListWindow, SortField } from "../../../src/core/list.js";
 import { newChildUid, newRootUid } from "../../../src/core/uidp.js";
+import { streamDeliveryUid } from "../../../src/storage/delivery-uid.js";
 import type {
   EventToAppend,
   LaneOutcome,
@@ -433,8 +434,10 @@ export function eventCases(db: TestDatabase): void {
           rows[0],
           {
             id: p.id,
+            uid: streamDeliveryUid(s.uid, p.id),
             subscriptionUid: s.uid,
             state: "pending",
+            redeliveryOf: "",
             attempts: 0,
             lastAttemptTime: 0,
             lastStatus: 0,
@@ -1015,8 +1018,10 @@ export function eventCases(db: TestDatabase): void {
         [
           {
             id: first.id,
+            uid: streamDeliveryUid(s.uid, first.id),
             subscriptionUid: s.uid,
             state: "failed",
+            redeliveryOf: "",
             attempts: 7,
             lastAttemptTime: T0 + 5,
             lastStatus: 410,
