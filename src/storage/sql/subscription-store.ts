@@ -135,13 +135,21 @@ export function createSubscriptionStore(ctx: SqlContext): SubscriptionStore {
     statuses,
 
     async backlog(pendingLimit) {
-      const [pending, deadLetters, oldest] = await Promise.all([
+      const [pending, deadLetters, again, oldest] = await Promise.all([
         sql<{ n: bigint | number }>`select count(*) as n from (select 1 as one from subscriptions s
           inner join events e on ${OWED} limit ${Math.max(0, Math.trunc(pendingLimit))}) owed`.execute(db),
         db
           .selectFrom("event_dead_letters")
           .select(sql<bigint>`count(*)`.as("n"))
           .where("requeued_as", "=", "")
+          .executeTakeFirst(),
+        // Redeliveries (ADR 0049): pending ones are owed, failed ones not requeued are dead letters.
+        db
+          .selectFrom("event_redeliveries")
+          .select([
+            sql<bigint>`sum(case when state = 'pending' then 1 else 0 end)`.as("pending"),
+            sql<bigint>`sum(case when state = 'failed' and requeued_as = '' then 1 else 0 end)`.as("failed"),
+          ])
           .executeTakeFirst(),
         // Each subscription's first owed event: its own group's, then its subgroups' (OWES_ANY's seeks).
         sql<{ time: bigint | number }>`select e.time from events e where e.seq = (select min(first_seq) from (
@@ -154,8 +162,11 @@ export function createSubscriptionStore(ctx: SqlContext): SubscriptionStore {
       ]);
       const time = oldest.rows[0]?.time;
       return {
-        pending: readInt(pending.rows[0]?.n ?? 0),
-        deadLetters: readInt(deadLetters?.n ?? 0n),
+        pending: Math.min(
+          Math.max(0, Math.trunc(pendingLimit)),
+          readInt(pending.rows[0]?.n ?? 0) + readInt(again?.pending ?? 0n),
+        ),
+        deadLetters: readInt(deadLetters?.n ?? 0n) + readInt(again?.failed ?? 0n),
         oldestPendingTime: time === undefined ? undefined : readInt(time),
       };
     },

@@ -105,6 +105,7 @@ export function redeliveryCases(db: TestDatabase): void {
         "the redelivery, pending, of the same event",
       );
       assert.equal((await store.subscriptions.status(s.uid)).pending, 2, "the redelivery and e3 are owed");
+      assert.equal((await store.subscriptions.backlog(100)).pending, 2, "the backlog counts both");
       const batch = await store.events.pending(s.uid, 10);
       assert.deepEqual(
         batch.map((p) => [p.event.subject, p.redelivery]),
@@ -192,6 +193,7 @@ export function redeliveryCases(db: TestDatabase): void {
         { pending: 0, failed: 1, retryTime: 0 },
         "status",
       );
+      assert.equal((await store.subscriptions.backlog(100)).deadLetters, 1, "the backlog counts it");
       assert.deepEqual(
         await store.events.deadLetters(s.uid),
         [{ uid: again, eventSeq: d1.id }],
