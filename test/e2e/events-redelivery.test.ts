@@ -31,6 +31,7 @@ interface DeliveryJson {
   eventSubject: string;
   redeliveryOf?: string;
   lastStatus?: number;
+  eventTime: string;
 }
 
 const idsOf = (deliveries: readonly ReceivedDelivery[]) => deliveries.map((d) => String(d.headers["ce-id"]));
@@ -351,5 +352,69 @@ describe("webhook redelivery", () => {
       server.adminToken,
     );
     assert.equal(pendingRefused.error?.code, grpc.status.NOT_FOUND, "an unknown delivery");
+  });
+});
+
+describe("webhook redelivery: event retention", () => {
+  let server: TestServer;
+  let receiver: WebhookReceiver;
+
+  before(async () => {
+    // Events are kept 3 s and swept every 100 ms: the retention's edge within a test.
+    server = await startTestServer({
+      events: { ...EVENTS, retentionMs: 3000, retentionSweepMs: 100 },
+      config: { eventsAllowLoopback: "true" },
+    });
+    receiver = await startWebhookReceiver();
+  });
+  after(async () => {
+    await server.close();
+    await receiver.close();
+  });
+
+  it("a delivered event is redeliverable within the retention, and pruned by the sweep after it", async () => {
+    const org = await server.create("/iam/v2/groups", { name: "acme" });
+    const sub = await server.create(`/events/v2/subscriptions/${org}`, { sink: receiver.url() });
+    await receiver.waitFor((a) => a.length === 1);
+    const list = async () =>
+      (
+        await expectJson<{ deliveries?: DeliveryJson[] }>(
+          await server.api(`/events/v2/deliveries?subscriptionUid=${sub}&state=delivered`, {
+            token: server.adminToken,
+          }),
+        )
+      ).deliveries ?? [];
+    // The lane records the delivery right after the receiver answered.
+    let delivered: DeliveryJson | undefined;
+    const listedBy = Date.now() + 30_000;
+    while (!delivered) {
+      assert.ok(Date.now() < listedBy, "listed as delivered");
+      [delivered] = await list();
+      if (!delivered) await pause(25);
+    }
+    const eventTime = Date.parse(delivered.eventTime);
+    // Once pruned, the delivery is gone from the list and cannot be redelivered.
+    const deadline = Date.now() + 30_000;
+    while ((await list()).some((d) => d.uid === delivered.uid)) {
+      assert.ok(Date.now() < deadline, "the sweep pruned the event");
+      await pause(50);
+    }
+    assert.ok(Date.now() - eventTime >= 3000, "kept for the retention, not pruned at delivery");
+    await expectError(
+      await server.api(`/events/v2/deliveries/${delivered.uid}:redeliver`, {
+        method: "POST",
+        token: server.adminToken,
+        body: {},
+      }),
+      { status: 404, code: 5 },
+    );
+    const replayed = await expectJson<{ requeued: string }>(
+      await server.api(`/events/v2/subscriptions/${sub}:replay`, {
+        method: "POST",
+        token: server.adminToken,
+        body: { since: new Date(eventTime - 60_000).toISOString() },
+      }),
+    );
+    assert.equal(replayed.requeued, "0", "replay reaches nothing pruned");
   });
 });
