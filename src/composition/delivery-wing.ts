@@ -60,6 +60,7 @@ export function buildDelivery(deps: {
     maxAttempts: config.maxAttempts,
     timeoutMs: config.timeoutMs,
     leaseMs: config.leaseMs,
+    retentionMs: config.retentionMs,
     ...deps.tunables.events,
   };
   const sinkAddresses: SinkAddressOptions = { allow: config.sinkAllow, allowLoopback: config.allowLoopback };

@@ -108,6 +108,8 @@ export interface EventsConfig {
   timeoutMs: number;
   /** How long a worker owns a subscription's lane before another process may take it over (ms). */
   leaseMs: number;
+  /** How long events are kept for redelivery and replay once delivered (ms; ADR 0049). */
+  retentionMs: number;
 }
 
 /** Raw option values from flags or the environment, before defaults and validation. */
@@ -131,6 +133,7 @@ export interface ConfigInput {
   eventsMaxAttempts?: string | undefined;
   eventsTimeout?: string | undefined;
   eventsLease?: string | undefined;
+  eventsRetention?: string | undefined;
   metricsPublic?: string | undefined;
   vulnReportMaxMb?: string | undefined;
   eolGraceMonths?: string | undefined;
@@ -170,6 +173,7 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   eventsMaxAttempts: "WHARF_EVENTS_MAX_ATTEMPTS",
   eventsTimeout: "WHARF_EVENTS_TIMEOUT",
   eventsLease: "WHARF_EVENTS_LEASE",
+  eventsRetention: "WHARF_EVENTS_RETENTION",
   metricsPublic: "WHARF_METRICS_PUBLIC",
   vulnReportMaxMb: "WHARF_VULN_REPORT_MAX_MB",
   eolGraceMonths: "WHARF_EOL_GRACE_MONTHS",
@@ -338,6 +342,7 @@ function parseEvents(pick: (key: keyof ConfigInput) => string | undefined): Even
     maxAttempts: parseCount(pick("eventsMaxAttempts") ?? "20", "events-max-attempts"),
     timeoutMs: parseDurationMs(pick("eventsTimeout") ?? "10s", "events-timeout"),
     leaseMs: parseDurationMs(pick("eventsLease") ?? "60s", "events-lease"),
+    retentionMs: parseDurationMs(pick("eventsRetention") ?? "30d", "events-retention"),
   };
   // A lane must outlive at least one attempt, or a worker could never send within its lease.
   if (events.leaseMs < 2 * events.timeoutMs) {

@@ -48,6 +48,13 @@ export interface DispatcherOptions {
    * cursor: one sweep instead of a delete in every lane's bookkeeping transaction.
    */
   pruneIntervalMs: number;
+  /**
+   * How long events are kept for redelivery and replay once no subscription owes them (ms;
+   * `--events-retention`, ADR 0049). 0 prunes them as soon as they are delivered.
+   */
+  retentionMs: number;
+  /** How often the retention sweep runs even when no lane moved (ms). */
+  retentionSweepMs: number;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
@@ -63,6 +70,8 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   pollMs: 500,
   pokeIntervalMs: 50,
   pruneIntervalMs: 1_000,
+  retentionMs: 30 * 24 * 3600_000,
+  retentionSweepMs: 60_000,
 };
 
 /** Heartbeats between two sweeps of owners long dead. */
@@ -139,12 +148,15 @@ export function startEventDispatcher(deps: {
     pruneTimer = setTimeout(() => {
       pruneTimer = undefined;
       lastPrune = performance.now();
-      pruning = deps.events.prune().then(
+      pruning = deps.events.prune({ before: deps.clock.now() - options.retentionMs }).then(
         () => {},
         (err) => deps.logger({ level: "error", msg: "event prune failed", error: String(err) }),
       );
     }, wait);
   };
+  // Events age out of the retention without any lane moving: sweep now and then as well.
+  const sweepTimer = setInterval(schedulePrune, options.retentionSweepMs);
+  sweepTimer.unref();
 
   /** Starts a lease round as soon as the loop is free. */
   const wakeNow = () => {
@@ -291,6 +303,7 @@ export function startEventDispatcher(deps: {
   async function runLane(lane: LeasedLane): Promise<LaneRunEnd> {
     let fetched = 0;
     const delivered: number[] = [];
+    const redelivered: { uid: string; status: number }[] = [];
     let failure: Parameters<EventOutboxStore["finish"]>[0]["failure"];
     try {
       const batch = await deps.events.pending(lane.subscriptionUid, options.batchSize);
@@ -302,13 +315,15 @@ export function startEventDispatcher(deps: {
         // Not a failure of the sink: this process may have lost the lane.
         if (signal.aborted) break;
         if (result.ok) {
-          delivered.push(delivery.id);
+          if (delivery.redelivery === undefined) delivered.push(delivery.id);
+          else redelivered.push({ uid: delivery.redelivery, status: result.status });
           continue;
         }
         const attempts = delivery.attempts + 1;
         const dead = attempts >= options.maxAttempts;
         failure = {
           deliveryId: delivery.id,
+          ...(delivery.redelivery === undefined ? {} : { redelivery: delivery.redelivery }),
           attempts,
           status: result.status,
           error: result.error,
@@ -321,6 +336,7 @@ export function startEventDispatcher(deps: {
           subscription: lane.subscriptionUid,
           event: delivery.event.id,
           type: delivery.event.type,
+          ...(delivery.redelivery === undefined ? {} : { redelivery: delivery.redelivery }),
           attempts,
           status: result.status,
           error: result.error,
@@ -340,6 +356,7 @@ export function startEventDispatcher(deps: {
         subscriptionUid: lane.subscriptionUid,
         owner,
         delivered,
+        redelivered,
         failure,
         now: deps.clock.now(),
       });
@@ -352,8 +369,9 @@ export function startEventDispatcher(deps: {
       });
     }
     if (failure) return failure.dead ? "more" : "progress";
-    if (delivered.length === 0) return "idle";
-    return fetched === options.batchSize || delivered.length < fetched ? "more" : "progress";
+    const sent = delivered.length + redelivered.length;
+    if (sent === 0) return "idle";
+    return fetched === options.batchSize || sent < fetched ? "more" : "progress";
   }
 
   async function loop() {
@@ -407,6 +425,7 @@ export function startEventDispatcher(deps: {
     poke,
     async close() {
       running = false;
+      clearInterval(sweepTimer);
       clearTimeout(deferredPoke);
       wake?.();
       await looping;

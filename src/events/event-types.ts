@@ -23,6 +23,7 @@ export const EVENT_RESOURCES = {
   },
   terms: { stem: "dev.wharf.api.iam.terms", collection: "/iam/v2/terms" },
   subscription: { stem: "dev.wharf.api.events.subscription", collection: "/events/v2/subscriptions" },
+  delivery: { stem: "dev.wharf.api.events.delivery", collection: "/events/v2/deliveries" },
   repo: { stem: "dev.wharf.api.registry.repo", collection: "/registry/v2/repos" },
   tag: { stem: "dev.wharf.api.registry.tag", collection: "/registry/v2/tags" },
   immutabilityRule: {

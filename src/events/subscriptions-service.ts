@@ -14,16 +14,21 @@ import { newChildUid } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import {
   DeleteSubscriptionRequestSchema,
-  type Delivery,
-  DeliverySchema,
   type Subscription,
   SubscriptionSchema,
   type SubscriptionsService,
 } from "../gen/platform/events/v2/subscriptions_pb.js";
-import type { DeliveryRow, SubscriptionRow, SubscriptionStatus } from "../storage/event-store.js";
+import type {
+  DeliveryRow,
+  DeliveryState,
+  SubscriptionRow,
+  SubscriptionStatus,
+} from "../storage/event-store.js";
 import type { Store } from "../storage/store.js";
+import { deliveryMessage } from "./delivery-message.js";
 import type { EventRecorder } from "./event-recorder.js";
 import { recordedMutation } from "./recorded-mutation.js";
+import { createRedeliveryHandlers } from "./redelivery-handlers.js";
 import {
   createSinkAddressPolicy,
   NO_SINK_EXCEPTIONS,
@@ -71,26 +76,32 @@ function subscriptionMessage(row: SubscriptionRow, status?: SubscriptionStatus):
   });
 }
 
-function deliveryMessage(row: DeliveryRow): Delivery {
-  return create(DeliverySchema, {
-    state: row.state,
-    attempts: BigInt(row.attempts),
-    lastAttemptTime: row.lastAttemptTime > 0 ? toTimestamp(row.lastAttemptTime) : undefined,
-    lastStatus: row.lastStatus,
-    lastError: row.lastError,
-    eventId: row.event.id,
-    eventType: row.event.type,
-    eventSubject: row.event.subject,
-    eventTime: toTimestamp(row.event.time),
-  });
+/**
+ * Where a delivery page ends: in the subscription's stream (by event seq) or among its
+ * redeliveries (by row seq), which are listed after the stream.
+ */
+interface DeliveryPagePosition {
+  redeliveries: boolean;
+  afterId: number | undefined;
 }
 
-/** A delivery page token: the last delivery id shown, as decimal text in base64url. */
-function afterIdOf(pageToken: string): number | undefined {
-  if (pageToken === "") return undefined;
-  const id = Number(Buffer.from(pageToken, "base64url").toString("utf8"));
-  if (!Number.isSafeInteger(id) || id < 0) throw invalidArgument("page_token", "malformed page token");
-  return id;
+/**
+ * A delivery page token: the last delivery id shown as decimal text, prefixed `r` among the
+ * redeliveries, in base64url (a bare number is a stream position, as tokens were before).
+ */
+function positionOf(pageToken: string): DeliveryPagePosition {
+  if (pageToken === "") return { redeliveries: false, afterId: undefined };
+  const text = Buffer.from(pageToken, "base64url").toString("utf8");
+  const redeliveries = text.startsWith("r");
+  const id = Number(redeliveries ? text.slice(1) : text);
+  if (!/^r?\d+$/.test(text) || !Number.isSafeInteger(id) || id < 0) {
+    throw invalidArgument("page_token", "malformed page token");
+  }
+  return { redeliveries, afterId: id };
+}
+
+function tokenOf(row: DeliveryRow, redeliveries: boolean): string {
+  return Buffer.from(`${redeliveries ? "r" : ""}${row.id}`).toString("base64url");
 }
 
 /**
@@ -170,26 +181,51 @@ export function createSubscriptionsService(
     async listDeliveries(req) {
       if (req.subscriptionUid === "")
         throw invalidArgument("subscription_uid", "subscription_uid is required");
-      if (req.state !== "" && req.state !== "pending" && req.state !== "failed") {
-        throw invalidArgument("state", `state must be "pending", "failed" or empty (got "${req.state}")`);
+      if (!isDeliveryState(req.state) && req.state !== "") {
+        throw invalidArgument(
+          "state",
+          `state must be "pending", "failed", "delivered" or empty (got "${req.state}")`,
+        );
       }
       if (!(await store.subscriptions.get(req.subscriptionUid))) {
         throw notFound("subscription", req.subscriptionUid);
       }
       const limit = Math.min(req.pageSize > 0 ? req.pageSize : DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-      const rows = await store.events.deliveries({
-        subscriptionUid: req.subscriptionUid,
-        state: req.state === "" ? undefined : req.state,
-        afterId: afterIdOf(req.pageToken),
-        limit: limit + 1,
-      });
-      const more = rows.length > limit;
+      const state = isDeliveryState(req.state) ? req.state : undefined;
+      const position = positionOf(req.pageToken);
+      // The stream's deliveries first, then the redeliveries; one more row than shown tells
+      // whether there is a next page.
+      const stream = position.redeliveries
+        ? []
+        : await store.events.deliveries({
+            subscriptionUid: req.subscriptionUid,
+            ...(state ? { state } : {}),
+            afterId: position.afterId,
+            limit: limit + 1,
+          });
+      const again =
+        stream.length > limit
+          ? []
+          : await store.events.redeliveries({
+              subscriptionUid: req.subscriptionUid,
+              ...(state ? { state } : {}),
+              afterId: position.redeliveries ? position.afterId : undefined,
+              limit: limit + 1 - stream.length,
+            });
+      const rows = [...stream, ...again];
       const shown = rows.slice(0, limit);
       const last = shown.at(-1);
+      const more = rows.length > limit && last !== undefined;
       return {
         deliveries: shown.map(deliveryMessage),
-        nextPageToken: more && last ? Buffer.from(String(last.id)).toString("base64url") : "",
+        nextPageToken: more ? tokenOf(last, shown.length > stream.length) : "",
       };
     },
+
+    ...createRedeliveryHandlers(deps),
   };
+}
+
+function isDeliveryState(state: string): state is DeliveryState {
+  return state === "pending" || state === "failed" || state === "delivered";
 }

@@ -125,17 +125,29 @@ export interface DispatcherOwner {
 export interface PendingDelivery {
   /** The event's seq. */
   id: number;
-  /** Attempts made so far (only the lane's first pending delivery has any). */
+  /**
+   * Attempts made so far (of the stream's deliveries only the lane's first pending one has any;
+   * a redelivery keeps its own).
+   */
   attempts: number;
   event: StoredEvent;
+  /** Set for a redelivery (ADR 0049): its uid. A lane sends its redeliveries before its stream. */
+  redelivery?: string;
 }
+
+/** How a delivery stands: owed, given up on (dead letter), or delivered. */
+export type DeliveryState = "pending" | "failed" | "delivered";
 
 /** A delivery as the API lists it. */
 export interface DeliveryRow {
-  /** The event's seq. */
+  /** The event's seq for the stream's deliveries; the row's own seq for redeliveries (list order). */
   id: number;
+  /** `<subscription uid>/<16 hex>` (see delivery-uid.ts). */
+  uid: string;
   subscriptionUid: string;
-  state: "pending" | "failed";
+  state: DeliveryState;
+  /** The uid of the delivery a redelivery sends again ("" for the stream's, and for replays). */
+  redeliveryOf: string;
   attempts: number;
   lastAttemptTime: number;
   /** HTTP status of the last attempt; 0 when it got no response. */
@@ -154,9 +166,16 @@ export interface LaneOutcome {
    * moves past the last of them.
    */
   delivered: readonly number[];
+  /**
+   * The redeliveries that succeeded (the lane's first pending ones, sent before its stream), with
+   * the HTTP status each got.
+   */
+  redelivered?: readonly { uid: string; status: number }[];
   /** The attempt that failed and ended the batch, if any. */
   failure?: {
     deliveryId: number;
+    /** Set when the failed delivery is a redelivery: its uid (`deliveryId` is then its event's seq). */
+    redelivery?: string;
     attempts: number;
     status: number;
     error: string;
@@ -217,15 +236,51 @@ export interface EventOutboxStore {
    */
   finish(outcome: LaneOutcome): Promise<void>;
   /**
-   * Deletes events that no subscription's cursor still owes and no dead letter names; returns how
-   * many. Delivery workers call it now and then, not per batch.
+   * Deletes events that no subscription's cursor still owes, no dead letter names and no pending
+   * or failed redelivery needs; with `before`, only those whose `time` is before it (the events
+   * retention, ADR 0049). Delivered redeliveries and requeued dead letters of a deleted event go
+   * with it. Returns how many events were deleted. Delivery workers call it now and then.
    */
-  prune(): Promise<number>;
-  /** A subscription's deliveries in `state`, by id ascending, after `afterId`, at most `limit`. */
+  prune(args?: { before?: number }): Promise<number>;
+  /**
+   * A subscription's stream deliveries in `state`, by id (event seq) ascending, after `afterId`,
+   * at most `limit`. No state: failed (dead letters not requeued) and pending ones; "delivered":
+   * kept events of its subtree it has passed since it was created, without a dead letter.
+   */
   deliveries(args: {
     subscriptionUid: string;
-    state?: "pending" | "failed";
+    state?: DeliveryState;
     afterId?: number;
     limit: number;
   }): Promise<DeliveryRow[]>;
+  /**
+   * A subscription's redeliveries in `state` (none: pending and failed ones not requeued again),
+   * by id (the row's seq) ascending, after `afterId`, at most `limit`.
+   */
+  redeliveries(args: {
+    subscriptionUid: string;
+    state?: DeliveryState;
+    afterId?: number;
+    limit: number;
+  }): Promise<DeliveryRow[]>;
+  /** The delivery named by `uid` (stream or redelivery) while its event is kept. */
+  delivery(uid: string): Promise<DeliveryRow | undefined>;
+  /**
+   * Queues `deliveries` of the subscription again (one redelivery each, uids given), at `now`.
+   * Dead letters and failed redeliveries named by `redeliveryOf` stop being dead letters
+   * (`requeued_as`). Events no longer kept are skipped. Returns the redeliveries written.
+   */
+  requeue(args: {
+    subscriptionUid: string;
+    deliveries: readonly { uid: string; eventSeq: number; redeliveryOf: string }[];
+    now: number;
+  }): Promise<DeliveryRow[]>;
+  /** The subscription's dead letters (stream and redeliveries, not requeued), oldest first. */
+  deadLetters(subscriptionUid: string): Promise<{ uid: string; eventSeq: number }[]>;
+  /**
+   * The kept events of the subscription's subtree with `time >= since` that it is not owed (at or
+   * before its cursor) and has no pending redelivery of, in seq order; `streamed`: the event came
+   * after the subscription was created (its stream had a delivery of it).
+   */
+  replayable(args: { subscriptionUid: string; since: number }): Promise<{ seq: number; streamed: boolean }[]>;
 }

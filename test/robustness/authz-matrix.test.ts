@@ -70,6 +70,8 @@ interface Fixtures {
   immutabilityRule: string;
   /** A retention policy on an empty repo of A (running it removes nothing). */
   retentionPolicy: string;
+  /** A delivery still pending to `subscription` (its sink never answers): `:redeliver` refuses it. */
+  pendingDelivery: string;
   /** An imported advisory (global data, in no organization). */
   advisory: string;
   /** createdAt (RFC 3339) of the Grype report stored for `digest`. */
@@ -547,6 +549,17 @@ const ROWS: Record<string, Row> = {
   "platform.events.v2.SubscriptionsService/ListDeliveries": {
     request: (f) => ({ subscriptionUid: f.subscription }),
   },
+  "platform.events.v2.SubscriptionsService/RedeliverDelivery": {
+    // Past authorization the handler finds the delivery still pending (the sink never answers).
+    request: (f) => ({ uid: f.pendingDelivery }),
+    passes: { http: 400, grpc: 9, code: "failed_precondition" },
+  },
+  "platform.events.v2.SubscriptionsService/RedriveSubscription": {
+    request: (f) => ({ uid: f.subscription }),
+  },
+  "platform.events.v2.SubscriptionsService/ReplaySubscription": {
+    request: (f) => ({ uid: f.subscription, since: "2026-01-01T00:00:00Z" }),
+  },
 
   "platform.libraries.v2.ArtifactsService/ListArtifacts": {
     request: () => ({ ecosystems: ["ECOSYSTEM_JAVA"] }),
@@ -979,6 +992,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       subscription: await subscription(),
       immutabilityRule: await immutabilityRule(),
       retentionPolicy: await retentionPolicy(),
+      pendingDelivery: "",
       advisory: await importedAdvisory(),
       vulnReportTime: (
         await expectJson<{ createdAt: string }>(
@@ -990,6 +1004,15 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
         )
       ).createdAt,
     };
+    // A change of A after the subscription: its delivery stays pending (the sink never answers).
+    await group();
+    const [pending] = await wharf.store.events.deliveries({
+      subscriptionUid: f.subscription,
+      state: "pending",
+      limit: 1,
+    });
+    assert.ok(pending, "the subscription owes a delivery");
+    f.pendingDelivery = pending.uid;
     fresh = {
       name,
       group,

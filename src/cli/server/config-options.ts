@@ -109,6 +109,11 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     help: "longest a delivery lane stays with one process per round; a dead process's lanes move within seconds (default 60s)",
   },
   {
+    flags: "--events-retention <duration>",
+    field: "eventsRetention",
+    help: "how long delivered events are kept for redelivery and replay (default 30d; e.g. 1h keeps them an hour)",
+  },
+  {
     flags: "--metrics-public <bool>",
     field: "metricsPublic",
     help: "serve /metrics without a token (default false: administrator only)",

@@ -1,8 +1,10 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from "kysely";
 import { setBounded } from "../../core/bounded-map.js";
-import { rootOf, selfAndAncestors } from "../../core/uidp.js";
+import { isAncestorOrSelf, rootOf, selfAndAncestors } from "../../core/uidp.js";
+import { parseDeliveryUid, streamDeliveryUid } from "../delivery-uid.js";
 import type {
   DeliveryRow,
+  DeliveryState,
   EventOutboxStore,
   EventToAppend,
   LeasedLane,
@@ -74,17 +76,27 @@ export const OWED = sql<SqlBool>`e.seq > s.cursor_seq and ${receives(sql.ref("s.
  * after each cursor, a quiet subscription's through a busy organization's whole backlog.
  */
 const OWES_ANY = sql<SqlBool>`(exists (select 1 from events e where e.group_uid = s.parent_uid and e.seq > s.cursor_seq)
-  or exists (select 1 from events e where e.group_uid > s.parent_uid || '/' and e.group_uid < s.parent_uid || '0' and e.seq > s.cursor_seq))`;
+  or exists (select 1 from events e where e.group_uid > s.parent_uid || '/' and e.group_uid < s.parent_uid || '0' and e.seq > s.cursor_seq)
+  or exists (select 1 from event_redeliveries r where r.subscription_uid = s.uid and r.state = 'pending'))`;
 
 /**
- * Deletes the events no subscription still owes and no dead letter names, and returns how many.
- * The candidates are read first without a write lock (on SQLite the scan would otherwise hold the
- * database's write lock); the delete checks the same condition again, in one statement, so a
- * subscription or dead letter written in between is seen.
+ * `e` (an event) is still needed by a dead letter or a redelivery: a dead letter not requeued, a
+ * pending redelivery, or a failed one not requeued (ADR 0049).
  */
-export async function pruneEvents(ctx: SqlContext): Promise<number> {
-  const unowed = sql<SqlBool>`not exists (select 1 from subscriptions s where ${OWED})
-    and not exists (select 1 from event_dead_letters d where d.event_seq = e.seq)`;
+const NEEDED = sql<SqlBool>`(exists (select 1 from event_dead_letters d where d.event_seq = e.seq and d.requeued_as = '')
+  or exists (select 1 from event_redeliveries r where r.event_seq = e.seq
+    and (r.state = 'pending' or (r.state = 'failed' and r.requeued_as = ''))))`;
+
+/**
+ * Deletes the events no subscription still owes and no dead letter or redelivery needs (with
+ * `before`: only those older), and returns how many; the delivered redeliveries and requeued dead
+ * letters of each go with it. The candidates are read first without a write lock (on SQLite the
+ * scan would otherwise hold the database's write lock); the delete checks the same condition
+ * again, in one statement, so a subscription or dead letter written in between is seen.
+ */
+export async function pruneEvents(ctx: SqlContext, before?: number): Promise<number> {
+  let unowed = sql<SqlBool>`not exists (select 1 from subscriptions s where ${OWED}) and not ${NEEDED}`;
+  if (before !== undefined) unowed = sql<SqlBool>`e.time < ${before} and ${unowed}`;
   const candidates = await ctx.db.selectFrom("events as e").select("e.seq").where(unowed).execute();
   let pruned = 0;
   for (let i = 0; i < candidates.length; i += PRUNE_CHUNK) {
@@ -95,6 +107,11 @@ export async function pruneEvents(ctx: SqlContext): Promise<number> {
       .where(unowed)
       .executeTakeFirst();
     pruned += Number(result.numDeletedRows);
+    if (result.numDeletedRows === 0n) continue;
+    // What named the deleted events only as history.
+    const gone = sql<SqlBool>`not exists (select 1 from events e where e.seq = event_seq)`;
+    await ctx.db.deleteFrom("event_redeliveries").where("event_seq", "in", seqs).where(gone).execute();
+    await ctx.db.deleteFrom("event_dead_letters").where("event_seq", "in", seqs).where(gone).execute();
   }
   return pruned;
 }
@@ -247,6 +264,150 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
     return owedRows;
   }
 
+  /** A redelivery row with its event as the API lists it (undefined when the event is gone). */
+  const REDELIVERY_COLUMNS = [
+    "r.seq as r_seq",
+    "r.uid as r_uid",
+    "r.subscription_uid as r_subscription_uid",
+    "r.redelivery_of as r_redelivery_of",
+    "r.state as r_state",
+    "r.attempts as r_attempts",
+    "r.last_attempt_time as r_last_attempt_time",
+    "r.last_status as r_last_status",
+    "r.last_error as r_last_error",
+  ] as const;
+  type RedeliveryColumns = EventColumns & {
+    r_seq: bigint;
+    r_uid: string;
+    r_subscription_uid: string;
+    r_redelivery_of: string;
+    r_state: string;
+    r_attempts: bigint;
+    r_last_attempt_time: bigint;
+    r_last_status: bigint;
+    r_last_error: string;
+  };
+  const toRedeliveryRow = (r: RedeliveryColumns): DeliveryRow => ({
+    id: readInt(r.r_seq),
+    uid: r.r_uid,
+    subscriptionUid: r.r_subscription_uid,
+    state: r.r_state as DeliveryState,
+    redeliveryOf: r.r_redelivery_of,
+    attempts: readInt(r.r_attempts),
+    lastAttemptTime: readInt(r.r_last_attempt_time),
+    lastStatus: readInt(r.r_last_status),
+    lastError: r.r_last_error,
+    event: toStoredEvent(r),
+  });
+  const redeliveriesFrom = (from: Kysely<Database>) =>
+    from
+      .selectFrom("event_redeliveries as r")
+      .innerJoin("events as e", "e.seq", "r.event_seq")
+      .select([...REDELIVERY_COLUMNS, ...EVENT_COLUMNS]);
+
+  /** The stream deliveries of a subscription it has passed since it was created (not dead letters). */
+  async function delivered(subscriptionUid: string, afterId: number | undefined, limit: number) {
+    let query = db
+      .selectFrom("subscriptions as s")
+      .innerJoin("events as e", (join) =>
+        join.on(
+          sql<SqlBool>`e.seq > s.start_seq and e.seq <= s.cursor_seq and ${receives(sql.ref("s.parent_uid"), sql.ref("e.group_uid"))}`,
+        ),
+      )
+      .select(EVENT_COLUMNS)
+      .where("s.uid", "=", subscriptionUid)
+      .where(
+        sql<SqlBool>`not exists (select 1 from event_dead_letters d where d.subscription_uid = s.uid and d.event_seq = e.seq)`,
+      )
+      .orderBy("e.seq")
+      .limit(limit);
+    if (afterId !== undefined) query = query.where("e.seq", ">", BigInt(afterId));
+    return (await query.execute()).map(
+      (r): DeliveryRow => ({
+        id: readInt(r.seq),
+        uid: streamDeliveryUid(subscriptionUid, readInt(r.seq)),
+        subscriptionUid,
+        state: "delivered",
+        redeliveryOf: "",
+        attempts: 0,
+        lastAttemptTime: 0,
+        lastStatus: 0,
+        lastError: "",
+        event: toStoredEvent(r),
+      }),
+    );
+  }
+
+  /** The dead letters of the stream, not requeued, after `afterId`. */
+  async function streamDeadLetters(subscriptionUid: string, afterId: number | undefined, limit: number) {
+    let query = db
+      .selectFrom("event_dead_letters as d")
+      .innerJoin("events as e", "e.seq", "d.event_seq")
+      .select(["d.attempts", "d.last_attempt_time", "d.last_status", "d.last_error", ...EVENT_COLUMNS])
+      .where("d.subscription_uid", "=", subscriptionUid)
+      .where("d.requeued_as", "=", "")
+      .orderBy("d.event_seq")
+      .limit(limit);
+    if (afterId !== undefined) query = query.where("d.event_seq", ">", BigInt(afterId));
+    return (await query.execute()).map(
+      (r): DeliveryRow => ({
+        id: readInt(r.seq),
+        uid: streamDeliveryUid(subscriptionUid, readInt(r.seq)),
+        subscriptionUid,
+        state: "failed",
+        redeliveryOf: "",
+        attempts: readInt(r.attempts),
+        lastAttemptTime: readInt(r.last_attempt_time),
+        lastStatus: readInt(r.last_status),
+        lastError: r.last_error,
+        event: toStoredEvent(r),
+      }),
+    );
+  }
+
+  /** The stream delivery of event `seq` to the subscription, in whatever state it is. */
+  async function streamDelivery(subscriptionUid: string, seq: number): Promise<DeliveryRow | undefined> {
+    const sub = await db
+      .selectFrom("subscriptions")
+      .select(["parent_uid", "cursor_seq", "start_seq"])
+      .where("uid", "=", subscriptionUid)
+      .executeTakeFirst();
+    if (!sub) return undefined;
+    // Read, not from recentEvents: it must see whether the event was pruned.
+    const stored = await db
+      .selectFrom("events as e")
+      .select(EVENT_COLUMNS)
+      .where("e.seq", "=", BigInt(seq))
+      .executeTakeFirst();
+    const event = stored && toStoredEvent(stored);
+    if (!event || !isAncestorOrSelf(sub.parent_uid, event.groupUid)) return undefined;
+    const uid = streamDeliveryUid(subscriptionUid, seq);
+    const dead = await db
+      .selectFrom("event_dead_letters")
+      .selectAll()
+      .where("subscription_uid", "=", subscriptionUid)
+      .where("event_seq", "=", BigInt(seq))
+      .executeTakeFirst();
+    const base = { id: seq, uid, subscriptionUid, redeliveryOf: "", event };
+    if (dead) {
+      return {
+        ...base,
+        state: "failed",
+        attempts: readInt(dead.attempts),
+        lastAttemptTime: readInt(dead.last_attempt_time),
+        lastStatus: readInt(dead.last_status),
+        lastError: dead.last_error,
+      };
+    }
+    if (BigInt(seq) > sub.cursor_seq) {
+      const [first] = await owed(subscriptionUid, seq - 1, 1);
+      if (!first || first.event.seq !== seq) return undefined;
+      return { ...base, state: "pending", ...first, event };
+    }
+    if (BigInt(seq) <= sub.start_seq) return undefined;
+    return { ...base, state: "delivered", attempts: 0, lastAttemptTime: 0, lastStatus: 0, lastError: "" };
+  }
+
   return {
     append(event) {
       return ctx.transaction(async (tx) => {
@@ -358,28 +519,47 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
     },
 
     async pending(subscriptionUid, limit) {
-      return (await owed(subscriptionUid, undefined, limit)).map(
-        (o): PendingDelivery => ({ id: o.event.seq, attempts: o.attempts, event: o.event }),
-      );
+      // Redeliveries first: they were asked for by hand, and are few.
+      const again = await db
+        .selectFrom("event_redeliveries")
+        .select(["uid", "attempts", "event_seq"])
+        .where("subscription_uid", "=", subscriptionUid)
+        .where("state", "=", "pending")
+        .orderBy("seq")
+        .limit(limit)
+        .execute();
+      const againEvents = await eventsBySeq(again.map((r) => readInt(r.event_seq)));
+      const out: PendingDelivery[] = [];
+      for (const r of again) {
+        const event = againEvents.get(readInt(r.event_seq));
+        if (event) out.push({ id: event.seq, attempts: readInt(r.attempts), event, redelivery: r.uid });
+      }
+      if (out.length >= limit) return out;
+      for (const o of await owed(subscriptionUid, undefined, limit - out.length)) {
+        out.push({ id: o.event.seq, attempts: o.attempts, event: o.event });
+      }
+      return out;
     },
 
-    finish({ subscriptionUid, owner, delivered, failure, now }) {
+    finish({ subscriptionUid, owner, delivered, redelivered = [], failure, now }) {
       const last = delivered.at(-1);
       let cursor = last === undefined ? undefined : BigInt(last);
+      const again = failure?.redelivery === undefined ? undefined : failure;
+      const streamFailure = again ? undefined : failure;
       // The failed attempts stay on the subscription until its first pending event is done with.
       let attempts = { attempts: 0, last_attempt_time: 0, last_status: 0, last_error: "" };
-      let retryTime = 0;
-      if (failure?.dead) cursor = BigInt(failure.deliveryId);
-      else if (failure) {
+      let retryTime = failure && !failure.dead ? failure.retryTime : 0;
+      if (streamFailure?.dead) cursor = BigInt(streamFailure.deliveryId);
+      else if (streamFailure) {
         attempts = {
-          attempts: failure.attempts,
+          attempts: streamFailure.attempts,
           last_attempt_time: now,
-          last_status: failure.status,
-          last_error: failure.error,
+          last_status: streamFailure.status,
+          last_error: streamFailure.error,
         };
-        retryTime = failure.retryTime;
+        retryTime = streamFailure.retryTime;
       }
-      const moved = cursor !== undefined || failure !== undefined;
+      const moved = cursor !== undefined || streamFailure !== undefined;
       const freeLane = (from: Kysely<Database>) => {
         let update = from
           .updateTable("subscriptions")
@@ -395,63 +575,213 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
         }
         return update.executeTakeFirst();
       };
-      // Without a dead letter it is one statement, outside a transaction: on SQLite the write lock
-      // is held for just that.
-      if (!failure?.dead) return freeLane(db).then(() => {});
-      const dead = failure;
+      // Without a dead letter or redeliveries it is one statement, outside a transaction: on
+      // SQLite the write lock is held for just that.
+      if (!streamFailure?.dead && !again && redelivered.length === 0) return freeLane(db).then(() => {});
       return ctx.transaction(async (tx) => {
         const result = await freeLane(tx.db);
         if (result.numUpdatedRows === 0n) return;
-        await tx.db
-          .insertInto("event_dead_letters")
-          .values({
-            subscription_uid: subscriptionUid,
-            event_seq: dead.deliveryId,
-            attempts: dead.attempts,
-            last_attempt_time: now,
-            last_status: dead.status,
-            last_error: dead.error,
-          })
-          .execute();
+        if (streamFailure?.dead) {
+          await tx.db
+            .insertInto("event_dead_letters")
+            .values({
+              subscription_uid: subscriptionUid,
+              event_seq: streamFailure.deliveryId,
+              attempts: streamFailure.attempts,
+              last_attempt_time: now,
+              last_status: streamFailure.status,
+              last_error: streamFailure.error,
+            })
+            .execute();
+        }
+        for (const sent of redelivered) {
+          await tx.db
+            .updateTable("event_redeliveries")
+            .set({
+              state: "delivered",
+              attempts: sql`attempts + 1`,
+              last_attempt_time: now,
+              last_status: sent.status,
+              last_error: "",
+            })
+            .where("uid", "=", sent.uid)
+            .where("subscription_uid", "=", subscriptionUid)
+            .where("state", "=", "pending")
+            .execute();
+        }
+        if (again?.redelivery !== undefined) {
+          await tx.db
+            .updateTable("event_redeliveries")
+            .set({
+              state: again.dead ? "failed" : "pending",
+              attempts: again.attempts,
+              last_attempt_time: now,
+              last_status: again.status,
+              last_error: again.error,
+            })
+            .where("uid", "=", again.redelivery)
+            .where("subscription_uid", "=", subscriptionUid)
+            .where("state", "=", "pending")
+            .execute();
+        }
       });
     },
 
-    prune() {
-      return pruneEvents(ctx);
+    prune(args) {
+      return pruneEvents(ctx, args?.before);
     },
 
     async deliveries({ subscriptionUid, state, afterId, limit }) {
+      if (state === "delivered") return delivered(subscriptionUid, afterId, limit);
       // Dead letters all come before the cursor and pending deliveries after it: in id (seq)
       // order, the dead letters first.
-      const rows: DeliveryRow[] = [];
-      if (state !== "pending") {
-        let query = db
-          .selectFrom("event_dead_letters as d")
-          .innerJoin("events as e", "e.seq", "d.event_seq")
-          .select(["d.attempts", "d.last_attempt_time", "d.last_status", "d.last_error", ...EVENT_COLUMNS])
-          .where("d.subscription_uid", "=", subscriptionUid)
-          .orderBy("d.event_seq")
-          .limit(limit);
-        if (afterId !== undefined) query = query.where("d.event_seq", ">", BigInt(afterId));
-        for (const r of await query.execute()) {
-          rows.push({
-            id: readInt(r.seq),
-            subscriptionUid,
-            state: "failed",
-            attempts: readInt(r.attempts),
-            lastAttemptTime: readInt(r.last_attempt_time),
-            lastStatus: readInt(r.last_status),
-            lastError: r.last_error,
-            event: toStoredEvent(r),
-          });
-        }
-      }
+      const rows: DeliveryRow[] =
+        state === "pending" ? [] : await streamDeadLetters(subscriptionUid, afterId, limit);
       if (state !== "failed" && rows.length < limit) {
         for (const o of await owed(subscriptionUid, afterId, limit - rows.length)) {
-          rows.push({ id: o.event.seq, subscriptionUid, state: "pending", ...o });
+          const uid = streamDeliveryUid(subscriptionUid, o.event.seq);
+          rows.push({ id: o.event.seq, uid, subscriptionUid, state: "pending", redeliveryOf: "", ...o });
         }
       }
       return rows;
+    },
+
+    async redeliveries({ subscriptionUid, state, afterId, limit }) {
+      let query = redeliveriesFrom(db)
+        .where("r.subscription_uid", "=", subscriptionUid)
+        .orderBy("r.seq")
+        .limit(limit);
+      if (state === "pending" || state === "delivered") query = query.where("r.state", "=", state);
+      else if (state === "failed")
+        query = query.where("r.state", "=", "failed").where("r.requeued_as", "=", "");
+      else {
+        query = query.where(
+          sql<SqlBool>`(r.state = 'pending' or (r.state = 'failed' and r.requeued_as = ''))`,
+        );
+      }
+      if (afterId !== undefined) query = query.where("r.seq", ">", BigInt(afterId));
+      return (await query.execute()).map(toRedeliveryRow);
+    },
+
+    async delivery(uid) {
+      const parsed = parseDeliveryUid(uid);
+      if (!parsed) return undefined;
+      if (parsed.kind === "stream") return streamDelivery(parsed.subscriptionUid, parsed.seq);
+      const row = await redeliveriesFrom(db).where("r.uid", "=", uid).executeTakeFirst();
+      return row && toRedeliveryRow(row);
+    },
+
+    requeue({ subscriptionUid, deliveries: wanted, now }) {
+      return ctx.transaction(async (tx) => {
+        const written: DeliveryRow[] = [];
+        for (let i = 0; i < wanted.length; i += PRUNE_CHUNK) {
+          const chunk = wanted.slice(i, i + PRUNE_CHUNK);
+          const kept = await tx.db
+            .selectFrom("events")
+            .select("seq")
+            .where(
+              "seq",
+              "in",
+              chunk.map((d) => BigInt(d.eventSeq)),
+            )
+            .execute();
+          const keptSeqs = new Set(kept.map((k) => readInt(k.seq)));
+          const rows = chunk.filter((d) => keptSeqs.has(d.eventSeq));
+          if (rows.length === 0) continue;
+          await tx.db
+            .insertInto("event_redeliveries")
+            .values(
+              rows.map((d) => ({
+                uid: d.uid,
+                subscription_uid: subscriptionUid,
+                event_seq: d.eventSeq,
+                redelivery_of: d.redeliveryOf,
+                state: "pending",
+                create_time: now,
+              })),
+            )
+            .execute();
+          for (const d of rows) {
+            const of = d.redeliveryOf === "" ? undefined : parseDeliveryUid(d.redeliveryOf);
+            if (of?.kind === "stream") {
+              await tx.db
+                .updateTable("event_dead_letters")
+                .set({ requeued_as: d.uid })
+                .where("subscription_uid", "=", subscriptionUid)
+                .where("event_seq", "=", BigInt(of.seq))
+                .where("requeued_as", "=", "")
+                .execute();
+            } else if (of?.kind === "redelivery") {
+              await tx.db
+                .updateTable("event_redeliveries")
+                .set({ requeued_as: d.uid })
+                .where("uid", "=", d.redeliveryOf)
+                .where("state", "=", "failed")
+                .where("requeued_as", "=", "")
+                .execute();
+            }
+          }
+          const inserted = await redeliveriesFrom(tx.db)
+            .where(
+              "r.uid",
+              "in",
+              rows.map((d) => d.uid),
+            )
+            .orderBy("r.seq")
+            .execute();
+          written.push(...inserted.map(toRedeliveryRow));
+        }
+        return written;
+      });
+    },
+
+    async deadLetters(subscriptionUid) {
+      const [stream, again] = await Promise.all([
+        db
+          .selectFrom("event_dead_letters as d")
+          .innerJoin("events as e", "e.seq", "d.event_seq")
+          .select("d.event_seq")
+          .where("d.subscription_uid", "=", subscriptionUid)
+          .where("d.requeued_as", "=", "")
+          .execute(),
+        db
+          .selectFrom("event_redeliveries as r")
+          .innerJoin("events as e", "e.seq", "r.event_seq")
+          .select(["r.uid", "r.event_seq", "r.seq"])
+          .where("r.subscription_uid", "=", subscriptionUid)
+          .where("r.state", "=", "failed")
+          .where("r.requeued_as", "=", "")
+          .orderBy("r.seq")
+          .execute(),
+      ]);
+      const out = [
+        ...stream.map((d) => ({
+          uid: streamDeliveryUid(subscriptionUid, readInt(d.event_seq)),
+          eventSeq: readInt(d.event_seq),
+        })),
+        ...again.map((r) => ({ uid: r.uid, eventSeq: readInt(r.event_seq) })),
+      ];
+      return out.sort((a, b) => a.eventSeq - b.eventSeq);
+    },
+
+    async replayable({ subscriptionUid, since }) {
+      const rows = await db
+        .selectFrom("subscriptions as s")
+        .innerJoin("events as e", (join) =>
+          join.on(
+            sql<SqlBool>`e.seq <= s.cursor_seq and ${receives(sql.ref("s.parent_uid"), sql.ref("e.group_uid"))}`,
+          ),
+        )
+        .select(["e.seq", "s.start_seq"])
+        .where("s.uid", "=", subscriptionUid)
+        .where("e.time", ">=", BigInt(since))
+        .where(
+          sql<SqlBool>`not exists (select 1 from event_redeliveries r where r.subscription_uid = s.uid
+            and r.event_seq = e.seq and r.state = 'pending')`,
+        )
+        .orderBy("e.seq")
+        .execute();
+      return rows.map((r) => ({ seq: readInt(r.seq), streamed: r.seq > r.start_seq }));
     },
   };
 }

@@ -267,6 +267,8 @@ export interface SubscriptionsTable {
   last_attempt_time: ColumnType<bigint, number | bigint | undefined, number | bigint>;
   last_status: ColumnType<bigint, number | bigint | undefined, number | bigint>;
   last_error: ColumnType<string, string | undefined, string>;
+  /** The cursor it started at (migration 0020): its stream's deliveries are the events after it. */
+  start_seq: ColumnType<bigint, number | bigint | undefined, number | bigint>;
   create_time: Int8Column;
   update_time: Int8Column;
 }
@@ -304,6 +306,27 @@ export interface EventDeadLettersTable {
   last_attempt_time: Int8Column;
   last_status: Int8Column;
   last_error: string;
+  /** The delivery that sends it again ("" while it is a dead letter; migration 0020). */
+  requeued_as: ColumnType<string, string | undefined, string>;
+}
+
+/**
+ * `event_redeliveries` (migration 0020, ADR 0049): deliveries queued again, each with its own state
+ * (`pending`, `delivered`, `failed`) and attempts; `seq` orders a subscription's.
+ */
+export interface EventRedeliveriesTable {
+  seq: ColumnType<bigint, never, never>;
+  uid: string;
+  subscription_uid: string;
+  event_seq: Int8Column;
+  redelivery_of: string;
+  state: string;
+  attempts: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  last_attempt_time: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  last_status: ColumnType<bigint, number | bigint | undefined, number | bigint>;
+  last_error: ColumnType<string, string | undefined, string>;
+  requeued_as: ColumnType<string, string | undefined, string>;
+  create_time: Int8Column;
 }
 
 /** `library_artifacts`: the library catalogue's packages, aggregated from their versions. Unique (ecosystem, name). */
@@ -435,6 +458,7 @@ export interface Database {
   subscriptions: SubscriptionsTable;
   events: EventsTable;
   event_dead_letters: EventDeadLettersTable;
+  event_redeliveries: EventRedeliveriesTable;
   dispatcher_owners: DispatcherOwnersTable;
   library_artifacts: LibraryArtifactsTable;
   library_versions: LibraryVersionsTable;

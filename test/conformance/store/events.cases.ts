@@ -5,6 +5,7 @@ import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { ListWindow, SortField } from "../../../src/core/list.js";
 import { newChildUid, newRootUid } from "../../../src/core/uidp.js";
+import { streamDeliveryUid } from "../../../src/storage/delivery-uid.js";
 import type {
   EventToAppend,
   LaneOutcome,
@@ -433,8 +434,10 @@ export function eventCases(db: TestDatabase): void {
           rows[0],
           {
             id: p.id,
+            uid: streamDeliveryUid(s.uid, p.id),
             subscriptionUid: s.uid,
             state: "pending",
+            redeliveryOf: "",
             attempts: 0,
             lastAttemptTime: 0,
             lastStatus: 0,
@@ -1015,8 +1018,10 @@ export function eventCases(db: TestDatabase): void {
         [
           {
             id: first.id,
+            uid: streamDeliveryUid(s.uid, first.id),
             subscriptionUid: s.uid,
             state: "failed",
+            redeliveryOf: "",
             attempts: 7,
             lastAttemptTime: T0 + 5,
             lastStatus: 410,
@@ -1442,6 +1447,8 @@ export function eventCases(db: TestDatabase): void {
       assert.equal(await storedDeadLetterCount(options), 1, "drop's dead letter");
 
       assert.equal(await store.subscriptions.delete(drop.uid), true, "deleted");
+      // Deleting keeps the events (the retention sweep prunes them, ADR 0049): prune as it would.
+      assert.equal(await store.events.prune(), 1, "the sweep prunes 'dead'");
       assert.deepEqual(
         await store.events.deliveries({ subscriptionUid: drop.uid, limit: 10 }),
         [],
@@ -1466,6 +1473,7 @@ export function eventCases(db: TestDatabase): void {
       );
 
       assert.equal(await store.subscriptions.delete(keep.uid), true, "the last subscription deleted");
+      await store.events.prune();
       assert.deepEqual(await storedEventSubjects(options), [], "no event left");
     });
 

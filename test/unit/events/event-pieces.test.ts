@@ -50,7 +50,12 @@ describe("events configuration", () => {
   it("reads the WHARF_EVENTS_* variables and refuses a lease shorter than two attempts", () => {
     const config = loadConfig(
       {},
-      { WHARF_EVENTS_MAX_ATTEMPTS: "5", WHARF_EVENTS_TIMEOUT: "2s", WHARF_EVENTS_LEASE: "1m" },
+      {
+        WHARF_EVENTS_MAX_ATTEMPTS: "5",
+        WHARF_EVENTS_TIMEOUT: "2s",
+        WHARF_EVENTS_LEASE: "1m",
+        WHARF_EVENTS_RETENTION: "7d",
+      },
     );
     assert.deepEqual(
       config.events,
@@ -61,9 +66,13 @@ describe("events configuration", () => {
         maxAttempts: 5,
         timeoutMs: 2000,
         leaseMs: 60_000,
+        retentionMs: 7 * 24 * 3600_000,
       },
       "parsed",
     );
+    assert.equal(loadConfig({}).events.retentionMs, 30 * 24 * 3600_000, "events are kept 30 days by default");
+    assert.throws(() => loadConfig({ eventsRetention: "0s" }), ConfigError, "no zero retention");
+    assert.throws(() => loadConfig({ eventsRetention: "a month" }), ConfigError, "not a duration");
     assert.throws(
       () => loadConfig({ eventsLease: "10s", eventsTimeout: "10s" }),
       ConfigError,

@@ -9,6 +9,7 @@ import { groupUid } from "../resolve.js";
 import { CLIENT_GROUPS } from "../routing.js";
 import { field, protoView } from "../views.js";
 import { registerDeliveriesWait } from "./deliveries-wait.js";
+import { registerEventsRedelivery } from "./events-redelivery.js";
 
 const subscriptionView = protoView(SubscriptionSchema, [
   field("UID", "uid"),
@@ -21,6 +22,7 @@ const subscriptionView = protoView(SubscriptionSchema, [
 const deliveryView = protoView(
   DeliverySchema,
   [
+    field("UID", "uid"),
     field("STATE", "state"),
     field("EVENT", "eventType"),
     field("SUBJECT", "eventSubject"),
@@ -90,16 +92,19 @@ export function registerEvents(program: Command, bindFor: BindFor): void {
   const deliveries = events.command("deliveries").description("deliveries of a subscription");
   deliveries
     .command("list")
-    .description("the deliveries still pending or given up on")
+    .description("the deliveries still pending or given up on (--delivered: those delivered)")
     .requiredOption("--subscription <uid>", "the subscription")
     .option("--failed", "only the ones given up on")
+    .option("--delivered", "only the delivered ones whose events are kept")
     .action(
-      bind(async (ctx, _args, o: { subscription: string; failed?: boolean }) => {
-        const request = { subscriptionUid: o.subscription, state: o.failed ? "failed" : "" };
+      bind(async (ctx, _args, o: { subscription: string; failed?: boolean; delivered?: boolean }) => {
+        const state = o.delivered ? "delivered" : o.failed ? "failed" : "";
+        const request = { subscriptionUid: o.subscription, state };
         const rows = [];
         for await (const d of listAll(ctx.client.events.subscriptions.listDeliveries, request)) rows.push(d);
         print(ctx, rows, deliveryView);
       }),
     );
   registerDeliveriesWait(deliveries, bind);
+  registerEventsRedelivery(subs, deliveries, bind);
 }

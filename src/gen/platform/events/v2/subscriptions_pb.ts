@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/events/v2/subscriptions.proto.
  */
 export const file_platform_events_v2_subscriptions: GenFile = /*@__PURE__*/
-  fileDesc("CiZwbGF0Zm9ybS9ldmVudHMvdjIvc3Vic2NyaXB0aW9ucy5wcm90bxIScGxhdGZvcm0uZXZlbnRzLnYyIo4BCgxTdWJzY3JpcHRpb24SCwoDdWlkGAEgASgJEgwKBHNpbmsYAiABKAkSLwoLY3JlYXRlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKBnN0YXR1cxgEIAEoCzIiLnBsYXRmb3JtLmV2ZW50cy52Mi5EZWxpdmVyeVN0YXR1cyJhCg5EZWxpdmVyeVN0YXR1cxIPCgdwZW5kaW5nGAEgASgDEg4KBmZhaWxlZBgCIAEoAxIuCgpyZXRyeV90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKPAQoYTGlzdFN1YnNjcmlwdGlvbnNSZXF1ZXN0EiwKBHVpZHAYASABKAsyHi5wbGF0Zm9ybS5jb21tb24udjIuVUlEUEZpbHRlchIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCRIQCghvcmRlcl9ieRgEIAEoCRIMCgRza2lwGAUgASgFIqgBChlMaXN0U3Vic2NyaXB0aW9uc1Jlc3BvbnNlEjcKDXN1YnNjcmlwdGlvbnMYASADKAsyIC5wbGF0Zm9ybS5ldmVudHMudjIuU3Vic2NyaXB0aW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRIYCgt0b3RhbF9jb3VudBgDIAEoA0gAiAEBEg8KB3NraXBwZWQYBCABKAVCDgoMX3RvdGFsX2NvdW50IiUKFkdldFN1YnNjcmlwdGlvblJlcXVlc3QSCwoDdWlkGAEgASgJImMKGUNyZWF0ZVN1YnNjcmlwdGlvblJlcXVlc3QSDgoGcGFyZW50GAEgASgJEjYKDHN1YnNjcmlwdGlvbhgCIAEoCzIgLnBsYXRmb3JtLmV2ZW50cy52Mi5TdWJzY3JpcHRpb24iKAoZRGVsZXRlU3Vic2NyaXB0aW9uUmVxdWVzdBILCgN1aWQYASABKAkiZwoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EhgKEHN1YnNjcmlwdGlvbl91aWQYASABKAkSDQoFc3RhdGUYAiABKAkSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiYwoWTGlzdERlbGl2ZXJpZXNSZXNwb25zZRIwCgpkZWxpdmVyaWVzGAEgAygLMhwucGxhdGZvcm0uZXZlbnRzLnYyLkRlbGl2ZXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSL4AQoIRGVsaXZlcnkSDQoFc3RhdGUYASABKAkSEAoIYXR0ZW1wdHMYAiABKAMSNQoRbGFzdF9hdHRlbXB0X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2xhc3Rfc3RhdHVzGAQgASgFEhIKCmxhc3RfZXJyb3IYBSABKAkSEAoIZXZlbnRfaWQYBiABKAkSEgoKZXZlbnRfdHlwZRgHIAEoCRIVCg1ldmVudF9zdWJqZWN0GAggASgJEi4KCmV2ZW50X3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMrwGChRTdWJzY3JpcHRpb25zU2VydmljZRKcAQoRTGlzdFN1YnNjcmlwdGlvbnMSLC5wbGF0Zm9ybS5ldmVudHMudjIuTGlzdFN1YnNjcmlwdGlvbnNSZXF1ZXN0Gi0ucGxhdGZvcm0uZXZlbnRzLnYyLkxpc3RTdWJzY3JpcHRpb25zUmVzcG9uc2UiKqq7GAYSAt8LGAGC0+STAhoSGC9ldmVudHMvdjIvc3Vic2NyaXB0aW9ucxKXAQoPR2V0U3Vic2NyaXB0aW9uEioucGxhdGZvcm0uZXZlbnRzLnYyLkdldFN1YnNjcmlwdGlvblJlcXVlc3QaIC5wbGF0Zm9ybS5ldmVudHMudjIuU3Vic2NyaXB0aW9uIjaquxgJEgLfCyIDdWlkgtPkkwIjEiEvZXZlbnRzL3YyL3N1YnNjcmlwdGlvbnMve3VpZD0qKn0SsQEKEkNyZWF0ZVN1YnNjcmlwdGlvbhItLnBsYXRmb3JtLmV2ZW50cy52Mi5DcmVhdGVTdWJzY3JpcHRpb25SZXF1ZXN0GiAucGxhdGZvcm0uZXZlbnRzLnYyLlN1YnNjcmlwdGlvbiJKqrsYDBIC3QsiBnBhcmVudILT5JMCNDoMc3Vic2NyaXB0aW9uIiQvZXZlbnRzL3YyL3N1YnNjcmlwdGlvbnMve3BhcmVudD0qKn0SkwEKEkRlbGV0ZVN1YnNjcmlwdGlvbhItLnBsYXRmb3JtLmV2ZW50cy52Mi5EZWxldGVTdWJzY3JpcHRpb25SZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5IjaquxgJEgLgCyIDdWlkgtPkkwIjKiEvZXZlbnRzL3YyL3N1YnNjcmlwdGlvbnMve3VpZD0qKn0SoAEKDkxpc3REZWxpdmVyaWVzEikucGxhdGZvcm0uZXZlbnRzLnYyLkxpc3REZWxpdmVyaWVzUmVxdWVzdBoqLnBsYXRmb3JtLmV2ZW50cy52Mi5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlIjequxgWEgLfCyIQc3Vic2NyaXB0aW9uX3VpZILT5JMCFxIVL2V2ZW50cy92Mi9kZWxpdmVyaWVzYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_common_v2_uidp]);
+  fileDesc("CiZwbGF0Zm9ybS9ldmVudHMvdjIvc3Vic2NyaXB0aW9ucy5wcm90bxIScGxhdGZvcm0uZXZlbnRzLnYyIo4BCgxTdWJzY3JpcHRpb24SCwoDdWlkGAEgASgJEgwKBHNpbmsYAiABKAkSLwoLY3JlYXRlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKBnN0YXR1cxgEIAEoCzIiLnBsYXRmb3JtLmV2ZW50cy52Mi5EZWxpdmVyeVN0YXR1cyJhCg5EZWxpdmVyeVN0YXR1cxIPCgdwZW5kaW5nGAEgASgDEg4KBmZhaWxlZBgCIAEoAxIuCgpyZXRyeV90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKPAQoYTGlzdFN1YnNjcmlwdGlvbnNSZXF1ZXN0EiwKBHVpZHAYASABKAsyHi5wbGF0Zm9ybS5jb21tb24udjIuVUlEUEZpbHRlchIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCRIQCghvcmRlcl9ieRgEIAEoCRIMCgRza2lwGAUgASgFIqgBChlMaXN0U3Vic2NyaXB0aW9uc1Jlc3BvbnNlEjcKDXN1YnNjcmlwdGlvbnMYASADKAsyIC5wbGF0Zm9ybS5ldmVudHMudjIuU3Vic2NyaXB0aW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRIYCgt0b3RhbF9jb3VudBgDIAEoA0gAiAEBEg8KB3NraXBwZWQYBCABKAVCDgoMX3RvdGFsX2NvdW50IiUKFkdldFN1YnNjcmlwdGlvblJlcXVlc3QSCwoDdWlkGAEgASgJImMKGUNyZWF0ZVN1YnNjcmlwdGlvblJlcXVlc3QSDgoGcGFyZW50GAEgASgJEjYKDHN1YnNjcmlwdGlvbhgCIAEoCzIgLnBsYXRmb3JtLmV2ZW50cy52Mi5TdWJzY3JpcHRpb24iKAoZRGVsZXRlU3Vic2NyaXB0aW9uUmVxdWVzdBILCgN1aWQYASABKAkiZwoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EhgKEHN1YnNjcmlwdGlvbl91aWQYASABKAkSDQoFc3RhdGUYAiABKAkSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiYwoWTGlzdERlbGl2ZXJpZXNSZXNwb25zZRIwCgpkZWxpdmVyaWVzGAEgAygLMhwucGxhdGZvcm0uZXZlbnRzLnYyLkRlbGl2ZXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKcAgoIRGVsaXZlcnkSDQoFc3RhdGUYASABKAkSEAoIYXR0ZW1wdHMYAiABKAMSNQoRbGFzdF9hdHRlbXB0X3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2xhc3Rfc3RhdHVzGAQgASgFEhIKCmxhc3RfZXJyb3IYBSABKAkSEAoIZXZlbnRfaWQYBiABKAkSEgoKZXZlbnRfdHlwZRgHIAEoCRIVCg1ldmVudF9zdWJqZWN0GAggASgJEi4KCmV2ZW50X3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA3VpZBgKIAEoCRIVCg1yZWRlbGl2ZXJ5X29mGAsgASgJIicKGFJlZGVsaXZlckRlbGl2ZXJ5UmVxdWVzdBILCgN1aWQYASABKAkiKQoaUmVkcml2ZVN1YnNjcmlwdGlvblJlcXVlc3QSCwoDdWlkGAEgASgJIlMKGVJlcGxheVN1YnNjcmlwdGlvblJlcXVlc3QSCwoDdWlkGAEgASgJEikKBXNpbmNlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI1Cg9SZXF1ZXVlUmVzcG9uc2USFQoIcmVxdWV1ZWQYASABKANIAIgBAUILCglfcmVxdWV1ZWQyvQoKFFN1YnNjcmlwdGlvbnNTZXJ2aWNlEpwBChFMaXN0U3Vic2NyaXB0aW9ucxIsLnBsYXRmb3JtLmV2ZW50cy52Mi5MaXN0U3Vic2NyaXB0aW9uc1JlcXVlc3QaLS5wbGF0Zm9ybS5ldmVudHMudjIuTGlzdFN1YnNjcmlwdGlvbnNSZXNwb25zZSIqqrsYBhIC3wsYAYLT5JMCGhIYL2V2ZW50cy92Mi9zdWJzY3JpcHRpb25zEpcBCg9HZXRTdWJzY3JpcHRpb24SKi5wbGF0Zm9ybS5ldmVudHMudjIuR2V0U3Vic2NyaXB0aW9uUmVxdWVzdBogLnBsYXRmb3JtLmV2ZW50cy52Mi5TdWJzY3JpcHRpb24iNqq7GAkSAt8LIgN1aWSC0+STAiMSIS9ldmVudHMvdjIvc3Vic2NyaXB0aW9ucy97dWlkPSoqfRKxAQoSQ3JlYXRlU3Vic2NyaXB0aW9uEi0ucGxhdGZvcm0uZXZlbnRzLnYyLkNyZWF0ZVN1YnNjcmlwdGlvblJlcXVlc3QaIC5wbGF0Zm9ybS5ldmVudHMudjIuU3Vic2NyaXB0aW9uIkqquxgMEgLdCyIGcGFyZW50gtPkkwI0OgxzdWJzY3JpcHRpb24iJC9ldmVudHMvdjIvc3Vic2NyaXB0aW9ucy97cGFyZW50PSoqfRKTAQoSRGVsZXRlU3Vic2NyaXB0aW9uEi0ucGxhdGZvcm0uZXZlbnRzLnYyLkRlbGV0ZVN1YnNjcmlwdGlvblJlcXVlc3QaFi5nb29nbGUucHJvdG9idWYuRW1wdHkiNqq7GAkSAuALIgN1aWSC0+STAiMqIS9ldmVudHMvdjIvc3Vic2NyaXB0aW9ucy97dWlkPSoqfRKgAQoOTGlzdERlbGl2ZXJpZXMSKS5wbGF0Zm9ybS5ldmVudHMudjIuTGlzdERlbGl2ZXJpZXNSZXF1ZXN0GioucGxhdGZvcm0uZXZlbnRzLnYyLkxpc3REZWxpdmVyaWVzUmVzcG9uc2UiN6q7GBYSAt8LIhBzdWJzY3JpcHRpb25fdWlkgtPkkwIXEhUvZXZlbnRzL3YyL2RlbGl2ZXJpZXMSoQEKEVJlZGVsaXZlckRlbGl2ZXJ5EiwucGxhdGZvcm0uZXZlbnRzLnYyLlJlZGVsaXZlckRlbGl2ZXJ5UmVxdWVzdBocLnBsYXRmb3JtLmV2ZW50cy52Mi5EZWxpdmVyeSJAqrsYCRIC3gsiA3VpZILT5JMCLToBKiIoL2V2ZW50cy92Mi9kZWxpdmVyaWVzL3t1aWQ9Kip9OnJlZGVsaXZlchKtAQoTUmVkcml2ZVN1YnNjcmlwdGlvbhIuLnBsYXRmb3JtLmV2ZW50cy52Mi5SZWRyaXZlU3Vic2NyaXB0aW9uUmVxdWVzdBojLnBsYXRmb3JtLmV2ZW50cy52Mi5SZXF1ZXVlUmVzcG9uc2UiQaq7GAkSAt4LIgN1aWSC0+STAi46ASoiKS9ldmVudHMvdjIvc3Vic2NyaXB0aW9ucy97dWlkPSoqfTpyZWRyaXZlEqoBChJSZXBsYXlTdWJzY3JpcHRpb24SLS5wbGF0Zm9ybS5ldmVudHMudjIuUmVwbGF5U3Vic2NyaXB0aW9uUmVxdWVzdBojLnBsYXRmb3JtLmV2ZW50cy52Mi5SZXF1ZXVlUmVzcG9uc2UiQKq7GAkSAt4LIgN1aWSC0+STAi06ASoiKC9ldmVudHMvdjIvc3Vic2NyaXB0aW9ucy97dWlkPSoqfTpyZXBsYXliBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_common_v2_uidp]);
 
 /**
  * @generated from message platform.events.v2.Subscription
@@ -233,7 +233,7 @@ export type ListDeliveriesRequest = Message<"platform.events.v2.ListDeliveriesRe
   subscriptionUid: string;
 
   /**
-   * "pending", "failed", or empty for both.
+   * "pending", "failed", "delivered", or empty for pending and failed.
    *
    * @generated from field: string state = 2;
    */
@@ -286,13 +286,17 @@ export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = 
  */
 export type Delivery = Message<"platform.events.v2.Delivery"> & {
   /**
-   * "pending" or "failed".
+   * "pending", "failed" or "delivered".
    *
    * @generated from field: string state = 1;
    */
   state: string;
 
   /**
+   * Attempts made. A delivered delivery of the subscription's own stream reads 0 and has no
+   * last_* fields: the outbox keeps a cursor, not a row per delivery (ADR 0012); requeued
+   * deliveries keep theirs.
+   *
    * @generated from field: int64 attempts = 2;
    */
   attempts: bigint;
@@ -335,6 +339,20 @@ export type Delivery = Message<"platform.events.v2.Delivery"> & {
    * @generated from field: google.protobuf.Timestamp event_time = 9;
    */
   eventTime?: Timestamp | undefined;
+
+  /**
+   * Output only: <subscription uid>/<16 hex>.
+   *
+   * @generated from field: string uid = 10;
+   */
+  uid: string;
+
+  /**
+   * Output only: the delivery this one sends again ("" for the subscription's own stream).
+   *
+   * @generated from field: string redelivery_of = 11;
+   */
+  redeliveryOf: string;
 };
 
 /**
@@ -343,6 +361,85 @@ export type Delivery = Message<"platform.events.v2.Delivery"> & {
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
   messageDesc(file_platform_events_v2_subscriptions, 9);
+
+/**
+ * @generated from message platform.events.v2.RedeliverDeliveryRequest
+ */
+export type RedeliverDeliveryRequest = Message<"platform.events.v2.RedeliverDeliveryRequest"> & {
+  /**
+   * The delivery to send again: <subscription uid>/<16 hex>.
+   *
+   * @generated from field: string uid = 1;
+   */
+  uid: string;
+};
+
+/**
+ * Describes the message platform.events.v2.RedeliverDeliveryRequest.
+ * Use `create(RedeliverDeliveryRequestSchema)` to create a new message.
+ */
+export const RedeliverDeliveryRequestSchema: GenMessage<RedeliverDeliveryRequest> = /*@__PURE__*/
+  messageDesc(file_platform_events_v2_subscriptions, 10);
+
+/**
+ * @generated from message platform.events.v2.RedriveSubscriptionRequest
+ */
+export type RedriveSubscriptionRequest = Message<"platform.events.v2.RedriveSubscriptionRequest"> & {
+  /**
+   * @generated from field: string uid = 1;
+   */
+  uid: string;
+};
+
+/**
+ * Describes the message platform.events.v2.RedriveSubscriptionRequest.
+ * Use `create(RedriveSubscriptionRequestSchema)` to create a new message.
+ */
+export const RedriveSubscriptionRequestSchema: GenMessage<RedriveSubscriptionRequest> = /*@__PURE__*/
+  messageDesc(file_platform_events_v2_subscriptions, 11);
+
+/**
+ * @generated from message platform.events.v2.ReplaySubscriptionRequest
+ */
+export type ReplaySubscriptionRequest = Message<"platform.events.v2.ReplaySubscriptionRequest"> & {
+  /**
+   * @generated from field: string uid = 1;
+   */
+  uid: string;
+
+  /**
+   * Required: events at or after this time are sent again; not in the future.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message platform.events.v2.ReplaySubscriptionRequest.
+ * Use `create(ReplaySubscriptionRequestSchema)` to create a new message.
+ */
+export const ReplaySubscriptionRequestSchema: GenMessage<ReplaySubscriptionRequest> = /*@__PURE__*/
+  messageDesc(file_platform_events_v2_subscriptions, 12);
+
+/**
+ * @generated from message platform.events.v2.RequeueResponse
+ */
+export type RequeueResponse = Message<"platform.events.v2.RequeueResponse"> & {
+  /**
+   * Deliveries queued (always present, 0 included).
+   *
+   * @generated from field: optional int64 requeued = 1;
+   */
+  requeued?: bigint | undefined;
+};
+
+/**
+ * Describes the message platform.events.v2.RequeueResponse.
+ * Use `create(RequeueResponseSchema)` to create a new message.
+ */
+export const RequeueResponseSchema: GenMessage<RequeueResponse> = /*@__PURE__*/
+  messageDesc(file_platform_events_v2_subscriptions, 13);
 
 /**
  * SubscriptionsService manages webhook subscriptions. A subscription of a group receives, as
@@ -390,8 +487,9 @@ export const SubscriptionsService: GenService<{
     output: typeof EmptySchema;
   },
   /**
-   * The deliveries still owed to a subscription ("pending") and those given up on after the
-   * retry limit ("failed", the dead letters), oldest first.
+   * The deliveries still owed to a subscription ("pending"), those given up on after the retry
+   * limit ("failed", the dead letters) and, when asked for, those delivered while their events
+   * are kept ("delivered", see --events-retention).
    *
    * @generated from rpc platform.events.v2.SubscriptionsService.ListDeliveries
    */
@@ -399,6 +497,40 @@ export const SubscriptionsService: GenService<{
     methodKind: "unary";
     input: typeof ListDeliveriesRequestSchema;
     output: typeof ListDeliveriesResponseSchema;
+  },
+  /**
+   * Sends a delivered or dead-lettered delivery again, as a new delivery of the same CloudEvent
+   * (same `ce-id`): the receiver dedupes on it. A dead letter sent again is no longer a dead
+   * letter. A pending delivery is refused (FAILED_PRECONDITION, reason DELIVERY_PENDING).
+   *
+   * @generated from rpc platform.events.v2.SubscriptionsService.RedeliverDelivery
+   */
+  redeliverDelivery: {
+    methodKind: "unary";
+    input: typeof RedeliverDeliveryRequestSchema;
+    output: typeof DeliverySchema;
+  },
+  /**
+   * Sends every dead letter of the subscription again (each as a new delivery, same `ce-id`).
+   *
+   * @generated from rpc platform.events.v2.SubscriptionsService.RedriveSubscription
+   */
+  redriveSubscription: {
+    methodKind: "unary";
+    input: typeof RedriveSubscriptionRequestSchema;
+    output: typeof RequeueResponseSchema;
+  },
+  /**
+   * Sends again every kept event of the subscription's group and its descendants whose time is
+   * at or after `since`, including events stored before the subscription existed (ADR 0049).
+   * Events the subscription is still owed, or already has requeued, are not queued twice.
+   *
+   * @generated from rpc platform.events.v2.SubscriptionsService.ReplaySubscription
+   */
+  replaySubscription: {
+    methodKind: "unary";
+    input: typeof ReplaySubscriptionRequestSchema;
+    output: typeof RequeueResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_platform_events_v2_subscriptions, 0);
