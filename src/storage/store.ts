@@ -1,4 +1,5 @@
 import type { AdvisoryStore } from "./advisory-store.js";
+import type { AuditStore } from "./audit-store.js";
 import type { LoginSessionStore, SigningKeyStore, TokenRevocationStore } from "./auth-store.js";
 import type { ChangeFeed } from "./change-feed.js";
 import type { EolTagStore } from "./eol-store.js";
@@ -84,6 +85,8 @@ export interface Store {
   eol: EolTagStore;
   /** Whole-table walks of the registry's metadata for `wharf fsck` and `wharf backup` (reads only). */
   integrity: IntegrityStore;
+  /** The append-only audit log (ADR 0048). */
+  audit: AuditStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

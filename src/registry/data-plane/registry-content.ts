@@ -72,13 +72,27 @@ export interface RegistryContent {
   manifest(repoUid: string, digest: string): Promise<StoredManifest | undefined>;
   /** Stores a manifest and moves its tag: commitManifest, dropping any cached entry first. */
   pushManifest(args: Parameters<typeof commitManifest>[1]): Promise<void>;
-  /** Deletes tag `tag` of the repo, recording `tag.deleted` by `principal`; false when there is none. */
-  deleteTag(repoUid: string, tag: string, principal: Principal | undefined): Promise<boolean>;
+  /**
+   * Deletes tag `tag` of the repo, recording `tag.deleted` by `principal` (and running `audited`,
+   * the audit record, in the same transaction); false when there is none.
+   */
+  deleteTag(
+    repoUid: string,
+    tag: string,
+    principal: Principal | undefined,
+    audited?: (tx: Store) => Promise<void>,
+  ): Promise<boolean>;
   /**
    * Deletes manifest `digest` of the repo and every tag pointing at it (each a `tag.deleted` by
-   * `principal`, recorded in the tag history), in one transaction; false when there is none.
+   * `principal`, recorded in the tag history), in one transaction with `audited` (the audit
+   * record); false when there is none.
    */
-  deleteManifest(repoUid: string, digest: string, principal: Principal | undefined): Promise<boolean>;
+  deleteManifest(
+    repoUid: string,
+    digest: string,
+    principal: Principal | undefined,
+    audited?: (tx: Store) => Promise<void>,
+  ): Promise<boolean>;
   /** The manifests of the repo whose subject is `digest`, optionally of one artifact type. */
   referrers(repoUid: string, digest: string, artifactType: string | undefined): Promise<Referrer[]>;
   /** Tag names of the repo in byte order, after `after`, at most `limit`. */
@@ -172,16 +186,17 @@ export function createRegistryContent(deps: {
       await commitManifest(store, args);
     },
 
-    deleteTag(repoUid, name, principal) {
+    deleteTag(repoUid, name, principal, audited) {
       return store.transaction(async (tx) => {
         const tag = await tx.tags.getByName(repoUid, name);
         if (!tag || !(await tx.tags.delete(tag.uid, clock.now()))) return false;
         await tagDeleted(tx, repoUid, principal, tag.uid);
+        await audited?.(tx);
         return true;
       });
     },
 
-    async deleteManifest(repoUid, digest, principal) {
+    async deleteManifest(repoUid, digest, principal, audited) {
       const now = clock.now();
       const deleted = await store.transaction(async (tx) => {
         if (!(await tx.manifests.delete(repoUid, digest))) return false;
@@ -193,6 +208,7 @@ export function createRegistryContent(deps: {
           await tx.tags.delete(tag.uid, now);
           await tagDeleted(tx, repoUid, principal, tag.uid);
         }
+        await audited?.(tx);
         return true;
       });
       if (deleted) cache.forget(repoUid, digest);

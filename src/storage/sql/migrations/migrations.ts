@@ -15,6 +15,7 @@ import { advisoriesMigration } from "./0012-advisories.js";
 import { librariesMigration } from "./0013-libraries.js";
 import { eolMigration } from "./0014-eol.js";
 import { dispatcherOwnersMigration } from "./0015-dispatcher-owners.js";
+import { auditLogMigration } from "./0019-audit-log.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -37,6 +38,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0013-libraries": librariesMigration(dialect),
     "0014-eol": eolMigration(dialect),
     "0015-dispatcher-owners": dispatcherOwnersMigration(dialect),
+    "0019-audit-log": auditLogMigration(dialect),
   };
 }
 
