@@ -61,6 +61,8 @@ export async function startTestServer(
     /** Event delivery and pull batching tunables. */
     events?: ServerOptions["events"];
     pullEvents?: ServerOptions["pullEvents"];
+    /** Audit log tunables (record batch, retention interval). */
+    audit?: ServerOptions["audit"];
     /** Resolves webhook sink host names (simulated DNS); delivery then runs on the test's thread. */
     resolveSinkHost?: ServerOptions["resolveSinkHost"];
     /** The SQLite file's write lock, for a test thread to hold (see write-lock-holder.ts). */
@@ -85,6 +87,7 @@ export async function startTestServer(
     ...(opts.federation ? { federation: opts.federation } : {}),
     ...(opts.events ? { events: opts.events } : {}),
     ...(opts.pullEvents ? { pullEvents: opts.pullEvents } : {}),
+    ...(opts.audit ? { audit: opts.audit } : {}),
     ...(opts.resolveSinkHost ? { resolveSinkHost: opts.resolveSinkHost } : {}),
     ...(opts.sqliteWriteLock ? { sqliteWriteLock: opts.sqliteWriteLock } : {}),
   });
