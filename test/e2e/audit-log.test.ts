@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, it } from "node:test";
 import type { Clock } from "../../src/core/clock.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
+import { cliChecks } from "../support/cli-checks.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { forEachEngine } from "../support/databases.js";
 import { personWithRole, registeredPerson } from "../support/registered-person.js";
 import { buildImage, pushImage, putManifest } from "../support/registry-push.js";
@@ -257,6 +259,48 @@ forEachEngine("audit log", (db) => {
       seen,
       all.map((r) => r.uid),
     );
+  });
+
+  it("wharf audit list filters by organization name, result, action and time", async () => {
+    const cli = cliChecks(runCliInProcess, () => ({
+      PATH: process.env.PATH,
+      HOME: wharf.dataDir,
+      WHARF_CONFIG_DIR: `${wharf.dataDir}/cli`,
+      WHARF_API_URL: wharf.apiUrl,
+      WHARF_TOKEN: alice.token,
+    }));
+    const denied = await cli.json<Rec[]>([
+      "audit",
+      "list",
+      "--org",
+      "acme",
+      "--result",
+      "denied",
+      "--since",
+      "1h",
+    ]);
+    assert.ok(denied.length >= 2);
+    for (const r of denied) assert.equal(r.result.code, "DENIED");
+    const pushes = await cli.json<Rec[]>([
+      "audit",
+      "list",
+      "--org",
+      "acme",
+      "--action",
+      "registry.push",
+      "--limit",
+      "1",
+    ]);
+    assert.equal(pushes.length, 1);
+    assert.equal(
+      (await cli.json<Rec[]>(["audit", "list", "--org", "acme", "--until", "2000-01-01T00:00:00Z"])).length,
+      0,
+    );
+    await cli.fails(["audit", "list", "--result", "MAYBE"], 2, /OK, DENIED or FAILED/);
+    await cli.fails(["audit", "list", "--since", "yesterday"], 2, /RFC 3339/);
+    // globex is invisible to alice by name; by uid its log is refused.
+    await cli.fails(["audit", "list", "--org", "globex"], 4, /not found/);
+    await cli.fails(["audit", "list", "--org", globex], 5, /PERMISSION_DENIED/);
   });
 
   it("shows an owner of another organization none of acme's records, and refuses them acme's log", async () => {
