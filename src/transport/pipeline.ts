@@ -136,7 +136,8 @@ export interface Pipeline {
    * `record.cancellation`; all of it inside the request's span (store and blob spans descend from
    * it). Returns the handler's response. Throws only DomainErrors (anything else becomes INTERNAL)
    * and records the outcome on `record`; a call given up on (before the handler, or before it
-   * answered) throws the cancellation's reason.
+   * answered) throws the cancellation's reason. With an auditor, a mutating RPC's context carries
+   * its CallAudit, and the auditor's `finished` is awaited before the answer (ADR 0048).
    */
   invoke(
     record: CallRecord,

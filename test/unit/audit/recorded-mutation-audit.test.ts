@@ -114,32 +114,6 @@ forEachEngine("audit records of recorded mutations", (db) => {
       [["DENIED", "UNAUTHENTICATED", ""]],
     );
   });
-
-  it("prunes in batches, oldest first, and only before the cutoff", async () => {
-    const uid = newRootUid();
-    const rows = [1, 2, 3, 4, 5].map((i) => ({
-      uid: `${i}`.padStart(32, "0"),
-      time: i * 1000,
-      groupUid: uid,
-      actor: "",
-      action: "x",
-      resource: uid,
-      resultCode: "OK" as const,
-      resultReason: "",
-      requestId: "",
-      sourceAddress: "",
-      userAgent: "",
-    }));
-    await store.audit.append(rows);
-    assert.equal(await store.audit.pruneBefore(4500, 2), 2);
-    assert.equal(await store.audit.pruneBefore(4500, 2), 2);
-    assert.equal(await store.audit.pruneBefore(4500, 2), 0);
-    const left = await store.audit.list({ resource: uid }, { limit: 10 });
-    assert.deepEqual(
-      left.map((r) => r.row.time),
-      [5000],
-    );
-  });
 });
 
 it("classifies errors: DENIED for refusals, FAILED with the precondition type or reason otherwise", () => {

@@ -52,7 +52,8 @@ export type AuditRecord = Message<"platform.audit.v2.AuditRecord"> & {
 
   /**
    * The RPC's full name (`platform.registry.v2.ReposService/DeleteRepo`), or `registry.push`,
-   * `registry.delete`, `registry.pull`, `registry.denied` (a refused registry request).
+   * `registry.delete`, `registry.pull`. A refused registry request takes the action it attempted
+   * (GET/HEAD: pull, DELETE: delete, other methods: push; `registry.token` for the token endpoint).
    *
    * @generated from field: string action = 5;
    */
