@@ -292,10 +292,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
           record.code = 0;
         } catch (err) {
           const domainError = fail(record, err);
-          await auditFinished(call, entry, request, domainError);
+          const writing = auditFinished(call, entry, request, domainError);
+          if (writing !== undefined) await writing;
           throw domainError;
         }
-        await auditFinished(call, entry, request, undefined);
+        // Awaited only when there is something to write: a read costs no extra turn.
+        const writing = auditFinished(call, entry, request, undefined);
+        if (writing !== undefined) await writing;
         return response;
       });
     },
