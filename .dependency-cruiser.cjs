@@ -4,7 +4,7 @@
 //   composition  server.ts, service-bindings.ts, composition/,     builds and starts everything
 //                cli/, config/, workers/ (the entry module of each worker thread)
 //   edges        transport/, oci/, plain-routes/                  speak HTTP, gRPC, OCI to clients
-//   domains      iam/, registry/, events/, federation/, login/, ping/, libraries/, advisories/, vulnreports/
+//   domains      iam/, registry/, events/, federation/, login/, ping/, libraries/, advisories/, vulnreports/, audit/
 //   shared kits  auth/, authz/, core/, oidc/, codec/, observability/
 //   seams        storage/                                          metadata store and blob drivers
 //
@@ -20,7 +20,7 @@
 
 const COMPOSITION = "^src/(server\\.ts|service-bindings\\.ts|composition/|cli/|config/|workers/)";
 const EDGES = "^src/(transport|oci|plain-routes)/";
-const DOMAINS = "^src/(iam|registry|events|federation|login|ping|libraries|advisories|vulnreports)/";
+const DOMAINS = "^src/(iam|registry|events|federation|login|ping|libraries|advisories|vulnreports|audit)/";
 const KITS = "^src/(auth|authz|core|oidc|codec|observability)/";
 const SEAMS = "^src/storage/";
 const GENERATED = "^src/gen/";

@@ -11,6 +11,11 @@
 // window): the server figure is the steadier one and the one server changes move. The baseline is
 // measured before and after the four loads and the higher figure is used.
 //
+// BENCH_MIX=write measures API writes instead: closed-loop cycles of create, update and delete of a
+// repo over REST (each write records its change's event and, in the same transaction, its audit
+// record: ADR 0048), as writes/s and server CPU per write; it checks afterwards that every write
+// left exactly one audit record. Compare it across checkouts (run it before and after a change).
+//
 // The server runs in this process from the build in dist/, the code `wharf serve` runs (the npm
 // script builds it first when src/ changed). BENCH_WORKERS=1,2 measures `wharf serve --workers N`
 // on PostgreSQL instead (see api-workers.ts).
@@ -36,6 +41,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 /** `http2` (default): a minimal node:http2 gRPC client; `grpc-js`: @grpc/grpc-js (see load/grpc-load.ts). */
 const GRPC_CLIENT = process.env.BENCH_GRPC_CLIENT ?? "http2";
+/** `read` (default): GETs and list pages against the bare baseline; `write`: create/update/delete cycles. */
+const MIX = process.env.BENCH_MIX ?? "read";
 const here = new URL(".", import.meta.url).pathname;
 
 interface LoadResult {
@@ -87,6 +94,53 @@ async function bareBaseline(sample: object): Promise<LoadResult> {
     server.closeAllConnections();
     server.close();
   }
+}
+
+/** BENCH_MIX=write: create/update/delete cycles, reported per write, and the audit records they left. */
+async function writeMix(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), "wharf-bench-"));
+  const config = loadConfig({ dataDir, apiAddr: "127.0.0.1:0", registryAddr: "127.0.0.1:0" }, {});
+  const server = await startServer(config, { logger: () => {} });
+  try {
+    const { org } = await seedRepos(server, REPOS);
+    const token = await createIssuer({
+      store: server.store,
+      issuerUrl: server.apiUrl,
+      clock: systemClock,
+    }).mint({
+      subject: ADMIN_IDENTITY_UID,
+      audience: server.apiUrl,
+      ttlSeconds: 3600,
+    });
+    const auditedBefore = await countAudit(server.store);
+    const result = await load("write-load.ts", [
+      server.apiUrl,
+      org,
+      String(CONCURRENCY),
+      String(SECONDS),
+      token,
+    ]);
+    const writes = result.allRequests * 3;
+    const audited = (await countAudit(server.store)) - auditedBefore;
+    console.log(
+      `\nconcurrency ${CONCURRENCY}, ${SECONDS} s, ${REPOS} repos in SQLite, REST create/update/delete cycles`,
+    );
+    console.log(
+      `API writes ${(result.rps * 3).toFixed(0).padStart(7)} writes/s (${result.rps.toFixed(0)} cycles/s) errors ${result.errors}  (CPU/write: server ${cpu(result.serverCpuUs / 3)}, client ${cpu(result.clientCpuUs / 3)})`,
+    );
+    // Every write of every cycle (the warm-up's included) has its record, and none has two.
+    const ok = result.errors === 0 && audited === writes;
+    console.log(`audit records written: ${audited} for ${writes} writes  ${ok ? "PASS" : "FAIL"}`);
+    process.exitCode = ok ? 0 : 1;
+  } finally {
+    await server.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** How many audit records the store holds (a page of at most 10 million: a bench's worth). */
+async function countAudit(store: Awaited<ReturnType<typeof startServer>>["store"]): Promise<number> {
+  return (await store.audit.list({}, { limit: 10_000_000 })).length;
 }
 
 async function main(): Promise<void> {
@@ -176,6 +230,8 @@ function cpu(us: number): string {
 
 if (process.env.BENCH_WORKERS) {
   await (await import("./api-workers.js")).runApiWorkers(process.env.BENCH_WORKERS);
+} else if (MIX === "write") {
+  await writeMix();
 } else {
   await main();
 }

@@ -1,5 +1,6 @@
 import { recordIssuerUrls } from "./auth/issuer-urls.js";
 import { buildApiHandler } from "./composition/api-wing.js";
+import { type AuditTunables, buildAudit } from "./composition/audit-wing.js";
 import { followChanges } from "./composition/change-followers.js";
 import { buildCore } from "./composition/core.js";
 import { buildDelivery } from "./composition/delivery-wing.js";
@@ -68,6 +69,8 @@ export interface ServerOptions {
   pullEvents?: Partial<PullEventOptions>;
   /** Retention scheduler tunables: how often it looks for due policies (ms). */
   retention?: { pollMs?: number };
+  /** Audit log tunables: the record batch and the retention job's interval (ADR 0048). */
+  audit?: AuditTunables;
   /**
    * Resolves webhook sink host names, when subscriptions are created and when deliveries connect;
    * default: the system resolver. Tests simulate DNS with it (delivery then runs on the serving
@@ -130,17 +133,21 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       ...{ tunables: options, onClose },
     });
     const operations = buildOperations({ ...base, clusterWorker: options.clusterWorker });
+    const audit = buildAudit({ ...base, config: config.audit, tunables: options.audit, onClose });
     const securityData = buildSecurityData({
       ...{ ...base, events: delivery.events, verifier: tokens.verifier, access },
       vulnReportMaxBytes: config.vulnReportMaxBytes,
     });
     const securityRoutes = securityData.routes;
     api.serve(
-      buildApiHandler({ ...base, config, pageTokens, access, tokens, delivery, operations, securityRoutes }),
+      buildApiHandler({
+        ...{ ...base, config, pageTokens, access, tokens, delivery, operations, securityRoutes },
+        audit: audit.api,
+      }),
     );
     const registryDeps = buildRegistryDeps({
       ...{ ...base, config, access, issuer: tokens.issuer, revocations: tokens.revocations },
-      ...{ pullTokens: tokens.federation.pullTokens, delivery, operations, securityData },
+      ...{ pullTokens: tokens.federation.pullTokens, delivery, operations, securityData, audit },
     });
     onClose(
       unsubscribeAsync(

@@ -5,11 +5,13 @@ import {
 } from "./advisories/security-advisory-service.js";
 import { createAdvisoriesV1Service } from "./advisories/v1/advisories-v1-service.js";
 import { createSecurityAdvisoryV1Service } from "./advisories/v1/security-advisory-v1-service.js";
+import { type AuditLogServiceDeps, createAuditLogService } from "./audit/audit-log-service.js";
 import { bindService, type ServiceBinding } from "./core/service.js";
 import { createSubscriptionsService, type SubscriptionsServiceDeps } from "./events/subscriptions-service.js";
 import { createSubscriptionsV1Service } from "./events/v1/subscriptions-v1-service.js";
 import { SecurityAdvisory } from "./gen/platform/advisory/v1/security_advisory_pb.js";
 import { SecurityAdvisoryService } from "./gen/platform/advisory/v2/security_advisory_pb.js";
+import { AuditLogService } from "./gen/platform/audit/v2/audit_pb.js";
 import { Auth } from "./gen/platform/auth/v1/auth_pb.js";
 import { Subscriptions } from "./gen/platform/events/v1/subscriptions_pb.js";
 import { SubscriptionsService } from "./gen/platform/events/v2/subscriptions_pb.js";
@@ -94,7 +96,8 @@ export interface ServiceDeps
     AdvisoriesServiceDeps,
     Omit<SecurityAdvisoryServiceDeps, "resolvedVulns">,
     VulnReportServiceDeps,
-    EolTagsServiceDeps {
+    EolTagsServiceDeps,
+    AuditLogServiceDeps {
   /** The whole Store: each domain's deps name the sub-stores it uses, and the Store has them all. */
   store: Store;
 }
@@ -142,6 +145,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ArtifactsService, artifacts),
     bindService(AdvisoriesService, advisories),
     bindService(SecurityAdvisoryService, securityAdvisory),
+    bindService(AuditLogService, createAuditLogService(deps)),
     bindService(Registry, {
       ...createRegistryV1VulnReportHandlers(deps),
       ...createRegistryV1Handlers({ repos, tags, images }, deps.store),

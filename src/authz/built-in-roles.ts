@@ -58,8 +58,10 @@ const registryPullTokenCreator: Capability[] = [
 
 // ViewerCaps = ConsoleViewer (every `*.list`) + RegistryPull (adds repo.blobs.get) + terms.list.
 // Derived from the enum so a new list capability reaches viewers without touching this file.
+// The audit log is the owner's to read (who did what is not every viewer's business).
+const OWNER_ONLY_LISTS: readonly Capability[] = [C.CAP_AUDIT_LIST];
 const viewer: Capability[] = [
-  ...customerCaps.filter((c) => shortNameOf(c).endsWith(".list")),
+  ...customerCaps.filter((c) => shortNameOf(c).endsWith(".list") && !OWNER_ONLY_LISTS.includes(c)),
   C.CAP_REPO_BLOBS_GET,
 ];
 

@@ -18,6 +18,7 @@ import { trustedProxies } from "../transport/client-address.js";
 import { createConsoleRoutes } from "../transport/console-routes.js";
 import { type ApiHandler, createApiHandler, type ExtraRoute } from "../transport/create-api-handler.js";
 import { createOperationsRoutes } from "../transport/operations-routes.js";
+import type { CallAuditor } from "../transport/pipeline.js";
 import type { Delivery } from "./delivery-wing.js";
 import type { Operations } from "./operations.js";
 import type { PublicUrls } from "./ports.js";
@@ -48,6 +49,8 @@ export interface ApiWingDeps {
   operations: Operations;
   /** The security data wing's routes (the vulnerability report upload). */
   securityRoutes: readonly ExtraRoute[];
+  /** The audit log of mutating calls (ADR 0048). */
+  audit?: CallAuditor | undefined;
 }
 
 /**
@@ -119,6 +122,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
       ...createLoginRoutes(loginFlow),
     ],
     fallbackRoute: webConsole.fallback,
+    audit: deps.audit,
     rateLimit: apiLimit === undefined ? undefined : createApiRateLimiter(createTokenBuckets(apiLimit, clock)),
   });
 }

@@ -1,3 +1,4 @@
+import { createRegistryAudit } from "../audit/registry-audit.js";
 import type { Issuer } from "../auth/issuer.js";
 import type { RevocationChecker } from "../auth/token-revocations.js";
 import { createTokenVerifier } from "../auth/token-verifier.js";
@@ -22,6 +23,7 @@ import { createRepoResolver } from "../registry/data-plane/repo-resolver.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 import { trustedProxies } from "../transport/client-address.js";
+import type { AuditWing } from "./audit-wing.js";
 import type { Delivery } from "./delivery-wing.js";
 import type { Operations } from "./operations.js";
 import type { PublicUrls } from "./ports.js";
@@ -45,6 +47,8 @@ export interface RegistryWingDeps {
   delivery: Pick<Delivery, "events" | "pullEvents">;
   operations: Operations;
   securityData: Pick<SecurityData, "vulnReferrers">;
+  /** The audit log's record batch and `--audit-pulls` (ADR 0048); none when omitted. */
+  audit?: Pick<AuditWing, "buffer" | "pulls"> | undefined;
 }
 
 /**
@@ -74,15 +78,26 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
     accessResolver: deps.access,
     pullTokens: deps.pullTokens,
   });
+  const resolver = createRepoResolver({
+    store,
+    clock,
+    events,
+    ...(deps.config.cacheTtlMs === undefined ? {} : { ttlMs: deps.config.cacheTtlMs }),
+  });
+  const audit = deps.audit;
   return {
     content: createRegistryContent({ store, blobs, clock, events }),
     uploads: createBlobUploads({ store, blobs, clock, events }),
-    resolver: createRepoResolver({
-      store,
-      clock,
-      events,
-      ...(deps.config.cacheTtlMs === undefined ? {} : { ttlMs: deps.config.cacheTtlMs }),
-    }),
+    resolver,
+    audit:
+      audit === undefined
+        ? undefined
+        : createRegistryAudit({
+            clock,
+            buffer: audit.buffer,
+            auditPulls: audit.pulls,
+            groupOfRepository: async (name) => (await resolver.resolve(name)).scope ?? "",
+          }),
     auth,
     gate: createRegistryGate({ auth, publicNamespace: deps.config.publicNamespace }),
     publicContent: createPublicContent(store),

@@ -76,6 +76,8 @@ export interface WharfConfig {
   trustProxy: string[];
   /** The server's log lines: the least severe level written, and json or pretty (ADR 0041). */
   log: { level: LogLevel; format: LogFormat };
+  /** The audit log (ADR 0048): pulls recorded too (default false), and how long records are kept (ms, default 400 days). */
+  audit: { pulls: boolean; retentionMs: number };
 }
 
 /** The rate limits of `--rate-limit-api` and `--rate-limit-registry` (ADR 0043); a limit left out is off. */
@@ -150,6 +152,8 @@ export interface ConfigInput {
   trustProxy?: string | undefined;
   logLevel?: string | undefined;
   logFormat?: string | undefined;
+  auditPulls?: string | undefined;
+  auditRetention?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -190,6 +194,8 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   trustProxy: "WHARF_TRUST_PROXY",
   logLevel: "WHARF_LOG_LEVEL",
   logFormat: "WHARF_LOG_FORMAT",
+  auditPulls: "WHARF_AUDIT_PULLS",
+  auditRetention: "WHARF_AUDIT_RETENTION",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -241,6 +247,10 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     log: {
       level: parseChoice(pick("logLevel") ?? "info", LOG_LEVELS, "log-level"),
       format: parseChoice(pick("logFormat") ?? "json", LOG_FORMATS, "log-format"),
+    },
+    audit: {
+      pulls: parseFlag(pick("auditPulls"), "audit-pulls"),
+      retentionMs: parseDurationMs(pick("auditRetention") ?? "400d", "audit-retention"),
     },
   };
 }

@@ -41,10 +41,33 @@ export interface RequestContext {
    * work stops and nothing is committed. Made on first read (see `Cancellation`).
    */
   readonly signal: AbortSignal;
+  /** The call's audit facts: set on mutating RPCs only (see CallAudit). */
+  readonly audit?: CallAudit | undefined;
 }
 
 /** The principal of an authenticated RPC; throws when called for an anonymous one (a bug). */
 export function principalOf(ctx: RequestContext): Principal {
   if (!ctx.principal) throw new Error("principalOf called on an unauthenticated request");
   return ctx.principal;
+}
+
+/**
+ * The audit facts of one mutating API call (ADR 0048), carried on its RequestContext: the first
+ * change the call records (`EventRecorder.change`) writes the call's audit record in the change's
+ * transaction and sets `recorded`; the pipeline writes the record of a call that was refused or
+ * that changed nothing, after the answer is known. Absent on reads: they cost nothing.
+ */
+export interface CallAudit {
+  /** The RPC's full name (`platform.registry.v2.ReposService/DeleteRepo`). */
+  readonly action: string;
+  readonly requestId: string;
+  /** The client's address ("" when unknown). */
+  readonly sourceAddress: string;
+  /** The User-Agent header ("" when none). */
+  readonly userAgent: string;
+  /**
+   * True once an OK record was written in a transaction of the call (reset when that
+   * transaction rolls back through `recordedMutation`).
+   */
+  recorded: boolean;
 }

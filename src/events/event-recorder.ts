@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { create, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import { auditChangeIn } from "../audit/api-audit.js";
 import { createJsonEncoders } from "../codec/json-encoder.js";
 import type { Principal, RequestContext } from "../core/context.js";
 import { currentTraceparent } from "../core/tracing.js";
@@ -44,7 +45,8 @@ export interface RegistryChange {
 /**
  * Writes events into the outbox. Every call must be given the transaction handle of the change it
  * reports, so the event commits or rolls back with it (no change without its event, no event
- * without its change). When no subscription wants the event, nothing is written. With tracing on,
+ * without its change). When no subscription wants the event, nothing is written; the audit record
+ * of an audited API call is written in any case (`change`, ADR 0048). With tracing on,
  * each event carries the `traceparent` extension of the span it was recorded in (ADR 0042).
  */
 export interface EventRecorder {
@@ -56,9 +58,12 @@ export interface EventRecorder {
 
 /**
  * Who made a change, and when: a RequestContext satisfies it. Its `signal`, when there is one,
- * stops a recorded mutation (see recordedMutation); the registry's writes have none.
+ * stops a recorded mutation (see recordedMutation); the registry's writes have none. Its `audit`,
+ * on a mutating API call, makes the first change write the call's audit record (ADR 0048).
  */
-export type ChangeContext = Pick<RequestContext, "principal" | "clock"> & { readonly signal?: AbortSignal };
+export type ChangeContext = Pick<RequestContext, "principal" | "clock" | "audit"> & {
+  readonly signal?: AbortSignal;
+};
 
 /** The `actor` of a request: its principal's identity and `act` claim. */
 export function actorOf(ctx: ChangeContext): EventActor {
@@ -117,6 +122,7 @@ export function createEventRecorder(opts: {
   };
   return {
     async change(tx, ctx, change) {
+      await auditChangeIn(tx, ctx, { resource: change.subject, group: change.group });
       const deliveries = await tx.events.append({
         id: randomUUID(),
         type: apiEventType(change.resource, change.verb),

@@ -20,7 +20,7 @@ export type RecordedChange<T, D extends DescMessage> =
 
 /**
  * Runs `write` and then records the change it made, in one transaction of `deps.store`: the event
- * commits with the write or not at all, and a throw from either rolls both back and rethrows.
+ * (and, on an audited API call, the call's audit record: ADR 0048) commits with the write or not at all, and a throw from either rolls both back and rethrows.
  * The transaction takes `ctx.signal` (a request's): once it fired, it rolls back with its reason
  * instead of committing (see `Store.transaction`). Resolves with what `write` returned.
  */
@@ -30,10 +30,18 @@ export function recordedMutation<T, D extends DescMessage>(
   write: (tx: Store) => Promise<T>,
   change: RecordedChange<T, D>,
 ): Promise<T> {
-  return deps.store.transaction(async (tx) => {
+  const audit = ctx.audit;
+  const auditedBefore = audit?.recorded;
+  const done = deps.store.transaction(async (tx) => {
     const written = await write(tx);
     const recorded = typeof change === "function" ? change(written) : change;
     if (recorded !== undefined) await deps.events.change(tx, ctx, recorded);
     return written;
   }, ctx.signal);
+  if (audit === undefined || auditedBefore) return done;
+  // A rolled-back audit record was never written: the call's outcome still needs one.
+  return done.catch((err: unknown) => {
+    audit.recorded = false;
+    throw err;
+  });
 }

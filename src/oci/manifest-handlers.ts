@@ -7,7 +7,7 @@ import { MAX_MANIFEST_BYTES, parseManifest } from "../registry/manifest-parser.j
 import { quotaEventSink } from "../registry/quotas/storage-quota.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { readBody } from "./read-body.js";
-import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
+import { auditFacts, authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
 import { TAG } from "./routes.js";
 
 type Reference = { digest: string } | { tag: string };
@@ -34,6 +34,11 @@ function readReference(reference: string): Reference | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** How the audit log names a manifest reference: `<repository>:<tag>` or `<repository>@<digest>`. */
+export function referenceName(name: string, reference: string): string {
+  return isDigest(reference) ? `${name}@${reference}` : `${name}:${reference}`;
 }
 
 function unknownReference(reference: string, name: string): OciError {
@@ -95,6 +100,12 @@ export async function getManifest(
     etag: `"${manifest.digest}"`,
   });
   ex.res.end(ex.head ? undefined : manifest.content);
+  if (!ex.head && deps.audit?.pulls) {
+    deps.audit.pulled(auditFacts(ex, caller.principal), {
+      resource: referenceName(name, reference),
+      repoUid: repo.uid,
+    });
+  }
   if (!ex.head) {
     const time = deps.clock.now();
     deps.pullEvents.pulled(
@@ -171,7 +182,13 @@ export async function putManifest(
     parsed,
     ...("tag" in ref ? { tag: ref.tag } : {}),
     now,
-    recordPush: (tx, previous) => deps.events.registry(tx, pushEvent(facts, previous)),
+    recordPush: async (tx, previous) => {
+      await deps.events.registry(tx, pushEvent(facts, previous));
+      await deps.audit?.changed(tx, "registry.push", auditFacts(ex, caller.principal), {
+        resource: referenceName(name, "tag" in ref ? ref.tag : digest),
+        repoUid: repo.uid,
+      });
+    },
     onQuota: quotaEventSink(deps.events, { principal: caller.principal, clock: deps.clock }),
   });
   ex.res.writeHead(201, {
@@ -203,11 +220,20 @@ export async function deleteManifest(
   const { caller, resolved } = await authorize(deps, ex, name, "delete", { instead });
   const repo = existingRepo(resolved);
   if (ref === undefined) throw unknownReference(reference, name);
+  const audit = deps.audit;
+  const audited =
+    audit === undefined
+      ? undefined
+      : (tx: Parameters<typeof audit.changed>[0]) =>
+          audit.changed(tx, "registry.delete", auditFacts(ex, caller.principal), {
+            resource: referenceName(name, reference),
+            repoUid: repo.uid,
+          });
   if ("tag" in ref) {
-    if (!(await deps.content.deleteTag(repo.uid, ref.tag, caller.principal, name))) {
+    if (!(await deps.content.deleteTag(repo.uid, ref.tag, caller.principal, name, audited))) {
       throw ociError("MANIFEST_UNKNOWN", `tag ${ref.tag} is not in ${name}`);
     }
-  } else if (!(await deps.content.deleteManifest(repo.uid, ref.digest, caller.principal, name))) {
+  } else if (!(await deps.content.deleteManifest(repo.uid, ref.digest, caller.principal, name, audited))) {
     throw ociError("MANIFEST_UNKNOWN", `manifest ${ref.digest} is not in ${name}`);
   }
   ex.res.writeHead(202, { "content-length": 0 });

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Principal } from "../core/context.js";
 import { startRequestTrace, withinSpan } from "../core/tracing.js";
 import { HEALTHZ_PATH, READYZ_PATH, readinessAnswer } from "../observability/readiness.js";
 import { clientAddressOf, forwardedOriginOf, NO_TRUSTED_PROXIES } from "../transport/client-address.js";
@@ -18,6 +19,7 @@ import {
   toOciError,
 } from "./oci-errors.js";
 import { listReferrers } from "./referrers-handler.js";
+import { auditRefusal } from "./refusal-audit.js";
 import type { Exchange, RegistryDeps } from "./registry-request.js";
 import { matchRoute, type RegistryRoute } from "./routes.js";
 import { listTags } from "./tag-list-handler.js";
@@ -69,11 +71,11 @@ async function base(deps: RegistryDeps, ex: Exchange): Promise<void> {
  * `deps` for one request, its authenticator telling `seen` each caller it verifies (the identity
  * the request's log line names).
  */
-function watchingCaller(deps: RegistryDeps, seen: (identityUid: string | undefined) => void): RegistryDeps {
+function watchingCaller(deps: RegistryDeps, seen: (principal: Principal | undefined) => void): RegistryDeps {
   const auth: RegistryDeps["auth"] = Object.create(deps.auth);
   auth.authenticate = async (headers, opts) => {
     const caller = await deps.auth.authenticate(headers, opts);
-    seen(caller.principal?.identityUid);
+    seen(caller.principal);
     return caller;
   };
   return { ...deps, auth };
@@ -101,15 +103,17 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
     if (deps.consoleOrigin && applyConsoleCors(req, res, deps.consoleOrigin)) return;
     const trust = deps.trustProxy ?? NO_TRUSTED_PROXIES;
     const clientAddress = clientAddressOf(req, trust);
-    const ex: Exchange = { req, res, url, head: method === "HEAD", clientAddress };
     const requestId = randomUUID();
+    const ex: Exchange = { req, res, url, head: method === "HEAD", clientAddress, requestId };
     const trace = startRequestTrace(`${method} registry`, req.headers.traceparent, {
       "http.request.method": method,
       "url.path": url.pathname,
     });
     let identityUid: string | undefined;
-    const requestDeps = watchingCaller(deps, (uid) => {
-      identityUid ??= uid;
+    let principal: Principal | undefined;
+    const requestDeps = watchingCaller(deps, (seen) => {
+      identityUid ??= seen?.identityUid;
+      principal ??= seen;
     });
     res.setHeader("docker-distribution-api-version", "registry/2.0");
     res.setHeader("x-request-id", requestId);
@@ -165,6 +169,7 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
         // only: an HTTP/2 stream ends alone, and HTTP/2 has no Connection header).
         if (!req.readableEnded && req.httpVersionMajor === 1) res.setHeader("connection", "close");
         sendOciError(res, error, ex.head);
+        auditRefusal(deps, ex, route, error, principal);
       }
     } finally {
       const seconds = (performance.now() - started) / 1000;

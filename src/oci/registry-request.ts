@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RegistryAudit, RegistryRequestFacts } from "../audit/registry-audit.js";
 import type { Issuer } from "../auth/issuer.js";
 import type { Clock } from "../core/clock.js";
 import type { Principal } from "../core/context.js";
@@ -33,6 +34,8 @@ export interface RegistryDeps {
   events: EventRecorder;
   /** Pull events, batched off the pull path. */
   pullEvents: PullEventBuffer;
+  /** The audit log of pushes, deletes, refusals and (`--audit-pulls`) pulls (ADR 0048); none when omitted. */
+  audit?: RegistryAudit | undefined;
   clock: Clock;
   /** Public URL of the registry (the audience of its tokens). */
   registryUrl: string;
@@ -67,6 +70,19 @@ export interface Exchange {
   head: boolean;
   /** The client's address (a trusted proxy's `X-Forwarded-For` counted; see `clientAddressOf`). */
   clientAddress?: string;
+  /** The request's id (its `x-request-id` answer header), for the audit log. */
+  requestId?: string;
+}
+
+/** The audit facts of `ex` made by `principal`. */
+export function auditFacts(ex: Exchange, principal: Principal | undefined): RegistryRequestFacts {
+  const agent = ex.req.headers["user-agent"];
+  return {
+    principal,
+    requestId: ex.requestId ?? "",
+    sourceAddress: ex.clientAddress ?? "",
+    userAgent: typeof agent === "string" ? agent : "",
+  };
 }
 
 /** An authorized request on a repository path. */

@@ -30,6 +30,7 @@ export type { FetchFunction } from "./http.js";
 // domain (`iam.Role`, `events.Delivery`, `iam.IdentitySchema`): to build requests, read answers and
 // name their types outside a call. (Two domains share message names, hence the namespaces.)
 export * as advisory from "./messages/advisory.js";
+export * as audit from "./messages/audit.js";
 export * as events from "./messages/events.js";
 export * as iam from "./messages/iam.js";
 export * as libraries from "./messages/libraries.js";
@@ -47,6 +48,7 @@ export {
 } from "./registry.js";
 export { type ClientsOf, clientsFor, type ServiceTable, typedErrorClient } from "./service-clients.js";
 export { ADVISORY_SERVICES } from "./services/advisory.js";
+export { AUDIT_SERVICES } from "./services/audit.js";
 export { EVENTS_SERVICES } from "./services/events.js";
 export { IAM_SERVICES } from "./services/iam.js";
 export { LIBRARIES_SERVICES } from "./services/libraries.js";

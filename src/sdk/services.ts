@@ -18,6 +18,7 @@ import { Vulnerabilities } from "../gen/platform/registry/v1/vulnerabilities_pb.
 import { Advisories } from "../gen/platform/vulnerabilities/v1/advisories_pb.js";
 import type { ServiceTable } from "./service-clients.js";
 import { ADVISORY_SERVICES } from "./services/advisory.js";
+import { AUDIT_SERVICES } from "./services/audit.js";
 import { EVENTS_SERVICES } from "./services/events.js";
 import { IAM_SERVICES } from "./services/iam.js";
 import { LIBRARIES_SERVICES } from "./services/libraries.js";
@@ -27,6 +28,7 @@ import { VULNERABILITIES_SERVICES } from "./services/vulnerabilities.js";
 export type { ServiceTable } from "./service-clients.js";
 export {
   ADVISORY_SERVICES,
+  AUDIT_SERVICES,
   EVENTS_SERVICES,
   IAM_SERVICES,
   LIBRARIES_SERVICES,
@@ -64,6 +66,7 @@ export const WHARF_SERVICES = {
   advisory: ADVISORY_SERVICES,
   libraries: LIBRARIES_SERVICES,
   events: EVENTS_SERVICES,
+  audit: AUDIT_SERVICES,
   pingV1: PingServiceV1,
   authV1: {
     auth: Auth,

@@ -1,4 +1,5 @@
 import type { AdvisoryStore } from "./advisory-store.js";
+import type { AuditStore } from "./audit-store.js";
 import type { LoginSessionStore, SigningKeyStore, TokenRevocationStore } from "./auth-store.js";
 import type { ChangeFeed } from "./change-feed.js";
 import type { EolTagStore } from "./eol-store.js";
@@ -93,6 +94,8 @@ export interface Store {
   integrity: IntegrityStore;
   /** Retention policies and the tags' pull times (ADR 0046). */
   retention: RetentionStore;
+  /** The append-only audit log (ADR 0048). */
+  audit: AuditStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

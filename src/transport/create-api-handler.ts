@@ -22,6 +22,7 @@ import type { DualRequestListener, HttpStreamHandler } from "./one-port-listener
 import {
   type AccessFactory,
   type Authenticator,
+  type CallAuditor,
   type CallRecord,
   createPipeline,
   type Pipeline,
@@ -89,6 +90,8 @@ export interface ApiHandlerOptions {
   rateLimit?: ApiRateLimiter | undefined;
   /** Proxies whose `X-Forwarded-For` counts for the logged `clientAddress` (`--trust-proxy`); default none. */
   trustProxy?: TrustedProxies | undefined;
+  /** The audit log of mutating calls (ADR 0048); none when omitted. */
+  audit?: CallAuditor | undefined;
 }
 
 /**
@@ -138,6 +141,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       requestIdHeader: headers["x-request-id"],
       traceparentHeader: headers.traceparent,
       clientAddress: clientAddressFrom({ peer: stream.session?.socket?.remoteAddress, headers }, trust),
+      userAgent: headers["user-agent"],
     });
     // Every answer of this path is HTTP 200 (the outcome is in grpc-status); a stream closed
     // before any answer (the client reset it) is a cancelled call.
@@ -169,6 +173,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       traceparentHeader: req.headers.traceparent,
       quiet: extraRoute?.quiet === true,
       clientAddress: clientAddressOf(req, trust),
+      userAgent: req.headers["user-agent"],
     });
     res.setHeader("x-request-id", record.requestId);
     if (isRpc) {

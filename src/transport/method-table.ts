@@ -8,6 +8,8 @@ import {
 } from "@bufbuild/protobuf";
 import type { RequestContext } from "../core/context.js";
 import type { ServiceBinding } from "../core/service.js";
+import { isUidp } from "../core/uidp.js";
+import { http } from "../gen/google/api/annotations_pb.js";
 import { iam } from "../gen/platform/annotations/iam_pb.js";
 import type { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { domainForPackage } from "./error-mapping.js";
@@ -38,6 +40,13 @@ export interface MethodEntry {
   /** ErrorInfo.domain for errors of this RPC (`registry.wharf.dev`). */
   readonly domain: string;
   readonly auth: MethodAuth;
+  /**
+   * Whether calls are audited (ADR 0048): its HTTP binding is not a GET, nor a POST of a read verb
+   * (`:query`, `:check`, `:preview`). An RPC without HTTP binding is not.
+   */
+  readonly mutating: boolean;
+  /** The resource a request names (its scope, else its `uid`, `name` or `parent`) and that resource's group. */
+  readonly auditTarget: (request: Message) => { resource: string; group: string };
   readonly handler: (request: Message, ctx: RequestContext) => Promise<unknown>;
 }
 
@@ -53,6 +62,7 @@ export function buildMethodTable(bindings: readonly ServiceBinding[]): MethodEnt
     const impl = handlers as unknown as Record<string, unknown>;
     for (const method of service.methods) {
       const where = `${service.typeName}.${method.name}`;
+      const auth = readAuth(method, where);
       if (method.methodKind !== "unary") throw new Error(`${where}: only unary RPCs can be bound`);
       const handler = impl[method.localName];
       if (typeof handler !== "function") throw new Error(`${where}: no handler bound`);
@@ -62,7 +72,9 @@ export function buildMethodTable(bindings: readonly ServiceBinding[]): MethodEnt
         rpcName: `${service.typeName}/${method.name}`,
         rpcPath: `/${service.typeName}/${method.name}`,
         domain: domainForPackage(service.file.proto.package),
-        auth: readAuth(method, where),
+        auth,
+        mutating: isMutating(method),
+        auditTarget: auditTargetOf(method, auth),
         handler: (handler as MethodEntry["handler"]).bind(handlers),
       });
     }
@@ -89,4 +101,32 @@ function readAuth(method: DescMethod, where: string): MethodAuth {
   }
   if (option.unscoped) return { kind: "unscoped", capabilities: option.capabilities };
   throw new Error(`${where}: IAM option is neither disabled, unscoped nor scoped`);
+}
+
+/** POST verbs that read (the few non-GET bindings that change nothing). */
+const READ_VERBS = /:(query|check|preview)$/;
+
+function isMutating(method: DescMethod): boolean {
+  if (!hasOption(method, http)) return false;
+  const pattern = getOption(method, http).pattern;
+  if (pattern.case === undefined || pattern.case === "get") return false;
+  return !(pattern.case === "post" && READ_VERBS.test(pattern.value));
+}
+
+/** Top-level request fields naming what a call acts on, in order of preference. */
+const TARGET_FIELDS = ["uid", "name", "parent", "group"];
+
+function auditTargetOf(method: DescMethod, auth: MethodAuth): MethodEntry["auditTarget"] {
+  let read: ((request: Message) => string) | undefined;
+  if (auth.kind === "scoped") read = auth.scopeOf;
+  else {
+    const field = TARGET_FIELDS.map((name) => method.input.fields.find((f) => f.name === name)).find(
+      (f) => f !== undefined && f.fieldKind === "scalar" && f.scalar === ScalarType.STRING,
+    );
+    if (field) read = stringGetter([field]);
+  }
+  return (request) => {
+    const resource = read?.(request) ?? "";
+    return { resource, group: isUidp(resource) ? resource : "" };
+  };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Message } from "@bufbuild/protobuf";
 import { Cancellation } from "../core/cancellation.js";
 import type { Clock } from "../core/clock.js";
-import type { Access, Principal, RequestContext } from "../core/context.js";
+import type { Access, CallAudit, Principal, RequestContext } from "../core/context.js";
 import { type DomainError, unauthenticated } from "../core/errors.js";
 import { type Span, startRequestTrace, withinSpan } from "../core/tracing.js";
 import { requireUidp } from "../core/uidp.js";
@@ -40,6 +40,8 @@ export interface CallRecord {
    * anonymous callers are rate limited by it. Undefined when the socket is gone.
    */
   readonly clientAddress: string | undefined;
+  /** The request's User-Agent header, if any (for the audit log). */
+  readonly userAgent?: string | undefined;
   /** `performance.now()` at arrival. */
   readonly startedAt: number;
   protocol: Protocol;
@@ -65,6 +67,27 @@ export interface CallRecord {
   rateLimitHeaders: Record<string, string> | undefined;
 }
 
+/** What the pipeline tells the audit log of a mutating call once it is answered (ADR 0048). */
+export interface FinishedCall {
+  audit: CallAudit;
+  principal: Principal | undefined;
+  /** The resource the request names and its group ("" when none). */
+  resource: string;
+  group: string;
+  /** The error answered and its gRPC code's name; undefined for a success. */
+  error?: { error: DomainError; codeName: string } | undefined;
+}
+
+/** Writes the audit record of a mutating call that its change did not already write. */
+export interface CallAuditor {
+  /**
+   * Called once per mutating call after its outcome is known, before the answer is sent: writes
+   * the record of a refused or failed call, or of a success whose handler recorded no change
+   * (`audit.recorded` false). Must not reject.
+   */
+  finished(call: FinishedCall): Promise<void>;
+}
+
 /** Options of {@link createPipeline}. */
 export interface PipelineOptions {
   authenticator: Authenticator;
@@ -78,6 +101,11 @@ export interface PipelineOptions {
    * ADR 0043): throws RESOURCE_EXHAUSTED when over; none (and no cost) when limits are off.
    */
   rateLimit?: ((record: CallRecord, identityUid: string | undefined) => void) | undefined;
+  /**
+   * The audit log of mutating calls (ADR 0048): their contexts carry a CallAudit, and `finished`
+   * writes what the handler's change did not. None (and no audit work) when omitted.
+   */
+  audit?: CallAuditor | undefined;
 }
 
 /** The one cross-cutting path of every API request, whatever its protocol. */
@@ -96,6 +124,7 @@ export interface Pipeline {
     traceparentHeader?: string | string[] | undefined;
     quiet?: boolean;
     clientAddress?: string | undefined;
+    userAgent?: string | string[] | undefined;
   }): CallRecord;
   /**
    * Runs one RPC: authentication per the method's IAM annotation (`disabled` → anonymous;
@@ -107,7 +136,8 @@ export interface Pipeline {
    * `record.cancellation`; all of it inside the request's span (store and blob spans descend from
    * it). Returns the handler's response. Throws only DomainErrors (anything else becomes INTERNAL)
    * and records the outcome on `record`; a call given up on (before the handler, or before it
-   * answered) throws the cancellation's reason.
+   * answered) throws the cancellation's reason. With an auditor, a mutating RPC's context carries
+   * its CallAudit, and the auditor's `finished` is awaited before the answer (ADR 0048).
    */
   invoke(
     record: CallRecord,
@@ -136,18 +166,27 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /** Creates the pipeline; it keeps no per-request state of its own. */
 export function createPipeline(options: PipelineOptions): Pipeline {
-  const { authenticator, accessFor, clock, logger, metrics, rateLimit } = options;
+  const { authenticator, accessFor, clock, logger, metrics, rateLimit, audit: auditor } = options;
 
   const contextFor = async (
     record: CallRecord,
     entry: MethodEntry,
     request: Message,
     authorization: string | undefined,
+    audited: { principal?: Principal; audit?: CallAudit | undefined },
   ): Promise<RequestContext> => {
     const auth = entry.auth;
+    const audit = audited.audit;
     if (auth.kind === "disabled") {
       rateLimit?.(record, undefined);
-      return new CallContext(record.requestId, undefined, accessFor(undefined), clock, record.cancellation);
+      return new CallContext(
+        record.requestId,
+        undefined,
+        accessFor(undefined),
+        clock,
+        record.cancellation,
+        audit,
+      );
     }
     let principal: Principal;
     try {
@@ -158,13 +197,44 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       throw err;
     }
     record.identityUid = principal.identityUid;
+    audited.principal = principal;
     rateLimit?.(record, principal.identityUid);
     const access = accessFor(principal);
     if (auth.kind === "scoped") {
       const scope = requireUidp(auth.scopeField, auth.scopeOf(request));
       await access.require(scope, auth.capabilities);
     }
-    return new CallContext(record.requestId, principal, access, clock, record.cancellation);
+    return new CallContext(record.requestId, principal, access, clock, record.cancellation, audit);
+  };
+
+  const audited = (record: CallRecord, entry: MethodEntry): { audit?: CallAudit | undefined } =>
+    auditor !== undefined && entry.mutating
+      ? {
+          audit: {
+            action: entry.rpcName,
+            requestId: record.requestId,
+            sourceAddress: record.clientAddress ?? "",
+            userAgent: record.userAgent ?? "",
+            recorded: false,
+          },
+        }
+      : {};
+
+  const auditFinished = (
+    call: { principal?: Principal; audit?: CallAudit | undefined },
+    entry: MethodEntry,
+    request: Message,
+    error: DomainError | undefined,
+  ): Promise<void> | undefined => {
+    if (auditor === undefined || call.audit === undefined) return undefined;
+    if (error === undefined && call.audit.recorded) return undefined;
+    return auditor.finished({
+      audit: call.audit,
+      principal: call.principal,
+      ...entry.auditTarget(request),
+      error:
+        error === undefined ? undefined : { error, codeName: CODE_NAMES[error.code] ?? String(error.code) },
+    });
   };
 
   const fail = (record: CallRecord, err: unknown): DomainError => {
@@ -200,6 +270,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         cause: undefined,
         logged: false,
         quiet: init.quiet === true,
+        userAgent: Array.isArray(init.userAgent) ? init.userAgent[0] : init.userAgent,
         cancellation: new Cancellation(),
         rateLimitHeaders: undefined,
       };
@@ -209,18 +280,26 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       record.rpc = entry.rpcName;
       record.span?.rename(entry.rpcName);
       return withinSpan(record.span, async () => {
+        const call = audited(record, entry);
+        let response: unknown;
         try {
           record.cancellation.throwIfAborted();
-          const ctx = await contextFor(record, entry, request, authorization);
+          const ctx = await contextFor(record, entry, request, authorization, call);
           // Authentication and the access check may have waited on the store.
           record.cancellation.throwIfAborted();
-          const response = await entry.handler(request, ctx);
+          response = await entry.handler(request, ctx);
           record.cancellation.throwIfAborted();
           record.code = 0;
-          return response;
         } catch (err) {
-          throw fail(record, err);
+          const domainError = fail(record, err);
+          const writing = auditFinished(call, entry, request, domainError);
+          if (writing !== undefined) await writing;
+          throw domainError;
         }
+        // Awaited only when there is something to write: a read costs no extra turn.
+        const writing = auditFinished(call, entry, request, undefined);
+        if (writing !== undefined) await writing;
+        return response;
       });
     },
 
@@ -288,6 +367,7 @@ class CallContext implements RequestContext {
     readonly access: Access,
     readonly clock: Clock,
     cancellation: Cancellation,
+    readonly audit: CallAudit | undefined,
   ) {
     this.#cancellation = cancellation;
   }

@@ -535,6 +535,10 @@ const ROWS: Record<string, Row> = {
     list: { sees: (r) => typeof r.rawReport === "string" && r.rawReport !== "" },
   },
 
+  "platform.audit.v2.AuditLogService/ListRecords": {
+    request: (f) => ({ uidp: { descendantsOf: f.orgA } }),
+    checked: true,
+  },
   "platform.events.v2.SubscriptionsService/ListSubscriptions": {
     request: (f) => ({ uidp: { childrenOf: f.orgA } }),
     list: { sees: (r, f) => uidsOf(r.subscriptions).includes(f.subscription) },

@@ -63,6 +63,8 @@ export async function startTestServer(
     pullEvents?: ServerOptions["pullEvents"];
     /** Retention scheduler tunables (how often it polls). */
     retention?: ServerOptions["retention"];
+    /** Audit log tunables (record batch, retention interval). */
+    audit?: ServerOptions["audit"];
     /** Resolves webhook sink host names (simulated DNS); delivery then runs on the test's thread. */
     resolveSinkHost?: ServerOptions["resolveSinkHost"];
     /** The SQLite file's write lock, for a test thread to hold (see write-lock-holder.ts). */
@@ -88,6 +90,7 @@ export async function startTestServer(
     ...(opts.events ? { events: opts.events } : {}),
     ...(opts.pullEvents ? { pullEvents: opts.pullEvents } : {}),
     ...(opts.retention ? { retention: opts.retention } : {}),
+    ...(opts.audit ? { audit: opts.audit } : {}),
     ...(opts.resolveSinkHost ? { resolveSinkHost: opts.resolveSinkHost } : {}),
     ...(opts.sqliteWriteLock ? { sqliteWriteLock: opts.sqliteWriteLock } : {}),
   });

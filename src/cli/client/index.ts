@@ -17,6 +17,7 @@ const GROUPS: Record<ClientGroup, () => Promise<Register>> = {
   auth: async () => (await import("./commands/auth.js")).registerAuth,
   vulns: async () => (await import("./commands/vulns.js")).registerVulns,
   advisories: async () => (await import("./commands/advisories.js")).registerAdvisories,
+  audit: async () => (await import("./commands/audit.js")).registerAudit,
 };
 
 /** The client group a command line runs, if any (`wharf --api-url U iam …` runs `iam`). */

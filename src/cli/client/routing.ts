@@ -10,6 +10,7 @@ export const CLIENT_GROUPS = {
   auth: "who you are, tokens, docker and pull credentials",
   vulns: "vulnerability reports of images",
   advisories: "security advisories: what a distributor says about a vulnerability in an artifact",
+  audit: "the audit log: who did what, allowed or refused",
 } as const;
 
 /** A client group's name. */

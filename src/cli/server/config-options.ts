@@ -180,6 +180,16 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     help: "comma-separated ranges of proxies whose X-Forwarded-For/-Proto/-Host count (default none)",
   },
   {
+    flags: "--audit-pulls <bool>",
+    field: "auditPulls",
+    help: "record every manifest pull in the audit log too (default false)",
+  },
+  {
+    flags: "--audit-retention <duration>",
+    field: "auditRetention",
+    help: "prune audit records older than this (default 400d)",
+  },
+  {
     flags: "--log-level <level>",
     field: "logLevel",
     help: "least severe log line written: trace, debug, info, warn, error, fatal or silent (default info)",
@@ -203,6 +213,8 @@ export const SERVE_ONLY_FIELDS: readonly (keyof ConfigInput)[] = [
   "registryTlsCert",
   "registryTlsKey",
   "trustProxy",
+  "auditPulls",
+  "auditRetention",
   "logLevel",
   "logFormat",
 ];

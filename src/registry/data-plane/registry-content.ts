@@ -78,27 +78,30 @@ export interface RegistryContent {
    */
   pushManifest(args: Parameters<typeof commitManifest>[1]): Promise<void>;
   /**
-   * Deletes tag `tag` of the repo, recording `tag.deleted` by `principal`; false when there is none.
-   * With `repoName` (the registry edge), a tag an immutability rule protects is ImmutableTagError
-   * and nothing is deleted; without it (an operator's repair, `wharf fsck`) rules are not checked.
+   * Deletes tag `tag` of the repo, recording `tag.deleted` by `principal` (and running `audited`,
+   * the audit record, in the same transaction); false when there is none. With `repoName` (the
+   * registry edge), a tag an immutability rule protects is ImmutableTagError and nothing is
+   * deleted; without it (an operator's repair, `wharf fsck`) rules are not checked.
    */
   deleteTag(
     repoUid: string,
     tag: string,
     principal: Principal | undefined,
     repoName?: string,
+    audited?: (tx: Store) => Promise<void>,
   ): Promise<boolean>;
   /**
    * Deletes manifest `digest` of the repo and every tag pointing at it (each a `tag.deleted` by
-   * `principal`, recorded in the tag history), in one transaction; false when there is none. A tag
-   * an immutability rule protects among them is ImmutableTagError naming `repoName`, and nothing
-   * is deleted.
+   * `principal`, recorded in the tag history), in one transaction with `audited` (the audit
+   * record); false when there is none. A tag an immutability rule protects among them is
+   * ImmutableTagError naming `repoName`, and nothing is deleted.
    */
   deleteManifest(
     repoUid: string,
     digest: string,
     principal: Principal | undefined,
     repoName: string,
+    audited?: (tx: Store) => Promise<void>,
   ): Promise<boolean>;
   /** The manifests of the repo whose subject is `digest`, optionally of one artifact type. */
   referrers(repoUid: string, digest: string, artifactType: string | undefined): Promise<Referrer[]>;
@@ -193,18 +196,19 @@ export function createRegistryContent(deps: {
       await withRefusalRecorded(store, args.onQuota, () => commitManifest(store, args));
     },
 
-    deleteTag(repoUid, name, principal, repoName) {
+    deleteTag(repoUid, name, principal, repoName, audited) {
       return store.transaction(async (tx) => {
         const tag = await tx.tags.getByName(repoUid, name);
         if (!tag) return false;
         if (repoName !== undefined) await denyImmutableRegistryTag(tx, tag, repoName);
         if (!(await tx.tags.delete(tag.uid, clock.now()))) return false;
         await tagDeleted(tx, repoUid, principal, tag.uid);
+        await audited?.(tx);
         return true;
       });
     },
 
-    async deleteManifest(repoUid, digest, principal, repoName) {
+    async deleteManifest(repoUid, digest, principal, repoName, audited) {
       const now = clock.now();
       const deleted = await store.transaction(async (tx) => {
         if (!(await tx.manifests.delete(repoUid, digest))) return false;
@@ -217,6 +221,7 @@ export function createRegistryContent(deps: {
           await tx.tags.delete(tag.uid, now);
           await tagDeleted(tx, repoUid, principal, tag.uid);
         }
+        await audited?.(tx);
         return true;
       });
       if (deleted) cache.forget(repoUid, digest);

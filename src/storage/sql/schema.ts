@@ -431,6 +431,23 @@ export interface VulnMetadataSeveritiesTable {
   level: string;
 }
 
+/** `audit_records` (migration 0019): the append-only audit log; `act` is JSON text or NULL. */
+export interface AuditRecordsTable {
+  seq: ColumnType<bigint, never, never>;
+  uid: string;
+  time: Int8Column;
+  group_uid: string;
+  actor: string;
+  act: string | null;
+  action: string;
+  resource: string;
+  result_code: string;
+  result_reason: string;
+  request_id: string;
+  source_address: string;
+  user_agent: string;
+}
+
 /** Every table of the metadata database, as Kysely sees it. */
 export interface Database {
   groups: GroupsTable;
@@ -477,6 +494,7 @@ export interface Database {
   tag_pull_times: TagPullTimesTable;
   org_usage: OrgUsageTable;
   org_usage_digests: OrgUsageDigestsTable;
+  audit_records: AuditRecordsTable;
 }
 
 /** Stored vulnerability reports (migration 0011); `superseded_time` NULL marks the current one. */

@@ -1,6 +1,7 @@
 import type { Store } from "../store.js";
 import { createAccountAssociationStore } from "./account-association-store.js";
 import { createAdvisoryStore } from "./advisory-store.js";
+import { createAuditStore } from "./audit-store.js";
 import { createBlobRecordStore } from "./blob-record-store.js";
 import { createEolStore } from "./eol-store.js";
 import { createEventOutboxStore } from "./event-outbox-store.js";
@@ -73,6 +74,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     integrity: createIntegrityStore(ctx),
     retention: createRetentionStore(ctx),
     usage: createUsageStore(ctx),
+    audit: createAuditStore(ctx),
     dialect: ctx.dialect.name,
     changes: ctx.changes,
     transaction: (fn, signal) => {

@@ -1,5 +1,6 @@
 import { forEachEngine } from "../../support/databases.js";
 import { advisoryCases } from "./advisories.cases.js";
+import { auditCases } from "./audit.cases.js";
 import { eolCases } from "./eol.cases.js";
 import { eventCases } from "./events.cases.js";
 import { libraryCases } from "./libraries.cases.js";
@@ -15,4 +16,5 @@ forEachEngine("Store conformance: events, libraries, advisories, vulnerability r
   advisoryCases(db);
   vulnReportCases(db);
   eolCases(db);
+  auditCases(db);
 });

@@ -47,11 +47,16 @@ describe("built-in roles", () => {
     assert.equal(ADMIN_IDENTITY_UID, sha1("wharf:identity:admin"));
   });
 
-  it("viewer holds every list capability and blob pulls, and nothing that writes", () => {
+  it("viewer holds every list capability but the audit log's and blob pulls, and nothing that writes", () => {
     const viewer = caps("viewer");
     for (const c of ALL_CAPABILITIES) {
-      if (shortNameOf(c).endsWith(".list") && !isInternalOnly(c)) assert.ok(viewer.has(c), shortNameOf(c));
+      if (shortNameOf(c).endsWith(".list") && !isInternalOnly(c) && c !== C.CAP_AUDIT_LIST)
+        assert.ok(viewer.has(c), shortNameOf(c));
     }
+    // The audit log is the owner's alone.
+    assert.ok(!viewer.has(C.CAP_AUDIT_LIST));
+    assert.ok(!caps("editor").has(C.CAP_AUDIT_LIST));
+    assert.ok(caps("owner").has(C.CAP_AUDIT_LIST));
     assert.ok(viewer.has(C.CAP_REPO_BLOBS_GET));
     assert.ok(viewer.has(C.CAP_TERMS_LIST));
     assert.ok(!viewer.has(C.CAP_REPO_CREATE));

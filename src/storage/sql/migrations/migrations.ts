@@ -18,6 +18,7 @@ import { dispatcherOwnersMigration } from "./0015-dispatcher-owners.js";
 import { immutabilityRulesMigration } from "./0016-immutability-rules.js";
 import { retentionMigration } from "./0017-retention.js";
 import { usageQuotasMigration } from "./0018-usage-quotas.js";
+import { auditLogMigration } from "./0019-audit-log.js";
 import { deliveryRedeliveryMigration } from "./0020-delivery-redelivery.js";
 
 /**
@@ -44,6 +45,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0016-immutability-rules": immutabilityRulesMigration(dialect),
     "0017-retention": retentionMigration(dialect),
     "0018-usage-quotas": usageQuotasMigration(dialect),
+    "0019-audit-log": auditLogMigration(dialect),
     "0020-delivery-redelivery": deliveryRedeliveryMigration(dialect),
   };
 }

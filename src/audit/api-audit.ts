@@ -1,0 +1,91 @@
+import type { Clock } from "../core/clock.js";
+import type { CallAudit, Principal } from "../core/context.js";
+import type { DomainError } from "../core/errors.js";
+import type { Store } from "../storage/store.js";
+import { auditRow, resultOfError } from "./audit-rows.js";
+
+/** What a change tells the audit log: the resource it touched and the group it belongs to. */
+export interface AuditedChange {
+  resource: string;
+  group: string;
+}
+
+/**
+ * Writes the OK record of the call `ctx` belongs to in `tx`, the change's transaction, when the
+ * call is audited (a mutating RPC) and its record is not written yet: one INSERT, the first
+ * change of the call naming the record's resource and group. Does nothing for other contexts
+ * (reads, registry writes, background jobs).
+ */
+export async function auditChangeIn(
+  tx: Store,
+  ctx: {
+    readonly principal: Principal | undefined;
+    readonly clock: Clock;
+    readonly audit?: CallAudit | undefined;
+  },
+  change: AuditedChange,
+): Promise<void> {
+  const audit = ctx.audit;
+  if (audit === undefined || audit.recorded) return;
+  await tx.audit.append([
+    auditRow(ctx.principal, audit, {
+      time: ctx.clock.now(),
+      action: audit.action,
+      resource: change.resource,
+      group: change.group,
+      resultCode: "OK",
+    }),
+  ]);
+  audit.recorded = true;
+}
+
+/** What the API pipeline knows of a mutating call once it is answered. */
+export interface FinishedCall {
+  audit: CallAudit;
+  principal: Principal | undefined;
+  /** The resource the request names, and its group ("" when it names none). */
+  resource: string;
+  group: string;
+  /** The error answered, with its gRPC code name; undefined for a success. */
+  error?: { error: DomainError; codeName: string } | undefined;
+}
+
+/**
+ * Writes, in its own transaction, the record of a mutating call that was refused or failed, or
+ * that succeeded without recording a change. Never rejects: a store failure is logged (the
+ * call's answer is already decided).
+ */
+export function createApiAuditor(deps: {
+  store: Pick<Store, "audit">;
+  clock: Clock;
+  logger: (line: object) => void;
+}): { finished(call: FinishedCall): Promise<void> } {
+  return {
+    async finished(call) {
+      if (call.error === undefined && call.audit.recorded) return;
+      const result =
+        call.error === undefined
+          ? { resultCode: "OK" as const }
+          : resultOfError(call.error.error, call.error.codeName);
+      try {
+        await deps.store.audit.append([
+          auditRow(call.principal, call.audit, {
+            time: deps.clock.now(),
+            action: call.audit.action,
+            resource: call.resource,
+            group: call.group,
+            ...result,
+          }),
+        ]);
+      } catch (err) {
+        deps.logger({
+          level: "error",
+          msg: "audit record could not be written",
+          requestId: call.audit.requestId,
+          action: call.audit.action,
+          error: String(err),
+        });
+      }
+    },
+  };
+}
