@@ -1,6 +1,6 @@
+import type { CallAuditor } from "../core/call-auditor.js";
 import type { Clock } from "../core/clock.js";
 import type { CallAudit, Principal } from "../core/context.js";
-import type { DomainError } from "../core/errors.js";
 import type { Store } from "../storage/store.js";
 import { auditRow, resultOfError } from "./audit-rows.js";
 
@@ -39,17 +39,6 @@ export async function auditChangeIn(
   audit.recorded = true;
 }
 
-/** What the API pipeline knows of a mutating call once it is answered. */
-export interface FinishedCall {
-  audit: CallAudit;
-  principal: Principal | undefined;
-  /** The resource the request names, and its group ("" when it names none). */
-  resource: string;
-  group: string;
-  /** The error answered, with its gRPC code name; undefined for a success. */
-  error?: { error: DomainError; codeName: string } | undefined;
-}
-
 /**
  * Writes, in its own transaction, the record of a mutating call that was refused or failed, or
  * that succeeded without recording a change. Never rejects: a store failure is logged (the
@@ -59,7 +48,7 @@ export function createApiAuditor(deps: {
   store: Pick<Store, "audit">;
   clock: Clock;
   logger: (line: object) => void;
-}): { finished(call: FinishedCall): Promise<void> } {
+}): CallAuditor {
   return {
     async finished(call) {
       if (call.error === undefined && call.audit.recorded) return;

@@ -39,7 +39,18 @@ export interface CallOrigin {
   userAgent: string;
 }
 
-/** One record of `principal`'s `action` on `resource` (of `group`) at `time`. */
+/**
+ * The longest text a record keeps of what the client sent (a refused request's resource may be
+ * any text, a User-Agent up to the header limit): the log must not be a place to store bulk.
+ */
+export const MAX_CLIENT_TEXT = 512;
+
+const clip = (text: string) => (text.length > MAX_CLIENT_TEXT ? text.slice(0, MAX_CLIENT_TEXT) : text);
+
+/**
+ * One record of `principal`'s `action` on `resource` (of `group`) at `time`; the texts the client
+ * chose (resource, reason, address, User-Agent) clipped to MAX_CLIENT_TEXT characters.
+ */
 export function auditRow(
   principal: Principal | undefined,
   origin: CallOrigin,
@@ -55,15 +66,15 @@ export function auditRow(
   return {
     uid: newAuditUid(),
     time: what.time,
-    groupUid: what.group,
+    groupUid: clip(what.group),
     actor: principal?.identityUid ?? "",
     act: actOf(principal),
     action: what.action,
-    resource: what.resource,
+    resource: clip(what.resource),
     resultCode: what.resultCode,
-    resultReason: what.resultReason ?? "",
+    resultReason: clip(what.resultReason ?? ""),
     requestId: origin.requestId,
-    sourceAddress: origin.sourceAddress,
-    userAgent: origin.userAgent,
+    sourceAddress: clip(origin.sourceAddress),
+    userAgent: clip(origin.userAgent),
   };
 }

@@ -1,6 +1,7 @@
 import { createWellKnownRoutes } from "../auth/well-known.js";
 import type { AccessResolver } from "../authz/access.js";
 import type { WharfConfig } from "../config/config.js";
+import type { CallAuditor } from "../core/call-auditor.js";
 import type { Clock } from "../core/clock.js";
 import type { PageTokenCodec } from "../core/list.js";
 import { createTokenBuckets } from "../core/token-buckets.js";
@@ -18,7 +19,6 @@ import { trustedProxies } from "../transport/client-address.js";
 import { createConsoleRoutes } from "../transport/console-routes.js";
 import { type ApiHandler, createApiHandler, type ExtraRoute } from "../transport/create-api-handler.js";
 import { createOperationsRoutes } from "../transport/operations-routes.js";
-import type { CallAuditor } from "../transport/pipeline.js";
 import type { Delivery } from "./delivery-wing.js";
 import type { Operations } from "./operations.js";
 import type { PublicUrls } from "./ports.js";

@@ -2,9 +2,9 @@ import { createApiAuditor } from "../audit/api-audit.js";
 import { type AuditBuffer, type AuditBufferOptions, startAuditBuffer } from "../audit/audit-buffer.js";
 import { type AuditRetentionOptions, startAuditRetention } from "../audit/audit-retention.js";
 import type { WharfConfig } from "../config/config.js";
+import type { CallAuditor } from "../core/call-auditor.js";
 import type { Clock } from "../core/clock.js";
 import type { Store } from "../storage/store.js";
-import type { CallAuditor } from "../transport/pipeline.js";
 
 /** The audit log's parts (ADR 0048). */
 export interface AuditWing {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Message } from "@bufbuild/protobuf";
+import type { CallAuditor } from "../core/call-auditor.js";
 import { Cancellation } from "../core/cancellation.js";
 import type { Clock } from "../core/clock.js";
 import type { Access, CallAudit, Principal, RequestContext } from "../core/context.js";
@@ -67,26 +68,7 @@ export interface CallRecord {
   rateLimitHeaders: Record<string, string> | undefined;
 }
 
-/** What the pipeline tells the audit log of a mutating call once it is answered (ADR 0048). */
-export interface FinishedCall {
-  audit: CallAudit;
-  principal: Principal | undefined;
-  /** The resource the request names and its group ("" when none). */
-  resource: string;
-  group: string;
-  /** The error answered and its gRPC code's name; undefined for a success. */
-  error?: { error: DomainError; codeName: string } | undefined;
-}
-
-/** Writes the audit record of a mutating call that its change did not already write. */
-export interface CallAuditor {
-  /**
-   * Called once per mutating call after its outcome is known, before the answer is sent: writes
-   * the record of a refused or failed call, or of a success whose handler recorded no change
-   * (`audit.recorded` false). Must not reject.
-   */
-  finished(call: FinishedCall): Promise<void>;
-}
+export type { CallAuditor, FinishedCall } from "../core/call-auditor.js";
 
 /** Options of {@link createPipeline}. */
 export interface PipelineOptions {

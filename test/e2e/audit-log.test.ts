@@ -365,4 +365,32 @@ forEachEngine("audit log retention", (db) => {
       [fresh],
     );
   });
+
+  it("records no pulls without --audit-pulls", async () => {
+    const person = await registeredPerson(wharf, "puller");
+    await wharf.create("/iam/v2/groups", { name: "pulls" }, person.token);
+    const token = await wharf.registryToken(person.uid);
+    await pushImage(wharf, "pulls/app", "v1", token, "no-pull-audit");
+    const pulled = await wharf.registry("/v2/pulls/app/manifests/v1", {
+      token,
+      headers: { accept: "application/vnd.oci.image.manifest.v1+json" },
+    });
+    assert.equal(pulled.status, 200);
+    await pulled.arrayBuffer();
+    // A refusal queued after the pull: once it is written, a recorded pull would be too.
+    const refused = await wharf.registry("/v2/pulls/app/manifests/v1", { token: "garbage" });
+    assert.equal(refused.status, 401);
+    await refused.arrayBuffer();
+    await eventually("the refusal's record", async () =>
+      (await wharf.store.audit.list({ action: "registry.pull", resultCode: "DENIED" }, { limit: 10 }))
+        .length > 0
+        ? true
+        : undefined,
+    );
+    assert.deepEqual(
+      await wharf.store.audit.list({ action: "registry.pull", resultCode: "OK" }, { limit: 10 }),
+      [],
+    );
+    assert.equal((await wharf.store.audit.list({ action: "registry.push" }, { limit: 10 })).length, 1);
+  });
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { before, it } from "node:test";
 import { auditChangeIn, createApiAuditor } from "../../../src/audit/api-audit.js";
-import { resultOfError } from "../../../src/audit/audit-rows.js";
+import { auditRow, MAX_CLIENT_TEXT, resultOfError } from "../../../src/audit/audit-rows.js";
 import type { CallAudit } from "../../../src/core/context.js";
 import {
   failedPrecondition,
@@ -129,4 +129,14 @@ it("classifies errors: DENIED for refusals, FAILED with the precondition type or
     resultCode: "FAILED",
     resultReason: "INVALID_ARGUMENT",
   });
+});
+
+it("clips the texts a client chooses, so a refused request cannot store bulk in the log", () => {
+  const row = auditRow(
+    undefined,
+    { requestId: "r", sourceAddress: "10.0.0.1", userAgent: "u".repeat(10_000) },
+    { time: 1, action: "x", resource: "r".repeat(10_000), group: "", resultCode: "DENIED" },
+  );
+  assert.equal(row.resource.length, MAX_CLIENT_TEXT);
+  assert.equal(row.userAgent.length, MAX_CLIENT_TEXT);
 });
