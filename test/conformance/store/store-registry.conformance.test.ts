@@ -4,6 +4,7 @@ import { integrityCases } from "./integrity.cases.js";
 import { pagingCases } from "./paging.cases.js";
 import { registryDataCases } from "./registry-data.cases.js";
 import { repoTagCases } from "./repos-tags.cases.js";
+import { retentionCases } from "./retention.cases.js";
 import { transactionCases } from "./transactions.cases.js";
 
 // One of four files of the Store seam's conformance suite (split so the runner runs them side by
@@ -15,4 +16,5 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   pagingCases(db);
   integrityCases(db);
   immutabilityCases(db);
+  retentionCases(db);
 });
