@@ -38,6 +38,7 @@ import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
 import { Registry } from "./gen/platform/registry/v1/registry_pb.js";
 import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
+import { ImmutabilityRulesService } from "./gen/platform/registry/v2/immutability_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
@@ -69,6 +70,7 @@ import { createPingService } from "./ping/ping-service.js";
 import { createPingV1Service } from "./ping/v1/ping-v1-service.js";
 import { createEolTagsHandlers, type EolTagsServiceDeps } from "./registry/eol/eol-tags-service.js";
 import { createImagesService } from "./registry/images-service.js";
+import { createImmutabilityRulesService } from "./registry/immutability/immutability-rules-service.js";
 import { createReposService } from "./registry/repos-service.js";
 import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
@@ -131,6 +133,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ReposService, repos),
     bindService(TagsService, tags),
     bindService(ImagesService, images),
+    bindService(ImmutabilityRulesService, createImmutabilityRulesService(deps)),
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(SubscriptionsService, subscriptions),
     bindService(ArtifactsService, artifacts),

@@ -71,6 +71,8 @@ const editor: Capability[] = [
   C.CAP_REPO_CREATE,
   C.CAP_REPO_UPDATE,
   C.CAP_REPO_DELETE,
+  // Restoring a tag from its history (extensions.md: "Tag restore").
+  C.CAP_TAG_UPDATE,
   // Uploading scanner reports is an editor's job (issue 23; ADR 0024).
   C.CAP_VULN_REPORT_CREATE,
   C.CAP_VULN_CREATE,

@@ -25,6 +25,10 @@ export const EVENT_RESOURCES = {
   subscription: { stem: "dev.wharf.api.events.subscription", collection: "/events/v2/subscriptions" },
   repo: { stem: "dev.wharf.api.registry.repo", collection: "/registry/v2/repos" },
   tag: { stem: "dev.wharf.api.registry.tag", collection: "/registry/v2/tags" },
+  immutabilityRule: {
+    stem: "dev.wharf.api.registry.immutabilityrule",
+    collection: "/registry/v2/immutabilityRules",
+  },
   retentionPolicy: {
     stem: "dev.wharf.api.registry.retention_policy",
     collection: "/registry/v2/retentionPolicies",

@@ -187,7 +187,8 @@ export async function putManifest(
 /**
  * DELETE `/v2/<name>/manifests/<reference>`: by tag, deletes the tag (CAP_TAG_DELETE); by digest,
  * deletes the manifest and every tag pointing at it (CAP_MANIFEST_DELETE), each tag delete
- * recorded in the tag history. 202.
+ * recorded in the tag history. 202. A tag an immutability rule protects is 403 DENIED naming the
+ * tag and the rule (nothing deleted).
  */
 export async function deleteManifest(
   deps: RegistryDeps,
@@ -201,10 +202,10 @@ export async function deleteManifest(
   const repo = existingRepo(resolved);
   if (ref === undefined) throw unknownReference(reference, name);
   if ("tag" in ref) {
-    if (!(await deps.content.deleteTag(repo.uid, ref.tag, caller.principal))) {
+    if (!(await deps.content.deleteTag(repo.uid, ref.tag, caller.principal, name))) {
       throw ociError("MANIFEST_UNKNOWN", `tag ${ref.tag} is not in ${name}`);
     }
-  } else if (!(await deps.content.deleteManifest(repo.uid, ref.digest, caller.principal))) {
+  } else if (!(await deps.content.deleteManifest(repo.uid, ref.digest, caller.principal, name))) {
     throw ociError("MANIFEST_UNKNOWN", `manifest ${ref.digest} is not in ${name}`);
   }
   ex.res.writeHead(202, { "content-length": 0 });

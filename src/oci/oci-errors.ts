@@ -4,6 +4,7 @@ import { isDomainError } from "../core/errors.js";
 import {
   ContentDamagedError,
   ContentMissingError,
+  ImmutableTagError,
   InvalidDigestError,
   InvalidManifestError,
   MissingReferenceError,
@@ -98,14 +99,15 @@ export function ociError(code: OciErrorCode, message: string, detail?: unknown):
 /**
  * The OciError for anything a handler threw: OciErrors as they are; the registry's content errors
  * (src/registry/content-errors.ts) as DIGEST_INVALID, MANIFEST_INVALID, MANIFEST_BLOB_UNKNOWN or
- * MANIFEST_UNKNOWN (400), BLOB_UPLOAD_UNKNOWN, BLOB_UPLOAD_INVALID, RANGE_INVALID and (lost content)
- * BLOB_UNKNOWN; DomainErrors of the platform by their gRPC code (NOT_FOUND →
+ * MANIFEST_UNKNOWN (400), BLOB_UPLOAD_UNKNOWN, BLOB_UPLOAD_INVALID, RANGE_INVALID, (lost content)
+ * BLOB_UNKNOWN and (an immutable tag) DENIED; DomainErrors of the platform by their gRPC code (NOT_FOUND →
  * NAME_UNKNOWN, PERMISSION_DENIED → DENIED, …); anything else is an internal error whose message is
  * not shown to the client.
  */
 export function toOciError(err: unknown): OciError {
   if (err instanceof OciError) return err;
   if (err instanceof InvalidDigestError) return ociError("DIGEST_INVALID", err.message);
+  if (err instanceof ImmutableTagError) return ociError("DENIED", err.message, { rule: err.ruleUid });
   if (err instanceof InvalidManifestError) return ociError("MANIFEST_INVALID", err.message, err.detail);
   if (err instanceof MissingReferenceError) {
     const code = err.kind === "manifest" ? "MANIFEST_UNKNOWN" : "MANIFEST_BLOB_UNKNOWN";

@@ -104,3 +104,19 @@ export class ContentDamagedError extends Error {
     this.name = "ContentDamagedError";
   }
 }
+
+/**
+ * A registry write that would move or delete tag `tag` of `repoName`, which immutability rule
+ * `ruleUid` protects (ADR 0045): nothing was written. The registry edge answers it as OCI `DENIED`
+ * (403) with this message, which podman and skopeo show.
+ */
+export class ImmutableTagError extends Error {
+  constructor(
+    readonly tag: string,
+    readonly repoName: string,
+    readonly ruleUid: string,
+  ) {
+    super(`tag ${tag} of ${repoName} is immutable (rule ${ruleUid})`);
+    this.name = "ImmutableTagError";
+  }
+}

@@ -5,10 +5,14 @@ import type { Store } from "../storage/store.js";
 
 /**
  * The sub-stores the registry services read: repos and tags, the parent groups of new repos, the
- * manifests ImagesService describes, the EOL data that marks tags deprecated; and `transaction`,
+ * manifests ImagesService describes, the EOL data that marks tags deprecated, the immutability
+ * rules; and `transaction`,
  * where they write (its `tx` is the whole Store, the events are recorded in it).
  */
-export type RegistryStores = Pick<Store, "groups" | "repos" | "tags" | "manifests" | "eol" | "transaction">;
+export type RegistryStores = Pick<
+  Store,
+  "groups" | "repos" | "tags" | "manifests" | "eol" | "immutabilityRules" | "transaction"
+>;
 
 /** What the registry services are built from (the composition root provides it). */
 export interface RegistryServiceDeps {

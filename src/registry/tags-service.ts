@@ -3,7 +3,7 @@ import { failedPrecondition, notFound } from "../core/errors.js";
 import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { newChildUid } from "../core/uidp.js";
+import { newChildUid, requireUidp } from "../core/uidp.js";
 import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { TagSchema, type TagsService } from "../gen/platform/registry/v2/tags_pb.js";
@@ -11,10 +11,12 @@ import type { TagFilter, TagRow } from "../storage/registry-store.js";
 import type { Store } from "../storage/store.js";
 import { withRegistryLock } from "./data-plane/registry-lock.js";
 import { withEolDeprecation } from "./eol/eol-deprecation.js";
+import { refuseImmutableTag } from "./immutability/tag-guard.js";
 import { tagMessage } from "./mapping.js";
 import { validateDigest, validateTagName } from "./names.js";
 import type { RegistryServiceDeps } from "./service-deps.js";
 import { deleteTagRecorded } from "./tag-deletion.js";
+import { restoreTag, restoreTarget } from "./tag-restore.js";
 
 const TAG_LIST = namedResourceList<TagRow>();
 
@@ -22,7 +24,10 @@ const TAG_LIST = namedResourceList<TagRow>();
  * TagsService: list, read, create-or-move and delete tags; every digest change is recorded. Each
  * CreateTag is a `tag.created` event of the repo, or `tag.updated` when the tag already existed.
  * List and Get show `deprecated` as the stored flag OR the tag's EOL cycle having ended
- * (`withEolDeprecation`, ADR 0031); CreateTag answers the stored flag.
+ * (`withEolDeprecation`, ADR 0031); CreateTag answers the stored flag. A tag an immutability rule
+ * protects is not moved by CreateTag, deleted by DeleteTag or moved by RestoreTag:
+ * FAILED_PRECONDITION `TAG_IMMUTABLE` (ADR 0045). RestoreTag is `tag.updated`, or `tag.created`
+ * when it brings a deleted tag back; a restore to the digest the tag already names records nothing.
  */
 export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<typeof TagsService> {
   const { store } = deps;
@@ -77,6 +82,7 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
           deprecated: input?.deprecated ?? false,
           newUid: newChildUid(req.parent),
           now: ctx.clock.now(),
+          beforeMove: (tag) => refuseImmutableTag(tx, tag),
         });
         return { row, message: tagMessage(row), moved: existed !== undefined };
       };
@@ -92,8 +98,36 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
     },
 
     async deleteTag(req, ctx) {
-      if (!(await deleteTagRecorded(deps, ctx, req.uid))) throw notFound("tag", req.uid);
+      // The guard refuses an immutable tag (TAG_IMMUTABLE) in the delete's own transaction.
+      const deleted = await deleteTagRecorded(deps, ctx, req.uid, async (tx) => {
+        const tag = await tx.tags.get(req.uid);
+        if (tag) await refuseImmutableTag(tx, tag);
+        return true;
+      });
+      if (!deleted) throw notFound("tag", req.uid);
       return {};
+    },
+
+    async restoreTag(req, ctx) {
+      requireUidp("uid", req.uid);
+      const target = restoreTarget(req.digest, fromTimestamp(req.time));
+      const { row } = await recordedMutation(
+        deps,
+        ctx,
+        (tx) => restoreTag(tx, { uid: req.uid, target, now: ctx.clock.now() }),
+        ({ row, change }) =>
+          change === "none"
+            ? undefined
+            : {
+                resource: "tag",
+                verb: change,
+                subject: row.uid,
+                group: row.repoUid,
+                schema: TagSchema,
+                body: tagMessage(row),
+              },
+      );
+      return tagMessage(row);
     },
   };
 }

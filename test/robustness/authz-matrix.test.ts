@@ -66,6 +66,8 @@ interface Fixtures {
   tag: string;
   digest: string;
   subscription: string;
+  /** An immutability rule at A (its pattern matches no tag of the matrix). */
+  immutabilityRule: string;
   /** A retention policy on an empty repo of A (running it removes nothing). */
   retentionPolicy: string;
   /** An imported advisory (global data, in no organization). */
@@ -113,6 +115,7 @@ interface FreshFixtures {
   repo(): Promise<string>;
   tag(): Promise<string>;
   subscription(): Promise<string>;
+  immutabilityRule(): Promise<string>;
   retentionPolicy(): Promise<string>;
   accountAssociation(): Promise<string>;
   /** The code of a new invite to the viewer role at a new folder of A. */
@@ -416,6 +419,30 @@ const ROWS: Record<string, Row> = {
   },
   "platform.registry.v2.TagsService/DeleteTag": {
     request: async (_f, fresh) => ({ uid: await fresh.tag() }),
+  },
+  // A fresh tag restored to the digest it names: past authorization, the restore changes nothing.
+  "platform.registry.v2.TagsService/RestoreTag": {
+    request: async (f, fresh) => ({ uid: await fresh.tag(), digest: f.digest }),
+  },
+
+  "platform.registry.v2.ImmutabilityRulesService/ListImmutabilityRules": {
+    request: (f) => ({ uidp: { descendantsOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.immutabilityRules).includes(f.immutabilityRule) },
+  },
+  "platform.registry.v2.ImmutabilityRulesService/GetImmutabilityRule": {
+    request: (f) => ({ uid: f.immutabilityRule }),
+  },
+  "platform.registry.v2.ImmutabilityRulesService/CreateImmutabilityRule": {
+    request: (f) => ({ parent: f.repo, immutabilityRule: { tagPatterns: ["matrix-never-*"] } }),
+  },
+  "platform.registry.v2.ImmutabilityRulesService/UpdateImmutabilityRule": {
+    request: (f) => ({
+      immutabilityRule: { uid: f.immutabilityRule, description: "changed" },
+      updateMask: "description",
+    }),
+  },
+  "platform.registry.v2.ImmutabilityRulesService/DeleteImmutabilityRule": {
+    request: async (_f, fresh) => ({ uid: await fresh.immutabilityRule() }),
   },
 
   "platform.registry.v2.RetentionPoliciesService/ListRetentionPolicies": {
@@ -874,6 +901,8 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     const repo = () => post(`/registry/v2/repos/${orgA}`, { name: name("repo") });
     const subscription = () => post(`/events/v2/subscriptions/${orgA}`, { sink: "http://127.0.0.1:9/hook" });
     const invite = () => post(`/iam/v2/groupInvites/${orgA}`, { roleUid: VIEWER, ttl: "3600s" });
+    const immutabilityRule = () =>
+      post(`/registry/v2/immutabilityRules/${orgA}`, { tagPatterns: ["matrix-never-*"] });
     const retentionRepo = await repo();
     const retentionPolicy = () =>
       post(`/registry/v2/retentionPolicies/${retentionRepo}`, { rules: [{ keepLatest: 1 }] });
@@ -942,6 +971,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       tag: await tagOf("v1"),
       digest: image.digest,
       subscription: await subscription(),
+      immutabilityRule: await immutabilityRule(),
       retentionPolicy: await retentionPolicy(),
       advisory: await importedAdvisory(),
       vulnReportTime: (
@@ -970,6 +1000,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
         return tagOf(tagName);
       },
       subscription,
+      immutabilityRule,
       retentionPolicy,
       async accountAssociation() {
         const g = await group();

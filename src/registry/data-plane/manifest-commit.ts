@@ -2,6 +2,7 @@ import { newChildUid } from "../../core/uidp.js";
 import type { RepoRow } from "../../storage/registry-store.js";
 import type { Store } from "../../storage/store.js";
 import { MissingReferenceError } from "../content-errors.js";
+import { denyImmutableRegistryTag } from "../immutability/tag-guard.js";
 import { EMPTY_BLOB_DIGEST, type ParsedManifest } from "../manifest-parser.js";
 import { withRegistryLock } from "./registry-lock.js";
 
@@ -10,7 +11,8 @@ import { withRegistryLock } from "./registry-lock.js";
  * `deprecated` flag), in one transaction under the shared registry lock: every referenced blob must
  * be linked to the repo (the OCI empty blob needs no upload) and every child manifest stored there,
  * else MissingReferenceError and nothing is written. The tag write appends
- * the history row when the tag moves.
+ * the history row when the tag moves; moving a tag an immutability rule protects is
+ * ImmutableTagError (checked with the tag's row locked), unless the manifest is a referrer.
  */
 export async function commitManifest(
   store: Store,
@@ -67,6 +69,9 @@ export async function commitManifest(
         deprecated: current?.deprecated ?? false,
         newUid: newChildUid(repo.uid),
         now,
+        // Referrers can always be added to an immutable image (ADR 0045); rules are read only
+        // when the tag would move, so pushes of new tags and of the same digest pay nothing.
+        ...(parsed.subject ? {} : { beforeMove: (tag) => denyImmutableRegistryTag(tx, tag, name) }),
       });
     }
     await args.recordPush?.(tx, previous);

@@ -9,6 +9,7 @@ import { blobKey } from "../../storage/blobs/blob-layout.js";
 import type { Store } from "../../storage/store.js";
 import { ContentDamagedError, ContentMissingError } from "../content-errors.js";
 import type { Digest } from "../digest.js";
+import { denyImmutableRegistryTag } from "../immutability/tag-guard.js";
 import { tagHistoryPage } from "../tag-history.js";
 import { type CachedManifest, manifestCacheOf } from "./manifest-cache.js";
 import { commitManifest } from "./manifest-commit.js";
@@ -72,13 +73,29 @@ export interface RegistryContent {
   manifest(repoUid: string, digest: string): Promise<StoredManifest | undefined>;
   /** Stores a manifest and moves its tag: commitManifest, dropping any cached entry first. */
   pushManifest(args: Parameters<typeof commitManifest>[1]): Promise<void>;
-  /** Deletes tag `tag` of the repo, recording `tag.deleted` by `principal`; false when there is none. */
-  deleteTag(repoUid: string, tag: string, principal: Principal | undefined): Promise<boolean>;
+  /**
+   * Deletes tag `tag` of the repo, recording `tag.deleted` by `principal`; false when there is none.
+   * With `repoName` (the registry edge), a tag an immutability rule protects is ImmutableTagError
+   * and nothing is deleted; without it (an operator's repair, `wharf fsck`) rules are not checked.
+   */
+  deleteTag(
+    repoUid: string,
+    tag: string,
+    principal: Principal | undefined,
+    repoName?: string,
+  ): Promise<boolean>;
   /**
    * Deletes manifest `digest` of the repo and every tag pointing at it (each a `tag.deleted` by
-   * `principal`, recorded in the tag history), in one transaction; false when there is none.
+   * `principal`, recorded in the tag history), in one transaction; false when there is none. A tag
+   * an immutability rule protects among them is ImmutableTagError naming `repoName`, and nothing
+   * is deleted.
    */
-  deleteManifest(repoUid: string, digest: string, principal: Principal | undefined): Promise<boolean>;
+  deleteManifest(
+    repoUid: string,
+    digest: string,
+    principal: Principal | undefined,
+    repoName: string,
+  ): Promise<boolean>;
   /** The manifests of the repo whose subject is `digest`, optionally of one artifact type. */
   referrers(repoUid: string, digest: string, artifactType: string | undefined): Promise<Referrer[]>;
   /** Tag names of the repo in byte order, after `after`, at most `limit`. */
@@ -172,16 +189,18 @@ export function createRegistryContent(deps: {
       await commitManifest(store, args);
     },
 
-    deleteTag(repoUid, name, principal) {
+    deleteTag(repoUid, name, principal, repoName) {
       return store.transaction(async (tx) => {
         const tag = await tx.tags.getByName(repoUid, name);
-        if (!tag || !(await tx.tags.delete(tag.uid, clock.now()))) return false;
+        if (!tag) return false;
+        if (repoName !== undefined) await denyImmutableRegistryTag(tx, tag, repoName);
+        if (!(await tx.tags.delete(tag.uid, clock.now()))) return false;
         await tagDeleted(tx, repoUid, principal, tag.uid);
         return true;
       });
     },
 
-    async deleteManifest(repoUid, digest, principal) {
+    async deleteManifest(repoUid, digest, principal, repoName) {
       const now = clock.now();
       const deleted = await store.transaction(async (tx) => {
         if (!(await tx.manifests.delete(repoUid, digest))) return false;
@@ -190,6 +209,7 @@ export function createRegistryContent(deps: {
           { order: { field: "uid", desc: false }, limit: 10_000, skip: 0 },
         );
         for (const tag of tags.rows) {
+          await denyImmutableRegistryTag(tx, tag, repoName);
           await tx.tags.delete(tag.uid, now);
           await tagDeleted(tx, repoUid, principal, tag.uid);
         }

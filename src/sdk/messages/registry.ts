@@ -1,5 +1,6 @@
 // The messages, enums and schemas of the registry domain (v2).
 export * from "../../gen/platform/registry/v2/images_pb.js";
+export * from "../../gen/platform/registry/v2/immutability_pb.js";
 export * from "../../gen/platform/registry/v2/repos_pb.js";
 export * from "../../gen/platform/registry/v2/retention_pb.js";
 export * from "../../gen/platform/registry/v2/tags_pb.js";

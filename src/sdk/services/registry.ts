@@ -1,4 +1,5 @@
 import { ImagesService } from "../../gen/platform/registry/v2/images_pb.js";
+import { ImmutabilityRulesService } from "../../gen/platform/registry/v2/immutability_pb.js";
 import { ReposService } from "../../gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "../../gen/platform/registry/v2/retention_pb.js";
 import { TagsService } from "../../gen/platform/registry/v2/tags_pb.js";
@@ -9,5 +10,6 @@ export const REGISTRY_SERVICES = {
   repos: ReposService,
   tags: TagsService,
   images: ImagesService,
+  immutabilityRules: ImmutabilityRulesService,
   retentionPolicies: RetentionPoliciesService,
 } as const satisfies ServiceTable[string];

@@ -59,7 +59,7 @@ describe("built-in roles", () => {
     assert.ok(!viewer.has(C.CAP_TERMS_ACCEPT));
   });
 
-  it("editor is viewer plus subscription, repo and vulnerability report writes, but no IAM writes", () => {
+  it("editor is viewer plus subscription, repo, tag restore and vulnerability report writes, but no IAM writes", () => {
     const editor = caps("editor");
     for (const c of caps("viewer")) assert.ok(editor.has(c));
     for (const c of [
@@ -71,10 +71,11 @@ describe("built-in roles", () => {
       C.CAP_REPO_DELETE,
       C.CAP_VULN_REPORT_CREATE,
       C.CAP_VULN_CREATE,
+      C.CAP_TAG_UPDATE,
     ]) {
       assert.ok(editor.has(c), shortNameOf(c));
     }
-    assert.equal(editor.size, caps("viewer").size + 8);
+    assert.equal(editor.size, caps("viewer").size + 9);
     assert.ok(!editor.has(C.CAP_IAM_ROLE_BINDINGS_CREATE));
     assert.ok(!editor.has(C.CAP_IAM_GROUPS_CREATE));
   });

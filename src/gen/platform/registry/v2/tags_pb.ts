@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/registry/v2/tags.proto.
  */
 export const file_platform_registry_v2_tags: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wbGF0Zm9ybS9yZWdpc3RyeS92Mi90YWdzLnByb3RvEhRwbGF0Zm9ybS5yZWdpc3RyeS52MiKmAQoDVGFnEgsKA3VpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBmRpZ2VzdBgDIAEoCRISCgpkZXByZWNhdGVkGAQgASgIEi8KC2NyZWF0ZV90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi1wEKD0xpc3RUYWdzUmVxdWVzdBIsCgR1aWRwGAEgASgLMh4ucGxhdGZvcm0uY29tbW9uLnYyLlVJRFBGaWx0ZXISDAoEbmFtZRgCIAEoCRIOCgZkaWdlc3QYAyABKAkSMQoNdXBkYXRlZF9zaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAUgASgFEhIKCnBhZ2VfdG9rZW4YBiABKAkSEAoIb3JkZXJfYnkYByABKAkSDAoEc2tpcBgIIAEoBSKPAQoQTGlzdFRhZ3NSZXNwb25zZRInCgR0YWdzGAEgAygLMhkucGxhdGZvcm0ucmVnaXN0cnkudjIuVGFnEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRIYCgt0b3RhbF9jb3VudBgDIAEoA0gAiAEBEg8KB3NraXBwZWQYBCABKAVCDgoMX3RvdGFsX2NvdW50IhwKDUdldFRhZ1JlcXVlc3QSCwoDdWlkGAEgASgJIkoKEENyZWF0ZVRhZ1JlcXVlc3QSDgoGcGFyZW50GAEgASgJEiYKA3RhZxgCIAEoCzIZLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLlRhZyIfChBEZWxldGVUYWdSZXF1ZXN0EgsKA3VpZBgBIAEoCTKTBAoLVGFnc1NlcnZpY2USfgoITGlzdFRhZ3MSJS5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5MaXN0VGFnc1JlcXVlc3QaJi5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5MaXN0VGFnc1Jlc3BvbnNlIiOquxgGEgLNDBgBgtPkkwITEhEvcmVnaXN0cnkvdjIvdGFncxJ5CgZHZXRUYWcSIy5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5HZXRUYWdSZXF1ZXN0GhkucGxhdGZvcm0ucmVnaXN0cnkudjIuVGFnIi+quxgJEgLNDCIDdWlkgtPkkwIcEhovcmVnaXN0cnkvdjIvdGFncy97dWlkPSoqfRKKAQoJQ3JlYXRlVGFnEiYucGxhdGZvcm0ucmVnaXN0cnkudjIuQ3JlYXRlVGFnUmVxdWVzdBoZLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLlRhZyI6qrsYDBICywwiBnBhcmVudILT5JMCJDoDdGFnIh0vcmVnaXN0cnkvdjIvdGFncy97cGFyZW50PSoqfRJ8CglEZWxldGVUYWcSJi5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5EZWxldGVUYWdSZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5Ii+quxgJEgLODCIDdWlkgtPkkwIcKhovcmVnaXN0cnkvdjIvdGFncy97dWlkPSoqfWIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_common_v2_uidp]);
+  fileDesc("Ch9wbGF0Zm9ybS9yZWdpc3RyeS92Mi90YWdzLnByb3RvEhRwbGF0Zm9ybS5yZWdpc3RyeS52MiKmAQoDVGFnEgsKA3VpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBmRpZ2VzdBgDIAEoCRISCgpkZXByZWNhdGVkGAQgASgIEi8KC2NyZWF0ZV90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi1wEKD0xpc3RUYWdzUmVxdWVzdBIsCgR1aWRwGAEgASgLMh4ucGxhdGZvcm0uY29tbW9uLnYyLlVJRFBGaWx0ZXISDAoEbmFtZRgCIAEoCRIOCgZkaWdlc3QYAyABKAkSMQoNdXBkYXRlZF9zaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAUgASgFEhIKCnBhZ2VfdG9rZW4YBiABKAkSEAoIb3JkZXJfYnkYByABKAkSDAoEc2tpcBgIIAEoBSKPAQoQTGlzdFRhZ3NSZXNwb25zZRInCgR0YWdzGAEgAygLMhkucGxhdGZvcm0ucmVnaXN0cnkudjIuVGFnEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRIYCgt0b3RhbF9jb3VudBgDIAEoA0gAiAEBEg8KB3NraXBwZWQYBCABKAVCDgoMX3RvdGFsX2NvdW50IhwKDUdldFRhZ1JlcXVlc3QSCwoDdWlkGAEgASgJIkoKEENyZWF0ZVRhZ1JlcXVlc3QSDgoGcGFyZW50GAEgASgJEiYKA3RhZxgCIAEoCzIZLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLlRhZyIfChBEZWxldGVUYWdSZXF1ZXN0EgsKA3VpZBgBIAEoCSJaChFSZXN0b3JlVGFnUmVxdWVzdBILCgN1aWQYASABKAkSDgoGZGlnZXN0GAIgASgJEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMqIFCgtUYWdzU2VydmljZRJ+CghMaXN0VGFncxIlLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkxpc3RUYWdzUmVxdWVzdBomLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkxpc3RUYWdzUmVzcG9uc2UiI6q7GAYSAs0MGAGC0+STAhMSES9yZWdpc3RyeS92Mi90YWdzEnkKBkdldFRhZxIjLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkdldFRhZ1JlcXVlc3QaGS5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5UYWciL6q7GAkSAs0MIgN1aWSC0+STAhwSGi9yZWdpc3RyeS92Mi90YWdzL3t1aWQ9Kip9EooBCglDcmVhdGVUYWcSJi5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5DcmVhdGVUYWdSZXF1ZXN0GhkucGxhdGZvcm0ucmVnaXN0cnkudjIuVGFnIjqquxgMEgLLDCIGcGFyZW50gtPkkwIkOgN0YWciHS9yZWdpc3RyeS92Mi90YWdzL3twYXJlbnQ9Kip9EnwKCURlbGV0ZVRhZxImLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkRlbGV0ZVRhZ1JlcXVlc3QaFi5nb29nbGUucHJvdG9idWYuRW1wdHkiL6q7GAkSAs4MIgN1aWSC0+STAhwqGi9yZWdpc3RyeS92Mi90YWdzL3t1aWQ9Kip9EowBCgpSZXN0b3JlVGFnEicucGxhdGZvcm0ucmVnaXN0cnkudjIuUmVzdG9yZVRhZ1JlcXVlc3QaGS5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5UYWciOqq7GAkSAswMIgN1aWSC0+STAic6ASoiIi9yZWdpc3RyeS92Mi90YWdzL3t1aWQ9Kip9OnJlc3RvcmViBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_common_v2_uidp]);
 
 /**
  * @generated from message platform.registry.v2.Tag
@@ -219,6 +219,39 @@ export const DeleteTagRequestSchema: GenMessage<DeleteTagRequest> = /*@__PURE__*
   messageDesc(file_platform_registry_v2_tags, 5);
 
 /**
+ * @generated from message platform.registry.v2.RestoreTagRequest
+ */
+export type RestoreTagRequest = Message<"platform.registry.v2.RestoreTagRequest"> & {
+  /**
+   * The tag's uid (a deleted tag's too).
+   *
+   * @generated from field: string uid = 1;
+   */
+  uid: string;
+
+  /**
+   * sha256:<64 hex>: a digest from the tag's history. Exactly one of digest and time.
+   *
+   * @generated from field: string digest = 2;
+   */
+  digest: string;
+
+  /**
+   * The digest the tag pointed to at this time.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 3;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message platform.registry.v2.RestoreTagRequest.
+ * Use `create(RestoreTagRequestSchema)` to create a new message.
+ */
+export const RestoreTagRequestSchema: GenMessage<RestoreTagRequest> = /*@__PURE__*/
+  messageDesc(file_platform_registry_v2_tags, 6);
+
+/**
  * TagsService reads and moves tags. Every change of a tag's digest appends a tag-history record
  * in the same transaction.
  *
@@ -259,6 +292,20 @@ export const TagsService: GenService<{
     methodKind: "unary";
     input: typeof DeleteTagRequestSchema;
     output: typeof EmptySchema;
+  },
+  /**
+   * Moves the tag back to a digest from its history: `digest`, or the one it pointed to at `time`
+   * (exactly one of them). Works on a deleted tag (its uid stays valid while its history is kept):
+   * the tag is created again with its uid. Appends a history record. FAILED_PRECONDITION reasons:
+   * NOT_IN_HISTORY (the digest never was the tag's, or the tag had none at `time`), MANIFEST_GONE
+   * (garbage collection removed the manifest), TAG_IMMUTABLE (an immutability rule protects it).
+   *
+   * @generated from rpc platform.registry.v2.TagsService.RestoreTag
+   */
+  restoreTag: {
+    methodKind: "unary";
+    input: typeof RestoreTagRequestSchema;
+    output: typeof TagSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_platform_registry_v2_tags, 0);
