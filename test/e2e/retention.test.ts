@@ -147,14 +147,7 @@ forEachEngine("retention policies: preview, run, history, events and gc", (db) =
       await tagAt("team/lib", `l${i}`, await push("team/lib", `lib image ${i}`), i * 24 * HOUR + HOUR / 2);
     }
     const appRepo = repoUids.get("app") as string;
-    await server.store.immutabilityRules.insert({
-      uid: newChildUid(appRepo),
-      parentUid: appRepo,
-      tagPatterns: IMMUTABLE,
-      description: "",
-      createTime: t0,
-      updateTime: t0,
-    });
+    await server.create(`/registry/v2/immutabilityRules/${appRepo}`, { tagPatterns: IMMUTABLE });
 
     policy = await server.create(`/registry/v2/retentionPolicies/${org}`, {
       description: "keep what matters",

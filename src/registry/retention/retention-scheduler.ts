@@ -9,7 +9,7 @@ const DUE_PER_POLL = 20;
 
 /** The running scheduler. */
 export interface RetentionScheduler {
-  /** Stops polling and waits for the run in progress, if any. */
+  /** Stops polling and waits for the run in progress, if any (the poll's other due policies wait). */
   close(): Promise<void>;
 }
 
@@ -28,10 +28,12 @@ export function startRetentionScheduler(
   const ctx = { principal: undefined, clock };
   let running: Promise<void> = Promise.resolve();
   let polling = false;
+  let closed = false;
 
   const poll = async () => {
     const due = await deps.store.retention.due(clock.now(), DUE_PER_POLL);
     for (const uid of due) {
+      if (closed) return; // shutting down: the rest stay due for the next poll, here or elsewhere
       try {
         const outcome = await runPolicy(deps, ctx, uid, true);
         if (outcome) {
@@ -76,6 +78,7 @@ export function startRetentionScheduler(
 
   return {
     async close() {
+      closed = true;
       clearInterval(timer);
       await running;
     },

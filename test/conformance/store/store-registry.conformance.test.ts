@@ -4,6 +4,7 @@ import { integrityCases } from "./integrity.cases.js";
 import { pagingCases } from "./paging.cases.js";
 import { registryDataCases } from "./registry-data.cases.js";
 import { repoTagCases } from "./repos-tags.cases.js";
+import { retentionCases } from "./retention.cases.js";
 import { transactionCases } from "./transactions.cases.js";
 import { usageCases } from "./usage.cases.js";
 
@@ -17,4 +18,5 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   integrityCases(db);
   immutabilityCases(db);
   usageCases(db);
+  retentionCases(db);
 });

@@ -84,7 +84,7 @@ export type RetentionTag = Message<"platform.registry.v2.RetentionTag"> & {
   uid: string;
 
   /**
-   * The repo's path below the organization, e.g. "acme/team/app".
+   * The image path of the tag's repo, e.g. "acme/team/app".
    *
    * @generated from field: string repo = 2;
    */
