@@ -309,6 +309,10 @@ forEachEngine("immutable tags: rules over REST and gRPC, enforced by the registr
       registryToken,
     );
     assert.equal(referrer.status, 201, await referrer.text());
+    // A subject does not let a manifest take a protected tag.
+    const underTag = await putManifest(wharf, "acme/team/svc", "v1.2", sig.manifest, registryToken);
+    assert.equal(underTag.status, 403);
+    assert.equal((await ociErrorOf(underTag)).code, "DENIED");
     const star = await newRule(svcRepo, ["*"]);
     const fallback = `sha256-${v1.digest.slice("sha256:".length)}`;
     const first = await putManifest(wharf, "acme/team/svc", fallback, sig.manifest, registryToken);
