@@ -16,6 +16,8 @@ import {
   type ReposService,
 } from "../gen/platform/registry/v2/repos_pb.js";
 import type { RepoFilter, RepoRow } from "../storage/registry-store.js";
+import type { Store } from "../storage/store.js";
+import { refuseRepoWithImmutableTags } from "./immutability/tag-guard.js";
 import { repoMessage } from "./mapping.js";
 import { withRepoRefusalRecorded } from "./quotas/repo-quota.js";
 import { quotaEventSink } from "./quotas/storage-quota.js";
@@ -32,7 +34,8 @@ const REPO_MASK = {
 
 /**
  * ReposService: repositories under groups, and their readmes. Changes are events of the repo's
- * group; a readme update is a `repo.updated` event with the repo as its body.
+ * group; a readme update is a `repo.updated` event with the repo as its body. A repo holding a tag
+ * an immutability rule protects is not deleted (FAILED_PRECONDITION `TAG_IMMUTABLE`, ADR 0045).
  */
 export function createReposService(deps: RegistryServiceDeps): ServiceHandlers<typeof ReposService> {
   const { store } = deps;
@@ -106,7 +109,11 @@ export function createReposService(deps: RegistryServiceDeps): ServiceHandlers<t
     },
 
     async deleteRepo(req, ctx) {
-      await recordedMutation(deps, ctx, (tx) => requireFound(tx.repos.delete(req.uid), "repo", req.uid), {
+      const deleteRepo = async (tx: Store) => {
+        await refuseRepoWithImmutableTags(tx, req.uid);
+        return requireFound(tx.repos.delete(req.uid), "repo", req.uid);
+      };
+      await recordedMutation(deps, ctx, deleteRepo, {
         resource: "repo",
         verb: "deleted",
         subject: req.uid,

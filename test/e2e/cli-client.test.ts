@@ -592,7 +592,7 @@ describe("the wharf client commands", () => {
   it("completion bash|zsh cover the command tree; help exits 0", async () => {
     const bash = await bin.ok(["completion", "bash"]);
     assert.match(bash, /complete -F _wharf wharf/);
-    assert.match(bash, /\['wharf images tags'\]='list create delete'/);
+    assert.match(bash, /\['wharf images tags'\]='list create delete restore'/);
     assert.match(bash, /\['wharf'\]='[^']*\bserve\b/);
     const zsh = await ok(["completion", "zsh"]);
     assert.match(zsh, /^#compdef wharf/);

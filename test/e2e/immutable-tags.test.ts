@@ -309,6 +309,10 @@ forEachEngine("immutable tags: rules over REST and gRPC, enforced by the registr
       registryToken,
     );
     assert.equal(referrer.status, 201, await referrer.text());
+    // A subject does not let a manifest take a protected tag.
+    const underTag = await putManifest(wharf, "acme/team/svc", "v1.2", sig.manifest, registryToken);
+    assert.equal(underTag.status, 403);
+    assert.equal((await ociErrorOf(underTag)).code, "DENIED");
     const star = await newRule(svcRepo, ["*"]);
     const fallback = `sha256-${v1.digest.slice("sha256:".length)}`;
     const first = await putManifest(wharf, "acme/team/svc", fallback, sig.manifest, registryToken);
@@ -381,6 +385,20 @@ forEachEngine("immutable tags: rules over REST and gRPC, enforced by the registr
     );
     assert.equal(deleted.error?.code, grpc.status.FAILED_PRECONDITION);
     assert.equal((await tagOf(svcRepo, "stable"))?.digest, v1.digest);
+    // Deleting the repo would delete the tag.
+    const repoGone = await expectError(await api(`/registry/v2/repos/${svcRepo}`, { method: "DELETE" }), {
+      status: 400,
+      code: 9,
+      reason: "FAILED_PRECONDITION",
+    });
+    assert.match(repoGone.message, new RegExp(`tag stable, which is immutable \\(rule ${rule.uid}\\)`));
+    assert.equal((await tagOf(svcRepo, "stable"))?.digest, v1.digest);
+    // A repo without protected tags goes as before.
+    await pushImage(wharf, "acme/team/spare", "stable-ish", registryToken, v1);
+    const spare = await json<{ repos: { uid: string }[] }>(
+      `/registry/v2/repos?uidp.children_of=${team}&name=spare`,
+    );
+    await json(`/registry/v2/repos/${spare.repos[0]?.uid}`, { method: "DELETE" });
 
     // Rules over gRPC: list, update, delete.
     const listed = await grpcCall(

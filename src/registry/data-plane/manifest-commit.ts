@@ -14,7 +14,7 @@ import { withRegistryLock } from "./registry-lock.js";
  * else MissingReferenceError and nothing is written; a push past the organization's storage quota
  * is QuotaExceededError and nothing is written. The tag write appends the history row when the tag
  * moves; moving a tag an immutability rule protects is ImmutableTagError (checked with the tag's row
- * locked), unless the manifest is a referrer.
+ * locked).
  */
 export async function commitManifest(
   store: Store,
@@ -77,9 +77,10 @@ export async function commitManifest(
         deprecated: current?.deprecated ?? false,
         newUid: newChildUid(repo.uid),
         now,
-        // Referrers can always be added to an immutable image (ADR 0045); rules are read only
-        // when the tag would move, so pushes of new tags and of the same digest pay nothing.
-        ...(parsed.subject ? {} : { beforeMove: (tag) => denyImmutableRegistryTag(tx, tag, name) }),
+        // Rules are read only when the tag would move, so pushes of new tags and of the same
+        // digest pay nothing. Referrers go by digest or under their fallback tags, which no rule
+        // protects (ADR 0045); a `subject` does not let a manifest take a protected tag.
+        beforeMove: (tag) => denyImmutableRegistryTag(tx, tag, name),
       });
     }
     await args.recordPush?.(tx, previous);

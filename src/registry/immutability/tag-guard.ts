@@ -1,7 +1,8 @@
 import { failedPrecondition } from "../../core/errors.js";
+import { selfAndAncestors } from "../../core/uidp.js";
 import type { Store } from "../../storage/store.js";
 import { ImmutableTagError } from "../content-errors.js";
-import { immutableRuleFor } from "./immutable-rule-for.js";
+import { firstMatching, immutableRuleFor } from "./immutable-rule-for.js";
 
 /**
  * Referrer fallback tags: the OCI referrers tag schema (`sha256-<hex>`, an index moved each time a
@@ -51,4 +52,39 @@ export async function denyImmutableRegistryTag(
 ): Promise<void> {
   const rule = await protectingRule(tx, tag.repoUid, tag.name);
   if (rule !== undefined) throw new ImmutableTagError(tag.name, repoName, rule.uid);
+}
+
+/** Tag names read per round when a whole repo is checked. */
+const NAMES_PAGE = 1000;
+
+/**
+ * DeleteRepo: throws FAILED_PRECONDITION `TAG_IMMUTABLE` naming the first protected tag and its
+ * rule when the repo holds a tag a rule protects (deleting the repo would delete it). The rules are
+ * read once; the tag names page by page. Call it in the transaction that deletes the repo.
+ */
+export async function refuseRepoWithImmutableTags(
+  tx: Pick<Store, "immutabilityRules" | "tags">,
+  repoUid: string,
+): Promise<void> {
+  const rules = await tx.immutabilityRules.ofParents(selfAndAncestors(repoUid));
+  if (rules.length === 0) return;
+  let after: string | undefined;
+  for (;;) {
+    const names = await tx.tags.names(repoUid, {
+      ...(after === undefined ? {} : { after }),
+      limit: NAMES_PAGE,
+    });
+    for (const name of names) {
+      const rule = isReferrerTag(name) ? undefined : firstMatching(rules, name);
+      if (rule !== undefined) {
+        throw failedPrecondition(
+          "TAG_IMMUTABLE",
+          `the repo holds tag ${name}, which is immutable (rule ${rule.uid}); delete or narrow the rule first`,
+          repoUid,
+        );
+      }
+    }
+    if (names.length < NAMES_PAGE) return;
+    after = names[names.length - 1];
+  }
 }

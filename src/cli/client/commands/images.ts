@@ -1,3 +1,4 @@
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import type { Command } from "commander";
 import { GroupsService } from "../../../gen/platform/iam/v2/groups_pb.js";
@@ -13,7 +14,7 @@ import type { CommandContext } from "../context.js";
 import { timeCell, UsageError, type View } from "../output.js";
 import { type Bind, type BindFor, print, subcommand } from "../program.js";
 import { fetchManifest, fetchReferrers, type Manifest } from "../registry-calls.js";
-import { groupUid, type ImageReference, parseImage, resolveRepo, resolveTag } from "../resolve.js";
+import { groupUid, type ImageReference, isUid, parseImage, resolveRepo, resolveTag } from "../resolve.js";
 import { CLIENT_GROUPS } from "../routing.js";
 import { field, protoView } from "../views.js";
 import { optionalReport } from "../vuln-reports.js";
@@ -23,6 +24,7 @@ import {
   type VulnerabilityChange,
   vulnerabilityChanges,
 } from "../vuln-summary.js";
+import { registerImmutability } from "./images-immutability.js";
 import { registerImagesQuotas } from "./images-quotas.js";
 import { registerRetention } from "./images-retention.js";
 
@@ -138,6 +140,7 @@ export function registerImages(program: Command, bindFor: BindFor): void {
   registerTags(images, bind);
   registerRetention(images, bind);
   registerImagesQuotas(images, bind);
+  registerImmutability(images, bind);
   images
     .command("history <image:tag>")
     .description(
@@ -269,6 +272,43 @@ function registerTags(images: Command, bind: Bind): void {
         ctx.stderr.write(`deleted tag ${image.repository}:${image.tag}\n`);
       }),
     );
+  tags
+    .command("restore <image:tag>")
+    .description(
+      "move a tag back to a digest from its history (ORG/REPO:TAG, or the uid of a deleted tag): --digest, or the one it named --at a time",
+    )
+    .option("--digest <digest>", "a digest the tag pointed to (sha256:…)")
+    .option("--at <time>", "the digest the tag pointed to at this time (RFC 3339)")
+    .action(
+      bind(async (ctx, [ref]: [string], o: { digest?: string; at?: string }) => {
+        if ((o.digest === undefined) === (o.at === undefined))
+          throw new UsageError("give either --digest or --at");
+        const uid = isUid(ref) ? ref : await liveTagUid(ctx, ref);
+        const at = parseTime("at", o.at);
+        const tag = await ctx.client.registry.tags.restoreTag({
+          uid,
+          digest: o.digest ?? "",
+          ...(at === undefined ? {} : { time: timestampFromDate(new Date(at)) }),
+        });
+        print(ctx, [tag], tagView, true);
+      }),
+    );
+}
+
+/** The uid of tag ORG/REPO:TAG; a deleted tag is found only by its uid, which the error says. */
+async function liveTagUid(ctx: CommandContext, ref: string): Promise<string> {
+  const image = requireTag(parseImage(ref));
+  const repo = await resolveRepo(ctx.client, image.repository);
+  try {
+    return (await resolveTag(ctx.client, repo.uid, image.tag)).uid;
+  } catch (err) {
+    if (err instanceof WharfApiError && err.code === Code.NotFound) {
+      throw new UsageError(
+        `${ref} has no tag now; to restore a deleted tag, give its uid (the subject of its tag.deleted event)`,
+      );
+    }
+    throw err;
+  }
 }
 
 function requireTag(image: ImageReference): ImageReference & { tag: string } {

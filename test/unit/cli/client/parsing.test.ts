@@ -156,7 +156,11 @@ describe("routing and completions", () => {
     assert.ok(table.get("wharf")?.includes("images"));
     assert.deepEqual(
       table.get("wharf images tags")?.filter((w) => !w.startsWith("-")),
-      ["list", "create", "delete"],
+      ["list", "create", "delete", "restore"],
+    );
+    assert.deepEqual(
+      table.get("wharf images immutability")?.filter((w) => !w.startsWith("-")),
+      ["create", "list", "describe", "update", "delete"],
     );
     assert.ok(table.get("wharf images history")?.includes("--pin"));
     assert.ok(table.has("wharf iam orgs"), "aliases complete too");
