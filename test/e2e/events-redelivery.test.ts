@@ -66,6 +66,18 @@ describe("webhook redelivery", () => {
     return body.deliveries ?? [];
   }
 
+  /** Waits until the lane recorded every delivery of `subscription` (none pending). */
+  async function drained(subscription: string): Promise<void> {
+    await until(
+      async () =>
+        expectJson<{ status?: { pending?: string } }>(
+          await server.api(`/events/v2/subscriptions/${subscription}`, { token: server.adminToken }),
+        ),
+      (s) => (s.status?.pending ?? "0") === "0",
+      `${subscription} drained`,
+    );
+  }
+
   const post = (path: string, body: unknown = {}, token = server.adminToken) =>
     server.api(path, { method: "POST", token, body });
 
@@ -222,6 +234,7 @@ describe("webhook redelivery", () => {
       const late = await server.create(`/events/v2/subscriptions/${org}`, { sink: lateReceiver.url() });
       await lateReceiver.waitFor((a) => a.length === 1);
       assert.equal(countOf(lateReceiver.accepted(), eventId), 0, "it was created after the repo");
+      await drained(late);
       const replayed = await expectJson<{ requeued: string }>(
         await post(`/events/v2/subscriptions/${late}:replay`, { since }),
       );
@@ -234,6 +247,7 @@ describe("webhook redelivery", () => {
       );
 
       // A replay to the subscription that received it: the same id again (at-least-once).
+      await drained(sub);
       const before = countOf(receiver.accepted(), eventId);
       const again = await expectJson<{ requeued: string }>(
         await post(`/events/v2/subscriptions/${sub}:replay`, { since }),
