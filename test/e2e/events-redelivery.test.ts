@@ -367,6 +367,44 @@ describe("webhook redelivery", () => {
     );
     assert.equal(pendingRefused.error?.code, grpc.status.NOT_FOUND, "an unknown delivery");
   });
+
+  it("pages deliveries across the subscription's stream and its redeliveries without gaps or repeats", async () => {
+    await drained(sub);
+    const all = await deliveries(sub, "delivered");
+    assert.ok(
+      all.some((d) => d.redeliveryOf),
+      "the list holds redeliveries",
+    );
+    assert.ok(
+      all.some((d) => !d.redeliveryOf),
+      "and the stream's deliveries",
+    );
+    const walked: string[] = [];
+    let token = "";
+    for (let pages = 0; pages < 100; pages++) {
+      const page = await expectJson<{ deliveries?: DeliveryJson[]; nextPageToken?: string }>(
+        await server.api(
+          `/events/v2/deliveries?subscriptionUid=${sub}&state=delivered&pageSize=2&pageToken=${token}`,
+          { token: server.adminToken },
+        ),
+      );
+      assert.ok((page.deliveries ?? []).length <= 2, "at most a page");
+      walked.push(...(page.deliveries ?? []).map((d) => d.uid));
+      token = page.nextPageToken ?? "";
+      if (token === "") break;
+    }
+    assert.deepEqual(
+      walked,
+      all.map((d) => d.uid),
+      "the same deliveries in the same order",
+    );
+    await expectError(
+      await server.api(`/events/v2/deliveries?subscriptionUid=${sub}&pageToken=bm9wZQ`, {
+        token: server.adminToken,
+      }),
+      { status: 400, code: 3, field: "page_token" },
+    );
+  });
 });
 
 describe("webhook redelivery: event retention", () => {
