@@ -65,6 +65,9 @@ describe("wharf events redelivery verbs", () => {
     const redrive = await cli(["events", "subscriptions", "redrive", sub]);
     assert.deepEqual([redrive.code, redrive.stdout], [0, "requeued 0 deliveries\n"], redrive.stderr);
 
+    // Replay skips what is still owed or pending: wait until the lane recorded everything.
+    const drained = await cli(["events", "deliveries", "wait", "--subscription", sub]);
+    assert.equal(drained.code, 0, drained.stderr);
     const replay = await cli(["events", "subscriptions", "replay", sub, "--since", "2020-01-01T00:00:00Z"]);
     assert.equal(replay.code, 0, replay.stderr);
     assert.match(replay.stdout, /^requeued [1-9]\d* deliveries\n$/, "the kept events are requeued");

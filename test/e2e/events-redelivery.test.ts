@@ -66,6 +66,18 @@ describe("webhook redelivery", () => {
     return body.deliveries ?? [];
   }
 
+  /** Waits until the lane recorded every delivery of `subscription` (none pending). */
+  async function drained(subscription: string): Promise<void> {
+    await until(
+      async () =>
+        expectJson<{ status?: { pending?: string } }>(
+          await server.api(`/events/v2/subscriptions/${subscription}`, { token: server.adminToken }),
+        ),
+      (s) => (s.status?.pending ?? "0") === "0",
+      `${subscription} drained`,
+    );
+  }
+
   const post = (path: string, body: unknown = {}, token = server.adminToken) =>
     server.api(path, { method: "POST", token, body });
 
@@ -222,6 +234,7 @@ describe("webhook redelivery", () => {
       const late = await server.create(`/events/v2/subscriptions/${org}`, { sink: lateReceiver.url() });
       await lateReceiver.waitFor((a) => a.length === 1);
       assert.equal(countOf(lateReceiver.accepted(), eventId), 0, "it was created after the repo");
+      await drained(late);
       const replayed = await expectJson<{ requeued: string }>(
         await post(`/events/v2/subscriptions/${late}:replay`, { since }),
       );
@@ -234,6 +247,7 @@ describe("webhook redelivery", () => {
       );
 
       // A replay to the subscription that received it: the same id again (at-least-once).
+      await drained(sub);
       const before = countOf(receiver.accepted(), eventId);
       const again = await expectJson<{ requeued: string }>(
         await post(`/events/v2/subscriptions/${sub}:replay`, { since }),
@@ -352,6 +366,44 @@ describe("webhook redelivery", () => {
       server.adminToken,
     );
     assert.equal(pendingRefused.error?.code, grpc.status.NOT_FOUND, "an unknown delivery");
+  });
+
+  it("pages deliveries across the subscription's stream and its redeliveries without gaps or repeats", async () => {
+    await drained(sub);
+    const all = await deliveries(sub, "delivered");
+    assert.ok(
+      all.some((d) => d.redeliveryOf),
+      "the list holds redeliveries",
+    );
+    assert.ok(
+      all.some((d) => !d.redeliveryOf),
+      "and the stream's deliveries",
+    );
+    const walked: string[] = [];
+    let token = "";
+    for (let pages = 0; pages < 100; pages++) {
+      const page = await expectJson<{ deliveries?: DeliveryJson[]; nextPageToken?: string }>(
+        await server.api(
+          `/events/v2/deliveries?subscriptionUid=${sub}&state=delivered&pageSize=2&pageToken=${token}`,
+          { token: server.adminToken },
+        ),
+      );
+      assert.ok((page.deliveries ?? []).length <= 2, "at most a page");
+      walked.push(...(page.deliveries ?? []).map((d) => d.uid));
+      token = page.nextPageToken ?? "";
+      if (token === "") break;
+    }
+    assert.deepEqual(
+      walked,
+      all.map((d) => d.uid),
+      "the same deliveries in the same order",
+    );
+    await expectError(
+      await server.api(`/events/v2/deliveries?subscriptionUid=${sub}&pageToken=bm9wZQ`, {
+        token: server.adminToken,
+      }),
+      { status: 400, code: 3, field: "page_token" },
+    );
   });
 });
 

@@ -64,6 +64,14 @@ function receives(
   return sql<SqlBool>`(${eventGroup} = ${subscriptionGroup} or substr(${eventGroup}, 1, length(${subscriptionGroup}) + 1) = ${subscriptionGroup} || '/')`;
 }
 
+/**
+ * `e` (an event) is of `s`'s (a subscription's) subtree, spelled as OWES_ANY's ranges so it can
+ * seek the `events (group_uid, seq)` index instead of reading every kept event of every
+ * organization (the listing of delivered deliveries and replay read up to --events-retention back).
+ */
+const IN_SUBTREE = sql<SqlBool>`(e.group_uid = s.parent_uid
+  or (e.group_uid > s.parent_uid || '/' and e.group_uid < s.parent_uid || '0'))`;
+
 /** `e` (an event) is owed to `s` (a subscription): in its subtree and after its cursor. */
 export const OWED = sql<SqlBool>`e.seq > s.cursor_seq and ${receives(sql.ref("s.parent_uid"), sql.ref("e.group_uid"))}`;
 
@@ -310,9 +318,7 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
     let query = db
       .selectFrom("subscriptions as s")
       .innerJoin("events as e", (join) =>
-        join.on(
-          sql<SqlBool>`e.seq > s.start_seq and e.seq <= s.cursor_seq and ${receives(sql.ref("s.parent_uid"), sql.ref("e.group_uid"))}`,
-        ),
+        join.on(sql<SqlBool>`e.seq > s.start_seq and e.seq <= s.cursor_seq and ${IN_SUBTREE}`),
       )
       .select(EVENT_COLUMNS)
       .where("s.uid", "=", subscriptionUid)
@@ -767,11 +773,7 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
     async replayable({ subscriptionUid, since }) {
       const rows = await db
         .selectFrom("subscriptions as s")
-        .innerJoin("events as e", (join) =>
-          join.on(
-            sql<SqlBool>`e.seq <= s.cursor_seq and ${receives(sql.ref("s.parent_uid"), sql.ref("e.group_uid"))}`,
-          ),
-        )
+        .innerJoin("events as e", (join) => join.on(sql<SqlBool>`e.seq <= s.cursor_seq and ${IN_SUBTREE}`))
         .select(["e.seq", "s.start_seq"])
         .where("s.uid", "=", subscriptionUid)
         .where("e.time", ">=", BigInt(since))

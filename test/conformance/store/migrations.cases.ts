@@ -194,6 +194,52 @@ export function migrationCases(db: TestDatabase): void {
       assert.equal((await store.events.pending(behind, 10)).length, 3, "behind owes three now");
     });
 
+    it("0020 starts existing subscriptions at their cursor and keeps their dead letters and backlog", async () => {
+      const options = await db.emptyOptions();
+      const kysely = options.databaseUrl
+        ? connectPostgres(options.databaseUrl)
+        : connectSqlite(options.sqlitePath ?? "");
+      try {
+        const migrator = new Migrator({
+          db: kysely,
+          provider: migrationProvider(db.engine),
+          migrationTableName: MIGRATION_TABLE,
+          migrationLockTableName: `${MIGRATION_TABLE}_lock`,
+          allowUnorderedMigrations: true,
+        });
+        const { error } = await migrator.migrateTo("0015-dispatcher-owners");
+        assert.equal(error, undefined, "migrated up to 0015");
+      } finally {
+        await kysely.destroy();
+      }
+      const org = newRootUid();
+      const sub = childUid(org, "000000000000000c"); // delivered 2, gave up on 1, owes 3
+      await runStatement(
+        options,
+        `insert into subscriptions (uid, parent_uid, sink, cursor_seq, create_time, update_time) values
+           ('${sub}', '${org}', 'https://a.example/', 2, 1, 1);
+         insert into events (seq, id, type, source, subject, group_uid, time, extensions, data) values
+           (1, 'e1', 't', 's', 'one', '${org}', 1, '{}', '{}'),
+           (3, 'e3', 't', 's', 'three', '${org}', 3, '{}', '{}');
+         insert into event_dead_letters
+           (subscription_uid, event_seq, attempts, last_attempt_time, last_status, last_error) values
+           ('${sub}', 1, 20, 9, 410, 'gone');`,
+      );
+      if (options.databaseUrl) await runStatement(options, "select setval('events_seq_seq', 3)");
+
+      const store = await db.open(options);
+      const uids = async (state: "pending" | "failed" | "delivered") =>
+        (await store.events.deliveries({ subscriptionUid: sub, state, limit: 10 })).map((r) => r.uid);
+      assert.deepEqual(await uids("failed"), [`${sub}/0000000000000001`], "the dead letter, with its uid");
+      assert.deepEqual(await uids("pending"), [`${sub}/0000000000000003`], "the owed event");
+      assert.deepEqual(await uids("delivered"), [], "nothing before the migration reads as delivered");
+      assert.deepEqual(
+        await store.subscriptions.status(sub),
+        { pending: 1, failed: 1, retryTime: 0 },
+        "the status is unchanged",
+      );
+    });
+
     it("lists pending migrations without writing, and refuses a newer schema changing nothing", async () => {
       const options = await db.emptyOptions();
       const known = Object.keys(migrationsFor(db.engine)).sort();

@@ -14,6 +14,7 @@ import { localHostIdentity } from "../../../src/events/local-process.js";
 import { createSinkAddressPolicy } from "../../../src/events/sink-address-policy.js";
 import { systemSinkResolver } from "../../../src/events/sink-host.js";
 import { createWebhookSender } from "../../../src/events/webhook-sender.js";
+import { newRedeliveryUid } from "../../../src/storage/delivery-uid.js";
 import type { EventOutboxStore } from "../../../src/storage/event-store.js";
 import { openStore } from "../../../src/storage/sql/open-store.js";
 import type { Store } from "../../../src/storage/store.js";
@@ -71,10 +72,14 @@ describe("event dispatcher lease rounds", () => {
     return { path, append };
   }
 
-  /** A dispatcher over the store whose lease rounds and prunes are counted. */
+  /**
+   * A dispatcher over the store whose lease rounds and prunes are counted; delivered events are
+   * kept `retentionMs` (default 0: pruned once delivered).
+   */
   function dispatcher(
     batchSize: number,
     pruneIntervalMs?: number,
+    retentionMs = 0,
   ): { rounds: () => number; prunes: () => number; dispatcher: EventDispatcher } {
     let rounds = 0;
     let prunes = 0;
@@ -84,9 +89,9 @@ describe("event dispatcher lease rounds", () => {
         rounds++;
         return store.events.leaseLanes(args);
       },
-      prune() {
+      prune(args) {
         prunes++;
-        return store.events.prune();
+        return store.events.prune(args);
       },
     };
     return {
@@ -98,7 +103,13 @@ describe("event dispatcher lease rounds", () => {
         send: sender.send,
         clock: systemClock,
         logger: () => {},
-        options: { batchSize, pokeIntervalMs: POKE_INTERVAL_MS, pollMs: 60_000, pruneIntervalMs },
+        options: {
+          batchSize,
+          pokeIntervalMs: POKE_INTERVAL_MS,
+          pollMs: 60_000,
+          pruneIntervalMs,
+          retentionMs,
+        },
       }),
     };
   }
@@ -283,6 +294,95 @@ describe("event dispatcher lease rounds", () => {
       );
     } finally {
       await d.close();
+    }
+  });
+
+  it("sends a redelivery before the stream with the same ce-id, and gives it up after the attempts", async () => {
+    const { path, append } = await subscribed();
+    await append(1);
+    const { dispatcher: d } = dispatcher(10, undefined, 60_000);
+    const sub = (
+      await store.subscriptions.list({}, { order: { field: "uid", desc: false }, limit: 1000, skip: 0 })
+    ).rows.find((r) => r.sink === receiver.url(path));
+    assert.ok(sub, "the subscription");
+    try {
+      await receiver.waitFor(() => deliveredTo(path) === 1, 10_000);
+      const first = receiver.accepted().find((r) => r.path === path);
+      let delivered: Awaited<ReturnType<typeof store.events.deliveries>> = [];
+      while (delivered.length === 0) {
+        delivered = await store.events.deliveries({ subscriptionUid: sub.uid, state: "delivered", limit: 1 });
+        await sleep(10);
+      }
+      const [original] = delivered;
+      assert.ok(original, "delivered");
+      const uid = newRedeliveryUid(sub.uid);
+      const queued = await store.events.requeue({
+        subscriptionUid: sub.uid,
+        deliveries: [{ uid, eventSeq: original.id, redeliveryOf: original.uid }],
+        now: Date.now(),
+      });
+      assert.equal(queued.length, 1, "the delivered event is kept (the retention), so it is requeued");
+      await append(1);
+      d.poke();
+      await receiver.waitFor(() => deliveredTo(path) === 3, 10_000);
+      const ids = receiver
+        .accepted()
+        .filter((r) => r.path === path)
+        .map((r) => r.headers["ce-id"]);
+      assert.equal(ids[1], first?.headers["ce-id"], "the redelivery first, with the original ce-id");
+      assert.notEqual(ids[2], ids[1], "then the stream's next event");
+      let sent = await store.events.delivery(uid);
+      while (sent?.state === "pending") {
+        await sleep(10);
+        sent = await store.events.delivery(uid);
+      }
+      assert.deepEqual([sent?.state, sent?.attempts, sent?.lastStatus], ["delivered", 1, 200], "recorded");
+    } finally {
+      await d.close();
+    }
+
+    // A failing sink: the redelivery is retried, then given up on (a dead letter of its own).
+    const failing = startEventDispatcher({
+      events: store.events,
+      sign: async () => "token",
+      send: async () => ({ ok: false, status: 503, error: "busy" }),
+      clock: systemClock,
+      logger: () => {},
+      options: { maxAttempts: 2, backoffBaseMs: 10, backoffMaxMs: 20, pollMs: 20, pokeIntervalMs: 10 },
+    });
+    try {
+      const [original] = await store.events.deliveries({
+        subscriptionUid: sub.uid,
+        state: "delivered",
+        limit: 1,
+      });
+      assert.ok(original, "delivered");
+      const uid = newRedeliveryUid(sub.uid);
+      await store.events.requeue({
+        subscriptionUid: sub.uid,
+        deliveries: [{ uid, eventSeq: original.id, redeliveryOf: original.uid }],
+        now: Date.now(),
+      });
+      failing.poke();
+      const deadline = Date.now() + 10_000;
+      let row = await store.events.delivery(uid);
+      while (row?.state !== "failed") {
+        assert.ok(Date.now() < deadline, "given up on");
+        await sleep(10);
+        row = await store.events.delivery(uid);
+      }
+      assert.deepEqual(
+        [row.attempts, row.lastStatus, row.lastError],
+        [2, 503, "busy"],
+        "both attempts recorded",
+      );
+      assert.deepEqual(
+        await store.events.deadLetters(sub.uid),
+        [{ uid, eventSeq: original.id }],
+        "a dead letter",
+      );
+    } finally {
+      await failing.close();
     }
   });
 });

@@ -101,7 +101,7 @@ export default function DeliveriesPage(params: RouteParams) {
             </thead>
             <tbody>
               {rows.map((d) => (
-                <tr key={`${d.eventId}:${d.state}`}>
+                <tr key={d.uid}>
                   <td>
                     <span className={d.state === "failed" ? "badge danger" : "badge warn"}>{d.state}</span>
                   </td>
