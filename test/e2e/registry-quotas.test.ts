@@ -3,10 +3,13 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
+import { systemClock } from "../../src/core/clock.js";
 import { GetUsageRequestSchema, UsageSchema } from "../../src/gen/platform/registry/v2/quotas_pb.js";
+import { collectGarbage } from "../../src/registry/data-plane/garbage-collector.js";
+import { createMemoryBlobDriver } from "../../src/storage/blobs/memory/memory-blob-driver.js";
 import { detail, expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
@@ -341,6 +344,21 @@ forEachEngine("registry quotas and usage", (db) => {
     );
     await expectJson(await setQuota({ repoCount: "0" }));
     await pushImage(wharf, "acme/extra", "v1", token, "extra");
+  });
+
+  it("a tag delete frees nothing until garbage collection removes the manifest", async () => {
+    const image = await pushImage(wharf, "acme/gc", "v1", token, buildImage("gc", ["only in gc"]));
+    const before = Number((await usage(acme)).storageBytes);
+    const deleted = await wharf.registry("/v2/acme/gc/manifests/v1", { method: "DELETE", token });
+    assert.equal(deleted.status, 202);
+    assert.equal(Number((await usage(acme)).storageBytes), before, "the manifest is still stored");
+    const report = await collectGarbage(
+      { store: wharf.store, blobs: createMemoryBlobDriver(), clock: systemClock },
+      { historyWindowMs: 0, graceMs: 0 },
+    );
+    assert.ok(report.manifests >= 1);
+    assert.equal(Number((await usage(acme)).storageBytes), before - bytesOf(image));
+    assert.equal(await wharf.store.usage.recount(acme), before - bytesOf(image));
   });
 
   it("skopeo shows the refusal's message", { skip: skopeoSkip }, async () => {

@@ -2,7 +2,38 @@ import { sql } from "kysely";
 import { rootOf } from "../../core/uidp.js";
 import type { ManifestReference } from "../registry-store.js";
 import { readInt } from "./dialect.js";
-import type { SqlContext } from "./sql-context.js";
+import { precompiled, precompiledBySize, type SqlContext } from "./sql-context.js";
+
+// Run by every manifest commit: compiled once per engine (and IN-list or row count).
+const selectBlobSizes = precompiledBySize((db, n) =>
+  db
+    .selectFrom("blobs")
+    .select(["digest", "size"])
+    .where(
+      "digest",
+      "in",
+      Array.from({ length: n }, () => ""),
+    ),
+);
+const upsertRefs = precompiledBySize((db, n) =>
+  db
+    .insertInto("org_usage_digests")
+    .values(Array.from({ length: n }, () => ({ org_uid: "", digest: "", size: 0, refs: 0 })))
+    .onConflict((oc) =>
+      oc.columns(["org_uid", "digest"]).doUpdateSet({ refs: sql`org_usage_digests.refs + excluded.refs` }),
+    )
+    .returning(["digest", "refs", "size"]),
+);
+const upsertBytes = precompiled((db) =>
+  db
+    .insertInto("org_usage")
+    .values({ org_uid: "", storage_bytes: 0, quota_storage_bytes: 0, quota_repo_count: 0, update_time: 0 })
+    .onConflict((oc) =>
+      oc
+        .column("org_uid")
+        .doUpdateSet({ storage_bytes: sql`org_usage.storage_bytes + excluded.storage_bytes` }),
+    ),
+);
 
 /**
  * The incremental upkeep of `org_usage` and `org_usage_digests` (migration 0018, ADR 0047), called
@@ -46,12 +77,8 @@ export async function countManifestAdded(
   const blobDigests = [...new Set(references.filter((r) => r.kind === "blob").map((r) => r.digest))];
   const sizes = new Map<string, number>();
   if (blobDigests.length > 0) {
-    const rows = await ctx.db
-      .selectFrom("blobs")
-      .select(["digest", "size"])
-      .where("digest", "in", blobDigests)
-      .execute();
-    for (const r of rows) sizes.set(r.digest, readInt(r.size));
+    for (const r of await selectBlobSizes(ctx, blobDigests.length, blobDigests))
+      sizes.set(r.digest, readInt(r.size));
   }
   const items = merge([
     { digest: manifest.digest, size: manifest.size, n: 1 },
@@ -61,14 +88,11 @@ export async function countManifestAdded(
 }
 
 async function addRefs(ctx: SqlContext, orgUid: string, items: DigestRefs[], now: number): Promise<number> {
-  const rows = await ctx.db
-    .insertInto("org_usage_digests")
-    .values(items.map((i) => ({ org_uid: orgUid, digest: i.digest, size: i.size, refs: i.n })))
-    .onConflict((oc) =>
-      oc.columns(["org_uid", "digest"]).doUpdateSet({ refs: sql`org_usage_digests.refs + excluded.refs` }),
-    )
-    .returning(["digest", "refs", "size"])
-    .execute();
+  const rows = await upsertRefs(
+    ctx,
+    items.length,
+    items.flatMap((i) => [orgUid, i.digest, i.size, i.n]),
+  );
   const added = new Map(items.map((i) => [i.digest, i.n]));
   let bytes = 0;
   // A row whose count is exactly what this write added was not counted before.
@@ -79,21 +103,7 @@ async function addRefs(ctx: SqlContext, orgUid: string, items: DigestRefs[], now
 
 /** Adds `bytes` to the organization's total (creating its row at `now`). */
 async function addBytes(ctx: SqlContext, orgUid: string, bytes: number, now: number): Promise<void> {
-  await ctx.db
-    .insertInto("org_usage")
-    .values({
-      org_uid: orgUid,
-      storage_bytes: bytes,
-      quota_storage_bytes: 0,
-      quota_repo_count: 0,
-      update_time: now,
-    })
-    .onConflict((oc) =>
-      oc.column("org_uid").doUpdateSet({
-        storage_bytes: sql`org_usage.storage_bytes + excluded.storage_bytes`,
-      }),
-    )
-    .execute();
+  await upsertBytes(ctx, [orgUid, bytes, 0, 0, now]);
 }
 
 /**

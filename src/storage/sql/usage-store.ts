@@ -2,7 +2,10 @@ import { type Selectable, sql } from "kysely";
 import type { OrgUsageRow, UsageStore } from "../usage-store.js";
 import { readInt } from "./dialect.js";
 import type { OrgUsageTable } from "./schema.js";
-import type { SqlContext } from "./sql-context.js";
+import { precompiled, type SqlContext } from "./sql-context.js";
+
+// Read by every push (the quota check): compiled once per engine.
+const selectUsage = precompiled((db) => db.selectFrom("org_usage").selectAll().where("org_uid", "=", ""));
 
 function toRow(r: Selectable<OrgUsageTable>): OrgUsageRow {
   return {
@@ -24,9 +27,16 @@ export function createUsageStore(ctx: SqlContext): UsageStore {
   const { db } = ctx;
   return {
     async get(orgUid, opts) {
-      let q = db.selectFrom("org_usage").selectAll().where("org_uid", "=", orgUid);
-      if (opts?.forUpdate && ctx.dialect.rowLocks && ctx.inTransaction) q = q.forUpdate();
-      const r = await q.executeTakeFirst();
+      if (!(opts?.forUpdate && ctx.dialect.rowLocks && ctx.inTransaction)) {
+        const [r] = await selectUsage(ctx, [orgUid]);
+        return r && toRow(r);
+      }
+      const r = await db
+        .selectFrom("org_usage")
+        .selectAll()
+        .where("org_uid", "=", orgUid)
+        .forUpdate()
+        .executeTakeFirst();
       return r && toRow(r);
     },
 

@@ -106,6 +106,7 @@ describe("uploads hashed on the worker", () => {
       transaction: async (fn: (tx: unknown) => Promise<unknown>) =>
         fn({
           garbage: { lockRegistry: async () => {} },
+          usage: { get: async () => undefined },
           blobs: { link: async (_repo: string, row: { digest: string }) => void linked.push(row.digest) },
         }),
       blobs: { get: async () => undefined },
