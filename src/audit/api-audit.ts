@@ -13,7 +13,8 @@ export interface AuditedChange {
 /**
  * Writes the OK record of the call `ctx` belongs to in `tx`, the change's transaction, when the
  * call is audited (a mutating RPC) and its record is not written yet: one INSERT, the first
- * change of the call naming the record's resource and group. Does nothing for other contexts
+ * change of the call naming the record's resource and group, unless the call names another
+ * existing resource by uid (`CallAudit.target`): then that one. Does nothing for other contexts
  * (reads, registry writes, background jobs).
  */
 export async function auditChangeIn(
@@ -27,12 +28,16 @@ export async function auditChangeIn(
 ): Promise<void> {
   const audit = ctx.audit;
   if (audit === undefined || audit.recorded) return;
+  // A change to another resource than the one the call names (a run's tag deletes) is recorded
+  // under the named one, as a refusal of the same call would be.
+  const target =
+    audit.target !== undefined && audit.target.resource !== change.resource ? audit.target : change;
   await tx.audit.append([
     auditRow(ctx.principal, audit, {
       time: ctx.clock.now(),
       action: audit.action,
-      resource: change.resource,
-      group: change.group,
+      resource: target.resource,
+      group: target.group,
       resultCode: "OK",
     }),
   ]);

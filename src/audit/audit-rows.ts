@@ -20,14 +20,18 @@ export function actOf(principal: Principal | undefined): AuditRow["act"] {
 
 /**
  * The result of a call that failed with `err` (`codeName` its gRPC code's name): DENIED for
- * PERMISSION_DENIED and UNAUTHENTICATED, FAILED otherwise; the reason is the first
+ * PERMISSION_DENIED, UNAUTHENTICATED and RESOURCE_EXHAUSTED (rate limited), FAILED otherwise; the reason is the first
  * PreconditionFailure violation's type, else the ErrorInfo reason, else the code's name.
  */
 export function resultOfError(
   err: DomainError,
   codeName: string,
 ): Pick<AuditRow, "resultCode" | "resultReason"> {
-  const denied = err.code === Code.PermissionDenied || err.code === Code.Unauthenticated;
+  // A rate-limited call was refused, as the registry's 429 is (its reason: RATE_LIMITED).
+  const denied =
+    err.code === Code.PermissionDenied ||
+    err.code === Code.Unauthenticated ||
+    err.code === Code.ResourceExhausted;
   const reason = err.details.preconditionViolations?.[0]?.type ?? err.details.reason ?? codeName;
   return { resultCode: denied ? "DENIED" : "FAILED", resultReason: reason };
 }

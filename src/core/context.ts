@@ -66,6 +66,12 @@ export interface CallAudit {
   /** The User-Agent header ("" when none). */
   readonly userAgent: string;
   /**
+   * The existing resource the request names by its `uid` (a delete, a `:run`, a `:redeliver`) and
+   * its group; undefined when it names none (a create, an update). A record then names it even when
+   * the call's first change is to another resource (a retention run deleting tags).
+   */
+  readonly target?: { resource: string; group: string } | undefined;
+  /**
    * True once an OK record was written in a transaction of the call (reset when that
    * transaction rolls back through `recordedMutation`).
    */

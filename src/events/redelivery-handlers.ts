@@ -1,3 +1,4 @@
+import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { fromTimestamp } from "../core/api-convert.js";
 import { failedPrecondition, invalidArgument, notFound } from "../core/errors.js";
 import type { ServiceHandlers } from "../core/service.js";
@@ -11,7 +12,7 @@ import { newRedeliveryUid, parseDeliveryUid, streamDeliveryUid } from "../storag
 import type { SubscriptionRow } from "../storage/event-store.js";
 import type { Store } from "../storage/store.js";
 import { deliveryMessage } from "./delivery-message.js";
-import type { EventRecorder } from "./event-recorder.js";
+import type { ChangeContext, EventRecorder } from "./event-recorder.js";
 import { recordedMutation } from "./recorded-mutation.js";
 
 /** What the redelivery RPCs are built from (a subset of SubscriptionsServiceDeps). */
@@ -42,6 +43,41 @@ export function createRedeliveryHandlers(deps: RedeliveryDeps): RedeliveryHandle
     const row = await store.subscriptions.get(uid);
     if (!row) throw notFound("subscription", uid);
     return row;
+  }
+
+  /**
+   * Queues a redelivery of each of `deliveries` for `subscription` in one transaction with one
+   * `delivery.created.batch` event (none when there was nothing to queue); resolves with how many
+   * were queued.
+   */
+  async function requeueBatch<D extends DescMessage>(
+    ctx: ChangeContext,
+    subscription: SubscriptionRow,
+    deliveries: { eventSeq: number; redeliveryOf: string }[],
+    request: { schema: D; body: MessageInitShape<D> },
+  ): Promise<bigint> {
+    const written = await recordedMutation(
+      deps,
+      ctx,
+      (tx) =>
+        tx.events.requeue({
+          subscriptionUid: subscription.uid,
+          deliveries: deliveries.map((d) => ({ uid: newRedeliveryUid(subscription.uid), ...d })),
+          now: ctx.clock.now(),
+        }),
+      (rows) =>
+        rows.length === 0
+          ? undefined
+          : {
+              resource: "delivery",
+              verb: "created.batch",
+              subject: subscription.uid,
+              group: subscription.groupUid,
+              schema: request.schema,
+              body: request.body,
+            },
+    );
+    return BigInt(written.length);
   }
 
   return {
@@ -91,32 +127,13 @@ export function createRedeliveryHandlers(deps: RedeliveryDeps): RedeliveryHandle
     async redriveSubscription(req, ctx) {
       const subscription = await subscriptionOf(req.uid);
       const deadLetters = await store.events.deadLetters(subscription.uid);
-      const written = await recordedMutation(
-        deps,
+      const requeued = await requeueBatch(
         ctx,
-        (tx) =>
-          tx.events.requeue({
-            subscriptionUid: subscription.uid,
-            deliveries: deadLetters.map((d) => ({
-              uid: newRedeliveryUid(subscription.uid),
-              eventSeq: d.eventSeq,
-              redeliveryOf: d.uid,
-            })),
-            now: ctx.clock.now(),
-          }),
-        (rows) =>
-          rows.length === 0
-            ? undefined
-            : {
-                resource: "delivery",
-                verb: "created.batch",
-                subject: subscription.uid,
-                group: subscription.groupUid,
-                schema: RedriveSubscriptionRequestSchema,
-                body: { uid: subscription.uid },
-              },
+        subscription,
+        deadLetters.map((d) => ({ eventSeq: d.eventSeq, redeliveryOf: d.uid })),
+        { schema: RedriveSubscriptionRequestSchema, body: { uid: subscription.uid } },
       );
-      return { requeued: BigInt(written.length) };
+      return { requeued };
     },
 
     async replaySubscription(req, ctx) {
@@ -125,33 +142,17 @@ export function createRedeliveryHandlers(deps: RedeliveryDeps): RedeliveryHandle
       if (since > ctx.clock.now()) throw invalidArgument("since", "since must not be in the future");
       const subscription = await subscriptionOf(req.uid);
       const events = await store.events.replayable({ subscriptionUid: subscription.uid, since });
-      const written = await recordedMutation(
-        deps,
+      const requeued = await requeueBatch(
         ctx,
-        (tx) =>
-          tx.events.requeue({
-            subscriptionUid: subscription.uid,
-            // Naming the stream delivery lets a dead letter among them stop being one.
-            deliveries: events.map(({ seq, streamed }) => ({
-              uid: newRedeliveryUid(subscription.uid),
-              eventSeq: seq,
-              redeliveryOf: streamed ? streamDeliveryUid(subscription.uid, seq) : "",
-            })),
-            now: ctx.clock.now(),
-          }),
-        (rows) =>
-          rows.length === 0
-            ? undefined
-            : {
-                resource: "delivery",
-                verb: "created.batch",
-                subject: subscription.uid,
-                group: subscription.groupUid,
-                schema: ReplaySubscriptionRequestSchema,
-                body: { uid: subscription.uid, since: req.since },
-              },
+        subscription,
+        // Naming the stream delivery lets a dead letter among them stop being one.
+        events.map(({ seq, streamed }) => ({
+          eventSeq: seq,
+          redeliveryOf: streamed ? streamDeliveryUid(subscription.uid, seq) : "",
+        })),
+        { schema: ReplaySubscriptionRequestSchema, body: { uid: subscription.uid, since: req.since } },
       );
-      return { requeued: BigInt(written.length) };
+      return { requeued };
     },
   };
 }

@@ -47,6 +47,8 @@ export interface MethodEntry {
   readonly mutating: boolean;
   /** The resource a request names (its scope, else its `uid`, `name` or `parent`) and that resource's group. */
   readonly auditTarget: (request: Message) => { resource: string; group: string };
+  /** True when the request names an existing resource by a top-level `uid` field (a delete, a custom verb). */
+  readonly namesResource: boolean;
   readonly handler: (request: Message, ctx: RequestContext) => Promise<unknown>;
 }
 
@@ -75,6 +77,9 @@ export function buildMethodTable(bindings: readonly ServiceBinding[]): MethodEnt
         auth,
         mutating: isMutating(method),
         auditTarget: auditTargetOf(method, auth),
+        namesResource: method.input.fields.some(
+          (f) => f.name === "uid" && f.fieldKind === "scalar" && f.scalar === ScalarType.STRING,
+        ),
         handler: (handler as MethodEntry["handler"]).bind(handlers),
       });
     }

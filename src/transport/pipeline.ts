@@ -189,7 +189,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return new CallContext(record.requestId, principal, access, clock, record.cancellation, audit);
   };
 
-  const audited = (record: CallRecord, entry: MethodEntry): { audit?: CallAudit | undefined } =>
+  const audited = (
+    record: CallRecord,
+    entry: MethodEntry,
+    request: Message,
+  ): { audit?: CallAudit | undefined } =>
     auditor !== undefined && entry.mutating
       ? {
           audit: {
@@ -197,6 +201,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
             requestId: record.requestId,
             sourceAddress: record.clientAddress ?? "",
             userAgent: record.userAgent ?? "",
+            target: entry.namesResource ? entry.auditTarget(request) : undefined,
             recorded: false,
           },
         }
@@ -262,7 +267,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       record.rpc = entry.rpcName;
       record.span?.rename(entry.rpcName);
       return withinSpan(record.span, async () => {
-        const call = audited(record, entry);
+        const call = audited(record, entry, request);
         let response: unknown;
         try {
           record.cancellation.throwIfAborted();

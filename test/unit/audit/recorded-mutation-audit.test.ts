@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { before, it } from "node:test";
+import { Code } from "@connectrpc/connect";
 import { auditChangeIn, createApiAuditor } from "../../../src/audit/api-audit.js";
 import { auditRow, MAX_CLIENT_TEXT, resultOfError } from "../../../src/audit/audit-rows.js";
 import type { CallAudit } from "../../../src/core/context.js";
 import {
+  DomainError,
   failedPrecondition,
   invalidArgument,
   permissionDenied,
@@ -89,6 +91,34 @@ forEachEngine("audit records of recorded mutations", (db) => {
     assert.equal(await store.groups.get(uid), undefined);
   });
 
+  it("records a call under the resource it names, not the first other resource it changed", async () => {
+    const policy = `${newRootUid()}/0123456789abcdef`;
+    const repo = newRootUid();
+    const tag = `${repo}/fedcba9876543210`;
+    const audit = { ...callAudit(), target: { resource: policy, group: policy } };
+    await store.transaction(async (tx) => {
+      await auditChangeIn(tx, { principal, clock, audit }, { resource: tag, group: tag });
+      await auditChangeIn(tx, { principal, clock, audit }, { resource: `${tag}0`, group: tag });
+    });
+    const rows = await store.audit.list({ resource: policy }, { limit: 10 });
+    assert.deepEqual(
+      rows.map((r) => [r.row.resource, r.row.groupUid, r.row.resultCode]),
+      [[policy, policy, "OK"]],
+      "one record per call, under the resource the call named",
+    );
+    assert.deepEqual(await store.audit.list({ resource: tag }, { limit: 10 }), []);
+    // A change to the named resource itself keeps the change's group (its parent).
+    const own = { ...callAudit(), target: { resource: tag, group: tag } };
+    await store.transaction((tx) =>
+      auditChangeIn(tx, { principal, clock, audit: own }, { resource: tag, group: repo }),
+    );
+    const ownRows = await store.audit.list({ resource: tag }, { limit: 10 });
+    assert.deepEqual(
+      ownRows.map((r) => r.row.groupUid),
+      [repo],
+    );
+  });
+
   it("writes nothing for a context without audit facts (reads, the registry, jobs)", async () => {
     const uid = newRootUid();
     await store.transaction((tx) => auditChangeIn(tx, { principal, clock }, { resource: uid, group: uid }));
@@ -124,6 +154,11 @@ it("classifies errors: DENIED for refusals, FAILED with the precondition type or
   assert.deepEqual(resultOfError(failedPrecondition("TAG_IMMUTABLE", "no", "x"), "FAILED_PRECONDITION"), {
     resultCode: "FAILED",
     resultReason: "TAG_IMMUTABLE",
+  });
+  const rateLimited = new DomainError(Code.ResourceExhausted, "slow down", { reason: "RATE_LIMITED" });
+  assert.deepEqual(resultOfError(rateLimited, "RESOURCE_EXHAUSTED"), {
+    resultCode: "DENIED",
+    resultReason: "RATE_LIMITED",
   });
   assert.deepEqual(resultOfError(invalidArgument("name", "bad"), "INVALID_ARGUMENT"), {
     resultCode: "FAILED",

@@ -126,6 +126,8 @@ it("skips the auditor when the handler's change wrote the record, and tells it o
     requestId: "req-1",
     sourceAddress: "10.1.2.3",
     userAgent: "agent/1",
+    // DeleteRepo names its repo by uid: the record names it whatever the handler changed first.
+    target: { resource: REPO, group: REPO },
     recorded: true,
   });
   assert.deepEqual(recorded.finished, []);
