@@ -2,7 +2,7 @@ import { type Digest, parseDigest } from "../registry/digest.js";
 import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST } from "../registry/manifest-parser.js";
 import { sendBlobBytes, sendBlobHead } from "./blob-content.js";
 import { OciError, ociError } from "./oci-errors.js";
-import { authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
+import { auditFacts, authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
 
 /**
  * The digest of a blob GET, HEAD or DELETE. One that is malformed or of an unsupported algorithm
@@ -70,7 +70,7 @@ export async function getBlob(
   await sendBlobBytes(deps.content, ex, digest, status, answer, range, blob.size);
 }
 
-/** DELETE `/v2/<name>/blobs/<digest>`: unlinks the blob from the repo (GC reclaims the bytes). 202. */
+/** DELETE `/v2/<name>/blobs/<digest>`: unlinks the blob from the repo (GC reclaims the bytes), with its `registry.delete` audit record. 202. */
 export async function deleteBlob(
   deps: RegistryDeps,
   ex: Exchange,
@@ -78,9 +78,17 @@ export async function deleteBlob(
   digestValue: string,
 ): Promise<void> {
   const digest = readDigest(digestValue, name);
-  const { resolved } = await authorize(deps, ex, name, "delete");
+  const { caller, resolved } = await authorize(deps, ex, name, "delete");
   const repo = existingRepo(resolved);
-  if (!(await deps.content.unlinkBlob(repo.uid, digest.value))) {
+  const audit = deps.audit;
+  const audited =
+    audit &&
+    ((tx: Parameters<typeof audit.changed>[0]) =>
+      audit.changed(tx, "registry.delete", auditFacts(ex, caller.principal), {
+        resource: `${name}@${digest.value}`,
+        repoUid: repo.uid,
+      }));
+  if (!(await deps.content.unlinkBlob(repo.uid, digest.value, audited))) {
     throw ociError("BLOB_UNKNOWN", `blob ${digest.value} is not in ${name}`);
   }
   ex.res.writeHead(202, { "content-length": 0, "docker-content-digest": digest.value });

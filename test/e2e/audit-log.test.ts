@@ -184,6 +184,14 @@ forEachEngine("audit log", (db) => {
     const [del] = await ofAcme("&action=registry.delete");
     assert.equal(del?.resource, "acme/app:v1");
     assert.equal(del?.result.code, "OK");
+
+    const layer = image.layerDigests[0]!;
+    const unlinked = await wharf.registry(`/v2/acme/app/blobs/${layer}`, { method: "DELETE", token });
+    assert.equal(unlinked.status, 202);
+    const [blobDelete] = await ofAcme("&action=registry.delete");
+    assert.equal(blobDelete?.resource, `acme/app@${layer}`);
+    assert.equal(blobDelete?.group, repo);
+    assert.equal(blobDelete?.result.code, "OK");
   });
 
   it("records refused registry requests (403; 401 with credentials) but not the challenge", async () => {

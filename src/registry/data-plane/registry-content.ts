@@ -48,8 +48,11 @@ export interface ByteRange {
 export interface RegistryContent {
   /** The blob `digest` as `repoUid` links it (its size), or undefined when the repo does not. */
   linkedBlob(repoUid: string, digest: string): Promise<{ digest: string; size: number } | undefined>;
-  /** Unlinks blob `digest` from the repo (GC reclaims the bytes); false when it was not linked. */
-  unlinkBlob(repoUid: string, digest: string): Promise<boolean>;
+  /**
+   * Unlinks blob `digest` from the repo (GC reclaims the bytes), running `audited` (the audit
+   * record) in the same transaction; false when it was not linked (nothing recorded).
+   */
+  unlinkBlob(repoUid: string, digest: string, audited?: (tx: Store) => Promise<void>): Promise<boolean>;
   /**
    * Resolves once the blob store confirms the bytes of `digest` exist (one `stat`: the metadata is
    * not trusted alone) with `expectedSize` bytes when given; a missing object is
@@ -153,7 +156,12 @@ export function createRegistryContent(deps: {
 
   return {
     linkedBlob: (repoUid, digest) => store.blobs.getLinked(repoUid, digest),
-    unlinkBlob: (repoUid, digest) => store.blobs.unlink(repoUid, digest),
+    unlinkBlob: (repoUid, digest, audited) =>
+      store.transaction(async (tx) => {
+        if (!(await tx.blobs.unlink(repoUid, digest))) return false;
+        await audited?.(tx);
+        return true;
+      }),
 
     async requireBlobBytes(digest, expectedSize) {
       const stat = await blobs.stat(blobKey(digest));
