@@ -5,12 +5,10 @@
 // a few run the shipped bin/wharf.js (built dist/) end to end: a result, a usage error (2), a missing
 // resource (4), an unreachable server (1) and a long output (completion).
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
-import { cliChecks } from "../support/cli-checks.js";
+import { cliChecks, cliHome } from "../support/cli-checks.js";
 import { runCliInProcess } from "../support/cli-in-process.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { pushImage } from "../support/registry-push.js";
@@ -28,14 +26,7 @@ describe("the wharf client commands", () => {
 
   before(async () => {
     wharf = await startTestServer({ config: { eventsAllowLoopback: "true" } }); // a loopback sink
-    home = await mkdtemp(join(tmpdir(), "wharf-cli-client-"));
-    env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      WHARF_CONFIG_DIR: join(home, "wharf"),
-      WHARF_API_URL: wharf.apiUrl,
-      WHARF_TOKEN: wharf.adminToken,
-    };
+    ({ home, env } = await cliHome("wharf-cli-client-", wharf, wharf.adminToken));
   });
   after(async () => {
     await wharf?.close();

@@ -3,11 +3,9 @@
 // both engines by immutable-tags.test.ts and tag-restore.test.ts. The command lines are the ones
 // docs/guide/governance-tags.md shows.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
-import { cliChecks } from "../support/cli-checks.js";
+import { cliChecks, cliHome } from "../support/cli-checks.js";
 import { runCliInProcess } from "../support/cli-in-process.js";
 import { type BuiltImage, pushImage } from "../support/registry-push.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
@@ -33,14 +31,7 @@ describe("wharf images immutability and wharf images tags restore", () => {
 
   before(async () => {
     wharf = await startTestServer();
-    home = await mkdtemp(join(tmpdir(), "wharf-cli-tags-"));
-    env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      WHARF_CONFIG_DIR: join(home, "wharf"),
-      WHARF_API_URL: wharf.apiUrl,
-      WHARF_TOKEN: wharf.adminToken,
-    };
+    ({ home, env } = await cliHome("wharf-cli-tags-", wharf, wharf.adminToken));
     await ok(["iam", "orgs", "create", "acme"]);
     const token = await wharf.registryToken();
     v1 = await pushImage(wharf, "acme/app", "latest", token, "cli-v1");

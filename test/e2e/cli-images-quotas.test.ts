@@ -1,11 +1,9 @@
 // `wharf images usage` and `wharf images quota set` against a real server (SQLite: the API they
 // call is covered on both engines by registry-quotas.test.ts).
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
-import { cliChecks } from "../support/cli-checks.js";
+import { cliChecks, cliHome } from "../support/cli-checks.js";
 import { runCliInProcess } from "../support/cli-in-process.js";
 import { personWithRole } from "../support/registered-person.js";
 import { buildImage, pushImage } from "../support/registry-push.js";
@@ -19,14 +17,7 @@ describe("wharf images usage / quota set", () => {
 
   before(async () => {
     wharf = await startTestServer();
-    home = await mkdtemp(join(tmpdir(), "wharf-cli-quotas-"));
-    env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      WHARF_CONFIG_DIR: join(home, "wharf"),
-      WHARF_API_URL: wharf.apiUrl,
-      WHARF_TOKEN: wharf.adminToken,
-    };
+    ({ home, env } = await cliHome("wharf-cli-quotas-", wharf, wharf.adminToken));
     await ok(["iam", "orgs", "create", "acme"]);
     const token = await wharf.registryToken();
     await pushImage(wharf, "acme/one", "v1", token, buildImage("one", ["shared"]));

@@ -6,13 +6,12 @@
 // runs); a few run the shipped bin/wharf.js (built dist/) end to end: an upload, an import into the
 // server's store, a missing report (4) and a usage error (2).
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
-import { cliChecks } from "../support/cli-checks.js";
+import { cliChecks, cliHome } from "../support/cli-checks.js";
 import { runCliInProcess } from "../support/cli-in-process.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { type BuiltImage, pushImage } from "../support/registry-push.js";
@@ -57,14 +56,7 @@ describe("the wharf security commands", () => {
 
   before(async () => {
     wharf = await startTestServer();
-    home = await mkdtemp(join(tmpdir(), "wharf-cli-vulns-"));
-    env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      WHARF_CONFIG_DIR: join(home, "wharf"),
-      WHARF_API_URL: wharf.apiUrl,
-      WHARF_TOKEN: wharf.adminToken,
-    };
+    ({ home, env } = await cliHome("wharf-cli-vulns-", wharf, wharf.adminToken));
     await ok(["iam", "orgs", "create", "acme"]);
     const token = await wharf.registryToken();
     v1 = await pushImage(wharf, "acme/app", "latest", token, "v1");

@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { after, before, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
@@ -10,7 +8,7 @@ import {
   PreviewRetentionPolicyResponseSchema,
 } from "../../src/gen/platform/registry/v2/retention_pb.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
-import { cliChecks } from "../support/cli-checks.js";
+import { cliChecks, cliHome } from "../support/cli-checks.js";
 import { runCliInProcess } from "../support/cli-in-process.js";
 import { onOneEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
@@ -33,14 +31,7 @@ onOneEngine("retention policies: validation, schedules, access, gRPC and the CLI
 
   before(async () => {
     server = await startTestServer();
-    home = await mkdtemp(join(tmpdir(), "wharf-retention-cli-"));
-    env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      WHARF_CONFIG_DIR: join(home, "wharf"),
-      WHARF_API_URL: server.apiUrl,
-      WHARF_TOKEN: server.adminToken,
-    };
+    ({ home, env } = await cliHome("wharf-retention-cli-", server, server.adminToken));
     org = await server.create("/iam/v2/groups", { name: "acme" });
     const token = await server.registryToken();
     await pushImage(server, "acme/app", "old", token, "an old image");

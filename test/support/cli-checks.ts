@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { CliRun } from "./wharf-process.js";
 
 /** How a suite runs a command line: in this process (runCliInProcess) or the shipped bin (runWharf). */
@@ -42,6 +45,29 @@ export function cliChecks(
       assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
       if (options.failurePrintsNothing) assert.equal(r.stdout, "", "nothing on stdout");
       return r;
+    },
+  };
+}
+
+/**
+ * A fresh home folder for a CLI suite, and the environment its command lines run with: that home,
+ * `wharf`'s config folder inside it, the server's API URL and a token (`WHARF_TOKEN`).
+ * The suite removes `home` when it ends.
+ */
+export async function cliHome(
+  prefix: string,
+  server: { apiUrl: string },
+  token: string,
+): Promise<{ home: string; env: NodeJS.ProcessEnv }> {
+  const home = await mkdtemp(join(tmpdir(), prefix));
+  return {
+    home,
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      WHARF_CONFIG_DIR: join(home, "wharf"),
+      WHARF_API_URL: server.apiUrl,
+      WHARF_TOKEN: token,
     },
   };
 }
