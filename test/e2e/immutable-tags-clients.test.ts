@@ -1,23 +1,13 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { onOneEngine } from "../support/databases.js";
 import { type ImageLayoutResult, writeImageLayout } from "../support/oci-layout.js";
+import { podmanSandbox } from "../support/podman.js";
 import { commandAvailable, runSkopeo, skopeoSkip } from "../support/skopeo.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
-
-/** Runs `file` with `args`; a non-zero exit is returned, not thrown. */
-function run(file: string, args: string[], env: NodeJS.ProcessEnv) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(file, args, { env, timeout: 120_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 // What people see: skopeo and podman pushes that would move an immutable tag fail with the
 // registry's message, naming the tag and the rule. The engine cannot change this (the store part
@@ -99,30 +89,7 @@ onOneEngine("immutable tags as skopeo and podman users see them", () => {
     it("podman: pushing another image to the tag fails with the rule named", {
       skip: commandAvailable("podman") ? false : "podman not installed: apt-get install podman",
     }, async () => {
-      const home = join(work, "podman");
-      const policy = join(work, "policy.json");
-      const empty = join(work, "empty.conf");
-      await writeFile(policy, JSON.stringify({ default: [{ type: "insecureAcceptAnything" }] }));
-      await writeFile(empty, "");
-      await writeFile(join(work, "podman-auth.json"), "{}\n");
-      const env = {
-        ...process.env,
-        HOME: home,
-        TMPDIR: work,
-        CONTAINERS_CONF: empty,
-        CONTAINERS_REGISTRIES_CONF: empty,
-        REGISTRY_AUTH_FILE: join(work, "podman-auth.json"),
-      };
-      const podman = (args: string[]) =>
-        run(
-          "podman",
-          [
-            ...["--root", join(home, "root"), "--runroot", join(home, "runroot")],
-            ...["--storage-driver", "vfs", "--events-backend", "file", "--cgroup-manager", "cgroupfs"],
-            ...args,
-          ],
-          env,
-        );
+      const { podman, policy } = await podmanSandbox(work);
       const flags = ["--tls-verify=false", "--creds", creds, "--signature-policy", policy];
       const pull = await podman(["pull", ...flags, `${host}/acme/app:next`]);
       assert.equal(pull.code, 0, pull.stderr);

@@ -16,6 +16,7 @@ import { caFetch, nodeTransport } from "../../src/sdk/node/index.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { type ImageLayoutResult, writeImageLayout } from "../support/oci-layout.js";
+import { podmanSandbox } from "../support/podman.js";
 import { commandAvailable, runSkopeo, skopeoSkip } from "../support/skopeo.js";
 import {
   type IssuedCertificate,
@@ -332,30 +333,7 @@ describe("TLS on both listeners", { skip: opensslSkip }, () => {
         ...[`oci:${source}:v1`, `docker://${host}/acme/app:for-podman`],
       ]);
       assert.equal(pushed.code, 0, pushed.stderr);
-      const home = join(work, "podman");
-      const policy = join(work, "policy.json");
-      const empty = join(work, "empty.conf");
-      await writeFile(policy, JSON.stringify({ default: [{ type: "insecureAcceptAnything" }] }));
-      await writeFile(empty, "");
-      await writeFile(join(work, "podman-auth.json"), "{}\n");
-      const env = {
-        ...process.env,
-        HOME: home,
-        TMPDIR: work,
-        CONTAINERS_CONF: empty,
-        CONTAINERS_REGISTRIES_CONF: empty,
-        REGISTRY_AUTH_FILE: join(work, "podman-auth.json"),
-      };
-      const podman = (args: string[]) =>
-        run(
-          "podman",
-          [
-            ...["--root", join(home, "root"), "--runroot", join(home, "runroot")],
-            ...["--storage-driver", "vfs", "--events-backend", "file", "--cgroup-manager", "cgroupfs"],
-            ...args,
-          ],
-          env,
-        );
+      const { podman, policy } = await podmanSandbox(work);
       const pull = await podman([
         ...["pull", "--cert-dir", ca.certDir, "--creds", creds, "--signature-policy", policy],
         `${host}/acme/app:for-podman`,
