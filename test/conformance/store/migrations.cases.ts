@@ -2,18 +2,16 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Worker } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
-import { Migrator } from "kysely";
 import pg from "pg";
 import { newRootUid } from "../../../src/core/uidp.js";
-import { connectPostgres } from "../../../src/storage/sql/connect-postgres.js";
-import { connectSqlite } from "../../../src/storage/sql/connect-sqlite.js";
 import { pendingDatabaseMigrations } from "../../../src/storage/sql/database-migrations.js";
 import { MIGRATION_TABLE } from "../../../src/storage/sql/migrate.js";
-import { migrationProvider, migrationsFor } from "../../../src/storage/sql/migrations/migrations.js";
+import { migrationsFor } from "../../../src/storage/sql/migrations/migrations.js";
 import { type OpenStoreOptions, openStore } from "../../../src/storage/sql/open-store.js";
 import { SchemaNewerError } from "../../../src/storage/sql/schema-newer-error.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { childUid, groupRow } from "./fixtures.js";
+import { connectTo, migrateUpTo } from "./older-schema.js";
 
 /** The names recorded in the migration table of the database behind `options`. */
 async function appliedMigrations(options: OpenStoreOptions): Promise<string[]> {
@@ -108,19 +106,9 @@ export function migrationCases(db: TestDatabase): void {
 
     it("0008 turns 0007's delivery rows into cursors and dead letters", async () => {
       const options = await db.emptyOptions();
-      const kysely = options.databaseUrl
-        ? connectPostgres(options.databaseUrl)
-        : connectSqlite(options.sqlitePath ?? "");
+      const kysely = connectTo(options);
       try {
-        const migrator = new Migrator({
-          db: kysely,
-          provider: migrationProvider(db.engine),
-          migrationTableName: MIGRATION_TABLE,
-          migrationLockTableName: `${MIGRATION_TABLE}_lock`,
-          allowUnorderedMigrations: true,
-        });
-        const { error } = await migrator.migrateTo("0007-events");
-        assert.equal(error, undefined, "migrated up to 0007");
+        await migrateUpTo(kysely, db.engine, "0007-events");
       } finally {
         await kysely.destroy();
       }
@@ -196,19 +184,9 @@ export function migrationCases(db: TestDatabase): void {
 
     it("0020 starts existing subscriptions at their cursor and keeps their dead letters and backlog", async () => {
       const options = await db.emptyOptions();
-      const kysely = options.databaseUrl
-        ? connectPostgres(options.databaseUrl)
-        : connectSqlite(options.sqlitePath ?? "");
+      const kysely = connectTo(options);
       try {
-        const migrator = new Migrator({
-          db: kysely,
-          provider: migrationProvider(db.engine),
-          migrationTableName: MIGRATION_TABLE,
-          migrationLockTableName: `${MIGRATION_TABLE}_lock`,
-          allowUnorderedMigrations: true,
-        });
-        const { error } = await migrator.migrateTo("0015-dispatcher-owners");
-        assert.equal(error, undefined, "migrated up to 0015");
+        await migrateUpTo(kysely, db.engine, "0015-dispatcher-owners");
       } finally {
         await kysely.destroy();
       }

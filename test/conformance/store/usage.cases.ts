@@ -2,17 +2,14 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { before, describe, it } from "node:test";
 import fc from "fast-check";
-import { Migrator } from "kysely";
 import { newChildUid } from "../../../src/core/uidp.js";
 import { EMPTY_BLOB_DIGEST } from "../../../src/registry/manifest-parser.js";
 import type { ManifestReference, RepoRow } from "../../../src/storage/registry-store.js";
-import { connectPostgres } from "../../../src/storage/sql/connect-postgres.js";
-import { connectSqlite } from "../../../src/storage/sql/connect-sqlite.js";
-import { MIGRATION_TABLE } from "../../../src/storage/sql/migrate.js";
-import { migrationProvider, migrationsFor } from "../../../src/storage/sql/migrations/migrations.js";
+import { migrationsFor } from "../../../src/storage/sql/migrations/migrations.js";
 import type { Store } from "../../../src/storage/store.js";
 import type { TestDatabase } from "../../support/databases.js";
 import { groupRow, repoRow, T0 } from "./fixtures.js";
+import { connectTo, migrateUpTo } from "./older-schema.js";
 
 const sha = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
 
@@ -280,9 +277,7 @@ export function usageCases(db: TestDatabase): void {
 
     it("migration 0018 counts what a store held before it", async () => {
       const options = await db.emptyOptions();
-      const kysely = options.databaseUrl
-        ? connectPostgres(options.databaseUrl)
-        : connectSqlite(options.sqlitePath ?? "");
+      const kysely = connectTo(options);
       const before = Object.keys(migrationsFor(db.engine))
         .filter((name) => name < "0018-usage-quotas")
         .sort()
@@ -292,15 +287,7 @@ export function usageCases(db: TestDatabase): void {
       const layer = LAYERS[4] as (typeof LAYERS)[number];
       const content = Buffer.from(JSON.stringify({ old: true }));
       try {
-        const migrator = new Migrator({
-          db: kysely,
-          provider: migrationProvider(db.engine),
-          migrationTableName: MIGRATION_TABLE,
-          migrationLockTableName: `${MIGRATION_TABLE}_lock`,
-          allowUnorderedMigrations: true,
-        });
-        const { error } = await migrator.migrateTo(before);
-        assert.equal(error, undefined, `migrated up to ${before}`);
+        await migrateUpTo(kysely, db.engine, before);
         await kysely
           .insertInto("groups")
           .values({
