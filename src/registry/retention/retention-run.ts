@@ -113,9 +113,8 @@ export async function runPolicy(
     const removed: PlannedRemoval[] = [];
     for (const removal of planned) {
       const { tag } = removal;
-      const deleted = await deleteTagRecorded(deps, writer, tag.uid, async (tx) => {
-        const current = await tx.tags.get(tag.uid);
-        if (current?.digest !== tag.digest) return false;
+      const deleted = await deleteTagRecorded(deps, writer, tag.uid, async (tx, current) => {
+        if (current.digest !== tag.digest) return false;
         return (await deps.immutableRuleFor(tx, tag.repoUid, tag.name)) === undefined;
       });
       if (deleted) removed.push(removal);
