@@ -762,3 +762,74 @@ describe("remote client: uploads, mounts and referrers", () => {
     await remote.close();
   });
 });
+
+describe("remote client: concurrency, cancellation, HEAD", () => {
+  it("20 concurrent calls that meet the same Bearer challenge share one token request", async () => {
+    let issued = 0;
+    const server = await hostile((req, res) => {
+      if (req.url?.startsWith("/token")) {
+        issued++;
+        setTimeout(() => {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ token: "shared", expires_in: 300 }));
+        }, 50);
+        return;
+      }
+      if (req.headers.authorization !== "Bearer shared") {
+        res.writeHead(401, {
+          "www-authenticate": `Bearer realm="http://127.0.0.1:${server.port}/token",service="s"`,
+        });
+        res.end();
+        return;
+      }
+      res.writeHead(404);
+      res.end();
+    });
+    const remote = client(server);
+    const kinds = await Promise.all(
+      Array.from({ length: 20 }, () => remote.getManifest("app", "v1").catch((e: RemoteError) => e.kind)),
+    );
+    assert.deepEqual(new Set(kinds), new Set(["not-found"]));
+    assert.equal(issued, 1);
+    await remote.close();
+  });
+
+  it("an aborted signal ends the call at once with its reason", async () => {
+    const server = await hostile(() => undefined);
+    const remote = client(server, { timeoutMs: 60_000 });
+    const controller = new AbortController();
+    const call = remote.getManifest("app", "v1", controller.signal);
+    setTimeout(() => controller.abort(new Error("caller gave up")), 50);
+    await assert.rejects(call, /caller gave up/);
+    await remote.close();
+  });
+
+  it("headManifest: reads the HEAD's headers; asks the manifest itself when they say too little", async () => {
+    const img = image([10]);
+    let full = true;
+    const server = await hostile((req, res) => {
+      if (req.method === "HEAD" && full) {
+        res.writeHead(200, {
+          "content-type": img.mediaType,
+          "content-length": img.manifest.length,
+          "docker-content-digest": img.digest,
+        });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { "content-type": req.method === "HEAD" ? "application/json" : img.mediaType });
+      res.end(req.method === "HEAD" ? undefined : img.manifest);
+    });
+    const remote = client(server);
+    const expected = { digest: img.digest, mediaType: img.mediaType, size: img.manifest.length };
+    assert.deepEqual(await remote.headManifest("app", "v1"), expected);
+    assert.equal(server.requests.length, 1);
+    full = false;
+    assert.deepEqual(await remote.headManifest("app", "v1"), expected);
+    assert.deepEqual(
+      server.requests.slice(1).map((r) => r.method),
+      ["HEAD", "GET"],
+    );
+    await remote.close();
+  });
+});
