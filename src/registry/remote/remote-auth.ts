@@ -67,7 +67,7 @@ export function createRemoteAuthenticator(options: RemoteAuthOptions): RemoteAut
       const done = () => pending.delete(key);
       fetching.then(done, done);
     }
-    return fetching;
+    return abortable(fetching, request.signal);
   };
   const requestToken = async (
     realm: string,
@@ -193,6 +193,26 @@ export function createRemoteAuthenticator(options: RemoteAuthOptions): RemoteAut
       );
     },
   };
+}
+
+/** `promise`, or the abort reason of `signal` as soon as it aborts (the work itself goes on). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** The token cache key of a scope set. */

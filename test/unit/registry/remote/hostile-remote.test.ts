@@ -804,6 +804,37 @@ describe("remote client: concurrency, cancellation, HEAD", () => {
     await remote.close();
   });
 
+  it("aborting mid-blob ends the body with the abort reason, not as truncated", async () => {
+    const big = blob(200_000);
+    const server = await hostile((_req, res) => {
+      res.writeHead(200, { "content-length": big.bytes.length });
+      res.write(big.bytes.subarray(0, 1000)); // then nothing
+    });
+    const remote = client(server, { timeoutMs: 60_000 });
+    const controller = new AbortController();
+    const fetched = await remote.getBlob("app", big.digest, controller.signal);
+    setTimeout(() => controller.abort(new Error("caller gave up")), 50);
+    await assert.rejects(readAll(fetched.body), /caller gave up/);
+    await remote.close();
+  });
+
+  it("a caller waiting on another's token request stops waiting when it aborts", async () => {
+    const server = await hostile((req, res) => {
+      if (req.url?.startsWith("/token")) return; // never answers
+      res.writeHead(401, { "www-authenticate": `Bearer realm="http://127.0.0.1:${server.port}/token"` });
+      res.end();
+    });
+    const remote = client(server, { timeoutMs: 60_000 });
+    const first = remote.getManifest("app", "v1").catch((e: unknown) => e);
+    const controller = new AbortController();
+    const second = remote.getManifest("app", "v1", controller.signal);
+    setTimeout(() => controller.abort(new Error("second gave up")), 100);
+    await assert.rejects(second, /second gave up/);
+    await server.close(); // ends the token request still under way
+    assert.ok((await first) instanceof RemoteError);
+    await remote.close();
+  });
+
   it("headManifest: reads the HEAD's headers; asks the manifest itself when they say too little", async () => {
     const img = image([10]);
     let full = true;
