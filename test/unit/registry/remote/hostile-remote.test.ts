@@ -106,11 +106,19 @@ describe("remote client against a hostile registry: content", () => {
     await remote.close();
   });
 
-  it("refuses a manifest that is not JSON even when its digest matches", async () => {
-    const garbage = Buffer.from("{not json");
-    const server = await hostile((_req, res) => manifestAnswer(res, garbage));
+  it("refuses a manifest that cannot be JSON even when its digest matches", async () => {
+    const html = Buffer.from("  <html>oops</html>");
+    const broken = Buffer.from("{not json");
+    let contentType = OCI_MANIFEST;
+    const server = await hostile((req, res) => {
+      const bytes = req.url?.endsWith(sha256(html)) ? html : broken;
+      res.writeHead(200, { "content-type": contentType, "content-length": bytes.length });
+      res.end(bytes);
+    });
     const remote = client(server);
-    await rejectsWith(remote.getManifest("app", sha256(garbage)), "invalid-response", /not JSON/);
+    await rejectsWith(remote.getManifest("app", sha256(html)), "invalid-response", /not a JSON object/);
+    contentType = "application/json"; // the body must say what it is: parsed
+    await rejectsWith(remote.getManifest("app", sha256(broken)), "invalid-response", /not JSON/);
     await remote.close();
   });
 
