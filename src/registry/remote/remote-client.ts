@@ -352,6 +352,11 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
       discard(opened.body);
       const session = uploadSession(header(opened.headers, "location"), start, what);
       session.searchParams.set("digest", digest);
+      // A failure of the caller's own stream is the caller's, not the remote's: it is rethrown as is.
+      let bodyError: unknown;
+      body.once("error", (err) => {
+        bodyError = err;
+      });
       const done = await send({
         method: "PUT",
         url: session,
@@ -360,6 +365,8 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
         scopes: push(full),
         signal,
         what,
+      }).catch((err: unknown) => {
+        throw bodyError ?? err;
       });
       if (done.status !== 201) throw await fail(what, done);
       discard(done.body);

@@ -12,6 +12,8 @@ export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Bytes of a redirect's body drained so its connection can be reused; a longer one is cut. */
 const DRAIN_BYTES = 16 * 1024;
+/** What Wharf calls itself to remotes (registries log it; Docker Hub counts pulls by it). */
+const USER_AGENT = "wharf-remote-registry-client";
 /** Keep-alive connections per remote origin. */
 const CONNECTIONS_PER_ORIGIN = 16;
 
@@ -116,7 +118,7 @@ export function createRemoteTransport(options: RemoteTransportOptions): RemoteTr
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: request.method,
-          headers,
+          headers: { "user-agent": USER_AGENT, ...headers },
           body: request.body ?? null,
           signal: request.signal ?? null,
           headersTimeout: options.timeoutMs,

@@ -700,6 +700,35 @@ describe("remote client: uploads, mounts and referrers", () => {
     await remote.close();
   });
 
+  it("pushBlob: a failure of the caller's stream is rethrown as is, not blamed on the remote", async () => {
+    const server = await hostile((req, res) => {
+      if (req.method === "POST") {
+        res.writeHead(202, { location: "/v2/app/blobs/uploads/u2" });
+        res.end();
+        return;
+      }
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(201);
+        res.end();
+      });
+    });
+    const remote = client(server);
+    const { Readable } = await import("node:stream");
+    const failing = new Readable({
+      read() {
+        this.push(Buffer.alloc(100));
+        this.destroy(new Error("local disk read failed"));
+      },
+    });
+    await assert.rejects(
+      remote.pushBlob("app", sha256(Buffer.alloc(1000)), 1000, failing),
+      /local disk read failed/,
+    );
+    assert.equal(server.requests[0]?.headers["user-agent"], "wharf-remote-registry-client");
+    await remote.close();
+  });
+
   it("referrers: the API's index when offered, else the fallback tag's, else none", async () => {
     const subject = sha256(Buffer.from("subject"));
     const descriptor = {
