@@ -226,6 +226,9 @@ describe("remote client against a second Wharf (Bearer token flow)", () => {
   after(() => wharf?.close());
 
   it("pushes and pulls with the token flow (username and password exchanged at Wharf's /token)", async () => {
+    const challenge = await fetch(`${wharf.registryUrl}/v2/acme/app/manifests/v1`);
+    assert.equal(challenge.status, 401);
+    assert.match(challenge.headers.get("www-authenticate") ?? "", /^Bearer realm="[^"]+\/token"/);
     const remote = remoteOf(wharf.registryUrl, { username: "_token", password: token });
     try {
       const img = image([1000, 5000]);
