@@ -46,7 +46,10 @@ const OCI_INDEX_TYPE = "application/vnd.oci.image.index.v1+json";
  * A RemoteRegistry for `opts.url` (see remote-registry.ts for the contract). Never throws: a URL
  * that cannot be used (not http(s), plain http without `allowHttp`, credentials or a query in it,
  * a path that is not a repository prefix, a refused address) makes every call fail with
- * `address-refused`, without a request.
+ * `address-refused`, without a request. Names and references that are not OCI names, tags or
+ * sha256/sha512 digests fail with `refused`, without a request. An aborted `signal` rejects with
+ * its reason (not a RemoteError). A blob's `body` holds its connection until read to the end or
+ * destroyed. `close()` lets requests under way finish (each bounded by `timeoutMs`).
  */
 export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistry {
   const display = displayUrl(opts.url);
