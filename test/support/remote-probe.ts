@@ -24,7 +24,12 @@ export function probeRemote(
     execFile(
       process.execPath,
       ["--import", "tsx", new URL(import.meta.url).pathname, JSON.stringify(args)],
-      { env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile }, timeout: 60_000 },
+      {
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile },
+        // tsx resolves from the checkout, whatever the test process's directory.
+        cwd: new URL("../..", import.meta.url).pathname,
+        timeout: 60_000,
+      },
       (err, stdout, stderr) => {
         const line = stdout.trim().split("\n").at(-1) ?? "";
         try {
