@@ -13,6 +13,7 @@ import { buildSecurityData } from "./composition/security-data-wing.js";
 import { type ShutdownPlan, waitOutDelay } from "./composition/shutdown-plan.js";
 import { buildTls } from "./composition/tls.js";
 import { buildTokens } from "./composition/tokens.js";
+import { buildUpstreams } from "./composition/upstreams.js";
 import type { WharfConfig } from "./config/config.js";
 import { servingStoreOptions } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
@@ -133,6 +134,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       ...{ tunables: options, onClose },
     });
     const operations = buildOperations({ ...base, clusterWorker: options.clusterWorker });
+    const upstreams = buildUpstreams({ store, clock, onClose });
     const audit = buildAudit({ ...base, config: config.audit, tunables: options.audit, onClose });
     const securityData = buildSecurityData({
       ...{ ...base, events: delivery.events, verifier: tokens.verifier, access },
@@ -143,11 +145,13 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       buildApiHandler({
         ...{ ...base, config, pageTokens, access, tokens, delivery, operations, securityRoutes },
         audit: audit.api,
+        upstreams,
       }),
     );
     const registryDeps = buildRegistryDeps({
       ...{ ...base, config, access, issuer: tokens.issuer, revocations: tokens.revocations },
       ...{ pullTokens: tokens.federation.pullTokens, delivery, operations, securityData, audit },
+      upstreams,
     });
     onClose(
       unsubscribeAsync(

@@ -28,6 +28,7 @@ import type { Delivery } from "./delivery-wing.js";
 import type { Operations } from "./operations.js";
 import type { PublicUrls } from "./ports.js";
 import type { SecurityData } from "./security-data-wing.js";
+import type { Upstreams } from "./upstreams.js";
 
 /** How long an upload session may be continued with the token that started it. */
 const UPLOAD_SESSION_SECONDS = 24 * 60 * 60;
@@ -49,6 +50,8 @@ export interface RegistryWingDeps {
   securityData: Pick<SecurityData, "vulnReferrers">;
   /** The audit log's record batch and `--audit-pulls` (ADR 0048); none when omitted. */
   audit?: Pick<AuditWing, "buffer" | "pulls"> | undefined;
+  /** The upstream directory: pushes into an upstream's namespace are refused (ADR 0051). */
+  upstreams?: Pick<Upstreams, "directory"> | undefined;
 }
 
 /**
@@ -113,6 +116,7 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
     rateLimit: registryRateLimiter(deps.config.rateLimits?.registry, auth, clock),
     trustProxy: trustedProxies(deps.config.trustProxy),
     realmFromRequest: deps.config.registryUrl === "",
+    upstreams: deps.upstreams?.directory,
   };
 }
 
