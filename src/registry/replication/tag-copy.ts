@@ -76,18 +76,26 @@ export async function copyTag(
     if (manifest === undefined) return "gone";
     await copyManifest(ctx, sourceRepo, targetRepo, manifest, tag);
   }
-  for (const referrer of referrers) {
+  for (const { digest: referrer, subject } of referrers) {
     if (await hasManifest(ctx, targetRepo, referrer)) continue;
     const manifest = await source.manifest(sourceRepo, referrer, signal);
-    if (manifest !== undefined) await copyManifest(ctx, sourceRepo, targetRepo, manifest, referrer);
+    if (manifest === undefined) continue;
+    await copyManifest(ctx, sourceRepo, targetRepo, manifest, referrer);
+    await target.referrerStored?.(targetRepo, subject, manifest, signal);
   }
   return "copied";
 }
 
-/** The digests of every referrer of `digest` and of theirs (to REFERRER_DEPTH), parents first. */
-async function referrerTree(ctx: TagCopyContext, repo: string, digest: string): Promise<string[]> {
+/** A referrer found under a tag: its digest and the digest it refers to. */
+interface FoundReferrer {
+  digest: string;
+  subject: string;
+}
+
+/** Every referrer of `digest` and of theirs (to REFERRER_DEPTH), parents first. */
+async function referrerTree(ctx: TagCopyContext, repo: string, digest: string): Promise<FoundReferrer[]> {
   const seen = new Set<string>([digest]);
-  const out: string[] = [];
+  const out: FoundReferrer[] = [];
   let level = [digest];
   for (let depth = 0; depth < REFERRER_DEPTH && level.length > 0; depth++) {
     const next: string[] = [];
@@ -95,7 +103,7 @@ async function referrerTree(ctx: TagCopyContext, repo: string, digest: string): 
       for (const referrer of await ctx.source.referrers(repo, subject, ctx.signal)) {
         if (seen.has(referrer.digest)) continue;
         seen.add(referrer.digest);
-        out.push(referrer.digest);
+        out.push({ digest: referrer.digest, subject });
         next.push(referrer.digest);
       }
     }
@@ -104,8 +112,8 @@ async function referrerTree(ctx: TagCopyContext, repo: string, digest: string): 
   return out;
 }
 
-async function allPresent(ctx: TagCopyContext, repo: string, digests: string[]): Promise<boolean> {
-  for (const digest of digests) if (!(await hasManifest(ctx, repo, digest))) return false;
+async function allPresent(ctx: TagCopyContext, repo: string, referrers: FoundReferrer[]): Promise<boolean> {
+  for (const { digest } of referrers) if (!(await hasManifest(ctx, repo, digest))) return false;
   return true;
 }
 

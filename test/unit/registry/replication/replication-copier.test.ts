@@ -208,6 +208,31 @@ onOneEngine("replication copier", (db) => {
       assert.deepEqual([...remote.repos.keys()].sort(), ["mirror/team/a", "mirror/team/deep/b"]);
     });
 
+    it("keeps the referrers fallback tag on a remote without the referrers API", async () => {
+      const image = asManifest(buildImage("signed"));
+      const first = buildSignature(image, "alice");
+      const second = buildSignature(image, "bob");
+      await wharf.push("acme/app", "v1", image);
+      await wharf.push("acme/app", first.digest, first);
+      remote.referrersApi = false;
+      assert.deepEqual((await run(rule())).failures, []);
+      const tag = `sha256-${image.digest.slice("sha256:".length)}`;
+      const listed = async () =>
+        (await remote.referrers("mirror/app", image.digest)).map((d) => d.digest).sort();
+      assert.deepEqual(await listed(), [first.digest]);
+      const descriptor = (await remote.referrers("mirror/app", image.digest))[0];
+      assert.equal(descriptor?.artifactType, COSIGN_SIGNATURE);
+      assert.ok(remote.repos.get("mirror/app")?.tags.has(tag));
+
+      // A second signature joins the index; a run with nothing new leaves it alone.
+      await wharf.push("acme/app", second.digest, second);
+      assert.deepEqual((await run(rule())).failures, []);
+      assert.deepEqual(await listed(), [first.digest, second.digest].sort());
+      remote.calls.length = 0;
+      await run(rule());
+      assert.equal(remote.count("putManifest"), 0);
+    });
+
     it("moves a tag the remote has at another digest", async () => {
       const now = asManifest(buildImage("now"));
       await wharf.push("acme/app", "v1", now);
