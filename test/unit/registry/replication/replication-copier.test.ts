@@ -358,6 +358,40 @@ onOneEngine("replication copier", (db) => {
       assert.match(progress.failures[0]?.message ?? "", /not a repository path/);
       assert.ok((await wharf.resolver.resolve("acme/good/x")).repo);
     });
+
+    it("does not write into an upstream's namespace (the pull-through cache's)", async () => {
+      remote.seed("x/app", "v1", asManifest(buildImage("cached")));
+      const progress = progressSink();
+      const copier = createReplicationCopier({
+        ...wharf,
+        upstreams: {
+          lookup: async (name) =>
+            name.startsWith("acme/hub/")
+              ? {
+                  upstream: {
+                    ...{ uid: "u", orgUid: org.uid, orgName: "acme", name: "hub", url: "https://hub.test" },
+                    ...{ username: "", password: "", tagTtlMs: 1, updateTime: 1 },
+                  },
+                  path: name.slice("acme/hub/".length),
+                }
+              : undefined,
+        },
+        remoteFor: () => remote,
+        retry: FAST,
+      });
+      await copier.run(
+        rule({ direction: "PULL", repoPattern: "x/app", destination: "hub" }),
+        progress,
+        new AbortController().signal,
+      );
+      assert.deepEqual(progress.failures, [
+        {
+          reference: "x/app:v1",
+          message: "acme/hub/x/app is in the namespace of upstream hub, which only its cache writes",
+        },
+      ]);
+      assert.equal((await wharf.resolver.resolve("acme/hub/x/app")).repo, undefined);
+    });
   });
 
   describe("failures", () => {
