@@ -479,6 +479,52 @@ onOneEngine("replication copier", (db) => {
       assert.equal(remote.closed, 1);
     });
 
+    it("stops after the first tag when the remote cannot be reached at all", async () => {
+      for (const tag of ["v1", "v2", "v3"]) await wharf.push("acme/app", tag, asManifest(buildImage(tag)));
+      remote.failWith = () => new RemoteError("unreachable", "https://remote.test: connection refused");
+      const progress = progressSink();
+      const copier = createReplicationCopier({ ...wharf, remoteFor: () => remote, retry: FAST });
+      await assert.rejects(
+        copier.run(rule(), progress, new AbortController().signal),
+        ReplicationHaltedError,
+      );
+      assert.deepEqual(progress.failures, [
+        { reference: remote.url, message: "https://remote.test: connection refused" },
+      ]);
+      assert.equal(remote.calls.length, 3, "the first tag's 3 attempts, then nothing");
+    });
+
+    it("a run cut off midway is finished by the next one without sending again what was sent", async () => {
+      const images = ["v1", "v2", "v3"].map((tag) =>
+        asManifest(buildImage(`resume-${tag}`, [`layer ${tag}`, "common"])),
+      );
+      for (const [i, image] of images.entries()) await wharf.push("acme/app", `v${i + 1}`, image);
+      const controller = new AbortController();
+      let pushes = 0;
+      remote.failWith = (op) => {
+        if (op === "pushBlob" && ++pushes === 4) controller.abort(new Error("killed"));
+        return undefined;
+      };
+      const copier = createReplicationCopier({ ...wharf, remoteFor: () => remote, retry: FAST });
+      await assert.rejects(copier.run(rule(), progressSink(), controller.signal), /killed/);
+      // What the remote holds; a transfer the abort cut off is not there, and is sent again.
+      const sentBefore = new Set(remote.repos.get("mirror/app")?.blobs);
+      assert.ok(sentBefore.size >= 2, `${sentBefore.size} blobs stored before the cut`);
+
+      remote.failWith = undefined;
+      remote.calls.length = 0;
+      const progress = await run(rule());
+      assert.deepEqual(progress.failures, []);
+      const sentAfter = remote.calls
+        .filter((c) => c.startsWith("pushBlob"))
+        .map((c) => c.split(" ")[2] ?? "");
+      for (const digest of sentAfter) assert.ok(!sentBefore.has(digest), `${digest} sent twice`);
+      for (const [i, image] of images.entries()) {
+        assert.equal(remote.repos.get("mirror/app")?.tags.get(`v${i + 1}`), image.digest);
+      }
+      assert.ok(progress.counters.skippedBlobs >= sentBefore.size - 1);
+    });
+
     it("aborts promptly with the signal's reason, recording nothing", async () => {
       for (const tag of ["v1", "v2"]) await wharf.push("acme/app", tag, asManifest(buildImage(tag)));
       const controller = new AbortController();
