@@ -359,6 +359,23 @@ onOneEngine("replication copier", (db) => {
       assert.ok((await wharf.resolver.resolve("acme/good/x")).repo);
     });
 
+    it("writes nowhere but under the rule's own organization, whatever its name says", async () => {
+      const evil = await wharf.organization("evil");
+      remote.seed("x/app", "v1", asManifest(buildImage("foreign")));
+      // A rule of `evil` that names acme (a renamed or forged config) cannot write into acme.
+      const progress = await run({ ...rule({ direction: "PULL", repoPattern: "x/app" }), orgUid: evil.uid });
+      assert.deepEqual(progress.failures, [
+        { reference: "x/app:v1", message: "acme/mirror/x/app is not under organization acme" },
+      ]);
+      assert.equal((await wharf.resolver.resolve("acme/mirror/x/app")).repo, undefined);
+      // Nor read from it: a PUSH of `evil` named acme sees none of acme's repos.
+      await wharf.push("acme/secret", "v1", asManifest(buildImage("secret")));
+      await wharf.push("evil/secret", "v1", asManifest(buildImage("evil's own")));
+      const pushed = await run({ ...rule(), orgUid: evil.uid });
+      assert.deepEqual(pushed.failures, []);
+      assert.equal(remote.repos.has("mirror/secret"), false);
+    });
+
     it("does not write into an upstream's namespace (the pull-through cache's)", async () => {
       remote.seed("x/app", "v1", asManifest(buildImage("cached")));
       const progress = progressSink();
