@@ -233,6 +233,27 @@ onOneEngine("replication copier", (db) => {
       assert.equal(remote.count("putManifest"), 0);
     });
 
+    it("finishes a fallback tag a cut-off run left out, without sending the referrer again", async () => {
+      const image = asManifest(buildImage("cut"));
+      const signature = buildSignature(image);
+      await wharf.push("acme/app", "v1", image);
+      await wharf.push("acme/app", signature.digest, signature);
+      remote.referrersApi = false;
+      remote.seed("mirror/app", "v1", image);
+      remote.seed("mirror/app", signature.digest, signature); // stored, but no fallback tag yet
+      const progress = await run(rule());
+      assert.deepEqual(progress.failures, []);
+      assert.deepEqual(
+        remote.calls.filter((c) => c.startsWith("putManifest") || c.startsWith("pushBlob")),
+        [`putManifest mirror/app sha256-${image.digest.slice(7)}`],
+      );
+      assert.deepEqual(
+        (await remote.referrers("mirror/app", image.digest)).map((d) => d.digest),
+        [signature.digest],
+      );
+      assert.equal(progress.counters.copiedManifests, 0);
+    });
+
     it("moves a tag the remote has at another digest", async () => {
       const now = asManifest(buildImage("now"));
       await wharf.push("acme/app", "v1", now);
