@@ -204,7 +204,7 @@ onOneEngine("replication copier", (db) => {
       assert.deepEqual([...(remote.repos.get("team/a")?.tags.keys() ?? [])], ["v1"]);
 
       remote = new FakeRemote();
-      await run(rule({ repoPattern: "team/**" }));
+      await run(rule({ repoPattern: "team/**", destination: "/mirror/" }));
       assert.deepEqual([...remote.repos.keys()].sort(), ["mirror/team/a", "mirror/team/deep/b"]);
     });
 
