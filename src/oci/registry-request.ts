@@ -13,6 +13,7 @@ import type { PublicContent } from "../registry/data-plane/public-content.js";
 import type { RegistryContent } from "../registry/data-plane/registry-content.js";
 import type { RepoResolver, ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import type { ParsedManifest } from "../registry/manifest-parser.js";
+import type { PullThrough } from "../registry/pull-through/pull-through.js";
 import type { TrustedProxies } from "../transport/client-address.js";
 import { ociError } from "./oci-errors.js";
 import type { RegistryAction, RegistryAuthenticator, RegistryCaller } from "./registry-auth.js";
@@ -59,6 +60,11 @@ export interface RegistryDeps {
    * proto and host then build the challenge's token realm, the URL the client reached us by.
    */
   realmFromRequest?: boolean | undefined;
+  /**
+   * The pull-through cache (ADR 0052): pulls in an upstream's namespace (`<org>/<upstream>/<path>`)
+   * are served from the upstream and recorded; none when omitted (no upstreams are served).
+   */
+  pullThrough?: PullThrough | undefined;
 }
 
 /** One request/response pair with its parsed URL. */
