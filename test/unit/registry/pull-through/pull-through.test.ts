@@ -395,10 +395,23 @@ forEachEngine("pull-through cache", (db) => {
     assert.equal(old.closed, true);
   });
 
-  it("fsck does not count blobs not fetched yet of a cached repo as damage", async () => {
-    fake.addImage("library/lazy", "1", ["never pulled layer"]);
+  it("fsck counts blobs a cached repo has not fetched yet as not fetched, not damage; lost fetched bytes stay damage", async () => {
+    const lazy = fake.addImage("library/lazy", "1", ["never pulled layer", "pulled then lost"]);
     await manifestAt("acme/hub/library/lazy", "1");
-    const report = await checkIntegrity({ store, blobs }, { deep: false, repair: false });
-    assert.deepEqual(report.damagedBlobs, []);
+    const lost = fake.addBlob("pulled then lost");
+    await cache.blob(await pullOf("acme/hub/library/lazy"), parseDigest(lost.digest));
+    await blobs.delete(blobKey(parseDigest(lost.digest)));
+    const cachedRepository = async (path: string) => path.startsWith("acme/hub/");
+    const report = await checkIntegrity({ store, blobs }, { deep: false, repair: false, cachedRepository });
+    assert.deepEqual(
+      report.damagedBlobs.map((b) => [b.digest, b.problem]),
+      [[lost.digest, "missing"]],
+    );
+    assert.ok(report.notFetchedBlobs >= 2, `${report.notFetchedBlobs}`);
+    const naive = await checkIntegrity({ store, blobs }, { deep: false, repair: false });
+    assert.ok(
+      naive.damagedBlobs.some((b) => b.problem === "unrecorded" && b.images.some((i) => i.includes(lazy))),
+      "without the cache's rule the same blobs look unrecorded",
+    );
   });
 });
