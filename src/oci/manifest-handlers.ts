@@ -6,7 +6,6 @@ import type { ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import { digestOf, isDigest, parseDigest } from "../registry/digest.js";
 import { MAX_MANIFEST_BYTES, parseManifest } from "../registry/manifest-parser.js";
 import { quotaEventSink } from "../registry/quotas/storage-quota.js";
-import type { RepoRow } from "../storage/registry-store.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { cachedPullOf } from "./pull-through-edge.js";
 import { readBody } from "./read-body.js";
@@ -92,7 +91,7 @@ async function servedManifest(
   reference: string,
   resolved: ResolvedName,
   principal: Principal | undefined,
-): Promise<{ repo: RepoRow; manifest: StoredManifest }> {
+): Promise<{ repo: NonNullable<ResolvedName["repo"]>; manifest: StoredManifest }> {
   const cached = await cachedPullOf(deps, ex, name, resolved, principal);
   if (cached === undefined || deps.pullThrough === undefined) {
     const repo = existingRepo(resolved);
