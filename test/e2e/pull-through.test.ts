@@ -213,20 +213,23 @@ forEachEngine("pull-through cache against a real docker-registry", (db) => {
     }, async () => {
       // podman refuses a run root path over 50 characters: a short folder of its own.
       const podmanWork = await mkdtemp(join(tmpdir(), "wpt-"));
-      after(() => rm(podmanWork, { recursive: true, force: true }));
-      const { podman, policy } = await podmanSandbox(podmanWork);
-      const r = await podman([
-        "pull",
-        "--signature-policy",
-        policy,
-        "--tls-verify=false",
-        "--creds",
-        `_token:${token}`,
-        `${host}/acme/hub/library/app:v1`,
-      ]);
-      assert.equal(r.code, 0, r.stderr);
-      const images = await podman(["images", "--format", "{{.Digest}}"]);
-      assert.match(images.stdout, new RegExp(v1.manifestDigest.replace("sha256:", "")));
+      try {
+        const { podman, policy } = await podmanSandbox(podmanWork);
+        const r = await podman([
+          "pull",
+          "--signature-policy",
+          policy,
+          "--tls-verify=false",
+          "--creds",
+          `_token:${token}`,
+          `${host}/acme/hub/library/app:v1`,
+        ]);
+        assert.equal(r.code, 0, r.stderr);
+        const images = await podman(["images", "--format", "{{.Digest}}"]);
+        assert.match(images.stdout, new RegExp(v1.manifestDigest.replace("sha256:", "")));
+      } finally {
+        await rm(podmanWork, { recursive: true, force: true });
+      }
     });
 
     it("20 parallel cold pulls make exactly one upstream GET per manifest and per blob", async () => {
