@@ -398,6 +398,18 @@ forEachEngine("pull-through cache", (db) => {
     assert.equal(old.closed, true);
   });
 
+  it("usage counts a cached image like a pushed one once its blobs arrive (the incremental total equals a recount)", async () => {
+    const layers = ["usage layer one, longer than two bytes", "usage layer two"];
+    fake.addImage("library/usage", "1", layers);
+    await manifestAt("acme/hub/library/usage", "1");
+    const pull = await pullOf("acme/hub/library/usage");
+    for (const l of [...layers.map((x) => fake.addBlob(x)), fake.addBlob(`config ${layers.join("+")}`)]) {
+      await cache.blob(pull, parseDigest(l.digest));
+    }
+    const counted = (await store.usage.get(orgUid))?.storageBytes;
+    assert.equal(counted, await store.usage.recount(orgUid));
+  });
+
   it("fsck counts blobs a cached repo has not fetched yet as not fetched, not damage; lost fetched bytes stay damage", async () => {
     const lazy = fake.addImage("library/lazy", "1", ["never pulled layer", "pulled then lost"]);
     await manifestAt("acme/hub/library/lazy", "1");
