@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { newChildUid } from "../../src/core/uidp.js";
 import { expectJson } from "../support/api-assertions.js";
+import { runCliInProcess } from "../support/cli-in-process.js";
 import { type CountingProxy, startCountingProxy } from "../support/counting-proxy.js";
 import { forEachEngine } from "../support/databases.js";
 import { type Distribution, distributionSkip, startDistribution } from "../support/distribution.js";
@@ -52,6 +53,7 @@ forEachEngine("pull-through cache against a real docker-registry", (db) => {
     let v1: ImageLayoutResult;
     let v2: ImageLayoutResult;
     let multi: MultiArchLayoutResult;
+    let databaseUrl: string | undefined;
 
     const seed = async (ref: string, dest: string) =>
       ok(
@@ -90,7 +92,7 @@ forEachEngine("pull-through cache against a real docker-registry", (db) => {
     before(async () => {
       upstream = await startDistribution();
       proxy = await startCountingProxy(upstream.url);
-      const databaseUrl = db.engine === "postgres" ? (await db.freshOptions()).databaseUrl : undefined;
+      databaseUrl = db.engine === "postgres" ? (await db.freshOptions()).databaseUrl : undefined;
       wharf = await startTestServer({
         ...(databaseUrl ? { databaseUrl } : {}),
         config: { eventsAllowLoopback: "true", eventsAllowHttp: "true" },
@@ -338,6 +340,13 @@ forEachEngine("pull-through cache against a real docker-registry", (db) => {
       } finally {
         await upstream.restart();
       }
+    });
+
+    it("wharf fsck is clean: blobs of cached images nobody pulled yet are not fetched, not damage", async () => {
+      const env = { ...process.env, ...(databaseUrl ? { WHARF_DATABASE_URL: databaseUrl } : {}) };
+      const fsck = await runCliInProcess(["fsck", "--data-dir", wharf.dataDir], env);
+      assert.equal(fsck.code, 0, fsck.stdout + fsck.stderr);
+      assert.match(fsck.stdout, /^clean: .* \d+ not fetched yet by a pull-through cache/m);
     });
   });
 });
