@@ -50,6 +50,7 @@ async function hostileUpstream(): Promise<{ url: string; requests: string[]; clo
       res.writeHead(status, headers);
       res.end(req.method === "HEAD" ? undefined : body);
     };
+    if (mode === "limited") return send(429, { "retry-after": "120", "content-length": 0 });
     if (kind === "manifests") {
       if (mode === "huge") {
         const huge = Buffer.concat([
@@ -220,6 +221,24 @@ onOneEngine("pull-through cache against a hostile upstream", () => {
       await nothingStored(digest);
     });
   }
+
+  it("an upstream's 429 is answered 429 with its Retry-After, and nothing is sent upstream until it passes", async () => {
+    const res = await get("/v2/acme/evil/limited/app/manifests/v1");
+    assert.equal(res.status, 429);
+    assert.match(await errorOf(res), /TOOMANYREQUESTS/);
+    const retryAfter = Number(res.headers.get("retry-after"));
+    assert.ok(retryAfter > 100 && retryAfter <= 120, `${retryAfter}`);
+    const asked = upstream.requests.length;
+    for (const path of [
+      "/v2/acme/evil/limited/app/manifests/v2",
+      `/v2/acme/evil/limited/app/blobs/${sha256("x")}`,
+    ]) {
+      const again = await get(path);
+      assert.equal(again.status, 429, path);
+      await again.arrayBuffer();
+    }
+    assert.equal(upstream.requests.length, asked, "the upstream is left alone until its Retry-After");
+  });
 
   it("no log line carries the upstream's password", () => {
     for (const line of wharf.logLines) assert.ok(!JSON.stringify(line).includes(PASSWORD));

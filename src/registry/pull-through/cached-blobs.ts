@@ -42,7 +42,6 @@ export function createCachedBlobs(deps: {
 
   async function fetchBlob(
     pull: CachedPull,
-    repoUid: string,
     digest: Digest,
     answer: BlobAnswer | undefined,
   ): Promise<{ repoUid: string; sent: boolean }> {
@@ -54,10 +53,23 @@ export function createCachedBlobs(deps: {
     } catch (err) {
       throw upstreamErrorOf(upstream, "blob", err);
     }
+    // The tee starts at once, so the body's failure always has a reader (unheard, it would end
+    // the process); the store side waits in its buffer while the repo is made.
     const storeSide = new PassThrough({ highWaterMark: 1 << 20 });
+    storeSide.on("error", () => {});
     const opened: { client?: Writable } = {};
     const openClient = answer && (() => (opened.client = answer(blob.size)));
     void teeBlob(blob.body, storeSide, openClient);
+    // Created only once the upstream has the blob: a failed fetch leaves no empty repo behind.
+    let repoUid: string;
+    try {
+      repoUid = (await cachedRepo(deps.resolver, pull)).uid;
+    } catch (err) {
+      storeSide.destroy();
+      blob.body.destroy();
+      opened.client?.destroy();
+      throw err;
+    }
     try {
       const identity = pull.principal?.identityUid ?? "";
       await deps.uploads.putMonolithic(repoUid, digest, storeSide, blob.size, identity);
@@ -79,11 +91,11 @@ export function createCachedBlobs(deps: {
 
   return {
     async fetch(pull, digest, answer) {
-      const repo = await cachedRepo(deps.resolver, pull);
       const key = `${pull.target.upstream.uid}\n${digest.value}`;
-      const flight = flights.run(key, () => fetchBlob(pull, repo.uid, digest, answer));
+      const flight = flights.run(key, () => fetchBlob(pull, digest, answer));
       const done = await flight.promise;
       if (flight.leader && done.sent) return { sent: true };
+      const repo = await cachedRepo(deps.resolver, pull);
       if (done.repoUid !== repo.uid) await deps.uploads.mount(done.repoUid, repo.uid, digest.value);
       return { sent: false, repoUid: repo.uid };
     },
