@@ -3,7 +3,7 @@ import { failedPrecondition, notFound } from "../core/errors.js";
 import { paginate } from "../core/list.js";
 import { namedResourceList, pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
-import { newChildUid, requireUidp } from "../core/uidp.js";
+import { newChildUid, parentOf, requireUidp } from "../core/uidp.js";
 import { recordedMutation } from "../events/recorded-mutation.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { TagSchema, type TagsService } from "../gen/platform/registry/v2/tags_pb.js";
@@ -17,6 +17,10 @@ import { validateDigest, validateTagName } from "./names.js";
 import type { RegistryServiceDeps } from "./service-deps.js";
 import { deleteTagRecorded } from "./tag-deletion.js";
 import { restoreTag, restoreTarget } from "./tag-restore.js";
+import { refuseWriteInUpstreamNamespace } from "./upstreams/upstream-namespace.js";
+
+/** Why CreateTag and RestoreTag refuse an upstream's namespace. */
+const TAGS_BY_CACHE = "its tags follow the upstream (delete a tag to evict it)";
 
 const TAG_LIST = namedResourceList<TagRow>();
 
@@ -66,6 +70,7 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
       const putTag = async (tx: Store) => {
         await withRegistryLock(tx, "shared");
         if (!(await tx.repos.get(req.parent))) throw notFound("repo", req.parent);
+        await refuseWriteInUpstreamNamespace(tx, parentOf(req.parent), TAGS_BY_CACHE);
         // A tag must resolve: pointing it at a manifest the registry does not hold would break pulls.
         if (!(await tx.manifests.has(req.parent, input?.digest ?? ""))) {
           throw failedPrecondition(
@@ -105,6 +110,7 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
     async restoreTag(req, ctx) {
       requireUidp("uid", req.uid);
       const target = restoreTarget(req.digest, fromTimestamp(req.time));
+      await refuseWriteInUpstreamNamespace(store, parentOf(parentOf(req.uid)), TAGS_BY_CACHE);
       const { row } = await recordedMutation(
         deps,
         ctx,

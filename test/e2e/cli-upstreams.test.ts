@@ -129,6 +129,16 @@ describe("wharf upstreams", () => {
     assert.equal(replaced.code, 0, replaced.stderr);
     const cleared = await json<CliUpstream>(["upstreams", "update", "acme/hub", "--clear-password"]);
     assert.equal(cleared.hasPassword, undefined);
+    assert.equal(cleared.username, "robot");
+    const anonymous = await json<CliUpstream>([
+      "upstreams",
+      "update",
+      "acme/hub",
+      "--username",
+      "",
+      "--clear-password",
+    ]);
+    assert.equal(anonymous.username, undefined);
   });
 
   it("explains wrong usage and the server's refusals without a stack trace", async () => {

@@ -7,6 +7,7 @@ import { detail, expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { personWithRole } from "../support/registered-person.js";
+import { pushImage } from "../support/registry-push.js";
 import { fakeSinkResolver } from "../support/sink-dns.js";
 import {
   type ReceivedDelivery,
@@ -377,6 +378,31 @@ forEachEngine("upstreams: the Upstream resource over REST and gRPC", (db) => {
     // Beside the namespace: the organization itself and other folders are not the cache's.
     await expectJson(await api(`/registry/v2/repos/${org}`, { method: "POST", body: { name: "hubby" } }));
     await expectJson(await api(`/registry/v2/repos/${folder}`, { method: "POST", body: { name: "alpine" } }));
+  });
+
+  it("refuses CreateTag and RestoreTag in the namespace; DeleteTag (eviction) stays allowed", async () => {
+    const image = await pushImage(wharf, "acme/mirrored/app", "v1", await wharf.registryToken(), "cached");
+    await pushImage(wharf, "acme/mirrored/app", "v2", await wharf.registryToken(), image);
+    await json(`/registry/v2/upstreams/${org}`, {
+      method: "POST",
+      body: { name: "mirrored", url: "https://registry.example" },
+    });
+    const folderUid = (await wharf.store.groups.getByName(org, "mirrored"))?.uid as string;
+    const repo = (await wharf.store.repos.getByName(folderUid, "app"))?.uid as string;
+    const tag = await json<{ tags: { uid: string; name: string }[] }>(
+      `/registry/v2/tags?uidp.children_of=${repo}&name=v1`,
+    );
+    const v1 = tag.tags[0]?.uid as string;
+    const refusedCreate = await expectError(
+      await api(`/registry/v2/tags/${repo}`, { method: "POST", body: { name: "v3", digest: image.digest } }),
+      { status: 400, code: 9 },
+    );
+    assert.match(refusedCreate.message, /mirrored is the pull-through cache namespace of upstream mirrored/);
+    await expectError(
+      await api(`/registry/v2/tags/${v1}:restore`, { method: "POST", body: { digest: image.digest } }),
+      { status: 400, code: 9 },
+    );
+    await expectJson(await api(`/registry/v2/tags/${v1}`, { method: "DELETE" }));
   });
 
   it("records upstream.created/updated/deleted events and audit records, and never the password in them or in logs", async () => {

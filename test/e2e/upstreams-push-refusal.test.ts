@@ -31,7 +31,10 @@ onOneEngine("upstreams: pushes into an upstream's namespace are refused", () => 
 
   before(async () => {
     // Loopback and plain http allowed, as for a local test upstream (nothing connects to it here).
-    wharf = await startTestServer({ config: { eventsAllowLoopback: "true", eventsAllowHttp: "true" } });
+    wharf = await startTestServer({
+      config: { eventsAllowLoopback: "true", eventsAllowHttp: "true" },
+      audit: { buffer: { flushMs: 20 } },
+    });
     admin = await wharf.registryToken();
     const acme = await wharf.create("/iam/v2/groups", { name: "acme" });
     owner = await wharf.registryToken((await personWithRole(wharf, "olga", acme, "owner")).uid);
@@ -64,6 +67,18 @@ onOneEngine("upstreams: pushes into an upstream's namespace are refused", () => 
     // Nothing was created: the refused paths have no repo.
     const missing = await wharf.registry("/v2/acme/hub/library/alpine/tags/list", { token: admin });
     assert.equal(missing.status, 404);
+    // Each refusal is in the audit log, as any registry refusal (the OCI error path writes it).
+    const deadline = Date.now() + 10_000;
+    let refusals: { action: string; resource: string; result?: { code: string } }[] = [];
+    while (refusals.length < 6) {
+      assert.ok(Date.now() < deadline, `six refusals audited, got ${JSON.stringify(refusals)}`);
+      await new Promise((r) => setTimeout(r, 25));
+      const page = await wharf.api("/audit/v2/records?action=registry.push&result=DENIED&page_size=100", {
+        token: wharf.adminToken,
+      });
+      refusals = ((await page.json()) as { records?: typeof refusals }).records ?? [];
+    }
+    assert.ok(refusals.every((r) => r.resource.startsWith("acme/hub/") && r.result?.code === "DENIED"));
   });
 
   it("refuses a cross-repository mount into the namespace; mounting out of it is a pull and works", async () => {
