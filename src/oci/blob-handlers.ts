@@ -1,5 +1,6 @@
 import { type Digest, parseDigest } from "../registry/digest.js";
 import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST } from "../registry/manifest-parser.js";
+import { UpstreamError } from "../registry/pull-through/upstream-error.js";
 import { sendBlobBytes, sendBlobHead } from "./blob-content.js";
 import { OciError, ociError } from "./oci-errors.js";
 import { cachedPullOf } from "./pull-through-edge.js";
@@ -50,16 +51,25 @@ export async function getBlob(
     if (cached) {
       // A plain GET streams the upstream's bytes while they are stored; HEAD and ranges wait for the store.
       const streamed = !ex.head && ex.req.headers.range === undefined;
-      const outcome = await deps.pullThrough.blob(
-        cached,
-        digest,
-        streamed
-          ? (size) => {
-              ex.res.writeHead(200, { ...headers, "content-length": size });
-              return ex.res;
-            }
-          : undefined,
-      );
+      const outcome = await deps.pullThrough
+        .blob(
+          cached,
+          digest,
+          streamed
+            ? (size) => {
+                ex.res.writeHead(200, { ...headers, "content-length": size });
+                return ex.res;
+              }
+            : undefined,
+        )
+        .catch((err: unknown) => {
+          // A HEAD answers whether the blob is here: one the upstream cannot give now is not (a
+          // pusher's existence check then goes on to its upload, and to the namespace's refusal).
+          if (ex.head && err instanceof UpstreamError) {
+            throw ociError("BLOB_UNKNOWN", `blob ${digest.value} is not in ${name}: ${err.message}`);
+          }
+          throw err;
+        });
       if (outcome.sent) return;
       repoUid = outcome.repoUid;
       blob = await deps.content.linkedBlob(repoUid, digest.value);

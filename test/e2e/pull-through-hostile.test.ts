@@ -194,6 +194,15 @@ onOneEngine("pull-through cache against a hostile upstream", () => {
     const res = await get(`/v2/acme/evil/metadata/app/blobs/${digest}`);
     assert.equal(res.status, 502);
     assert.match(await errorOf(res), /169\.254\.169\.254|address|refused/i);
+    const head = await wharf.registry(`/v2/acme/evil/metadata/app/blobs/${digest}`, {
+      method: "HEAD",
+      token,
+    });
+    assert.equal(
+      head.status,
+      404,
+      "a HEAD says the blob is not here (a pusher's check goes on to its upload)",
+    );
     await nothingStored(digest);
   });
 
