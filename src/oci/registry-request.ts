@@ -13,6 +13,7 @@ import type { PublicContent } from "../registry/data-plane/public-content.js";
 import type { RegistryContent } from "../registry/data-plane/registry-content.js";
 import type { RepoResolver, ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import type { ParsedManifest } from "../registry/manifest-parser.js";
+import type { PullThrough } from "../registry/pull-through/pull-through.js";
 import type { UpstreamDirectory } from "../registry/upstreams/upstream-directory.js";
 import type { TrustedProxies } from "../transport/client-address.js";
 import { ociError } from "./oci-errors.js";
@@ -60,6 +61,11 @@ export interface RegistryDeps {
    * proto and host then build the challenge's token realm, the URL the client reached us by.
    */
   realmFromRequest?: boolean | undefined;
+  /**
+   * The pull-through cache (ADR 0052): pulls in an upstream's namespace (`<org>/<upstream>/<path>`)
+   * are served from the upstream and recorded; none when omitted (no upstreams are served).
+   */
+  pullThrough?: PullThrough | undefined;
   /**
    * Which names are an upstream's pull-through cache namespace (`<org>/<upstream>/…`): pushes
    * there are refused for every caller (ADR 0051). None when omitted.

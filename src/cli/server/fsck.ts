@@ -11,7 +11,8 @@ import type { CommandOutput } from "./command-output.js";
 /**
  * `wharf fsck [--deep] [--repair] [--json]`: checks the configured deployment's metadata against
  * its blob storage while servers run (`checkIntegrity`): store ids (ADR 0016), every referenced
- * blob's presence and size (and digest with `--deep`), every tag's manifest; lists orphans. Prints
+ * blob's presence and size (and digest with `--deep`; blobs a pull-through cache has not fetched
+ * yet are counted apart, not damage), every tag's manifest; lists orphans. Prints
  * a summary (or, with `--json`, the whole report as one JSON document) on `out.stdout`, progress on
  * `out.stderr`. Exits 1 when damage remains, 0 otherwise (orphans are no damage). `--repair`
  * deletes dangling tags through the registry's tag delete (tag history, `tag.deleted` events) and
@@ -33,6 +34,9 @@ export async function runFsck(
       registryUrl: config.registryUrl || recorded.registryUrl || publicUrlOf("", config.registryAddr),
     });
     const content = createRegistryContent({ store, blobs, clock: systemClock, events });
+    // Pull-through caches fetch blobs when first pulled: those not pulled yet are no damage (ADR 0052).
+    const cachePrefixes = (await store.upstreams.all()).map((u) => `${u.orgName}/${u.name}/`);
+    const cachedRepository = async (path: string) => cachePrefixes.some((p) => path.startsWith(p));
     const report = await checkIntegrity(
       { store, blobs },
       {
@@ -40,6 +44,7 @@ export async function runFsck(
         repair: opts.repair,
         deleteTag: (repoUid, name) => content.deleteTag(repoUid, name, undefined),
         onProgress: (line) => out.stderr.write(`wharf fsck: ${line}\n`),
+        cachedRepository,
       },
     );
     out.stdout.write(opts.json ? `${JSON.stringify(report, null, 1)}\n` : summaryOf(report, opts.repair));
@@ -88,7 +93,7 @@ export function summaryOf(report: IntegrityReport, repair: boolean): string {
   const dangling = report.danglingTags.filter((t) => !t.repaired).length;
   const repaired = report.danglingTags.length - dangling;
   lines.push(
-    `${report.damaged ? "damaged" : "clean"}: ${report.checkedBlobs} blobs checked${report.deep ? " (sizes and digests)" : " (sizes)"}, ${report.damagedBlobs.length} damaged, ${dangling} dangling tags${repaired > 0 ? `, ${repaired} deleted` : ""}, ${orphans.unreferencedBlobs} unreferenced blobs and ${orphans.strayFiles} files with no row${repair && orphans.unreferencedBlobs + orphans.strayFiles > 0 ? " left for wharf gc (it removes those older than its --grace)" : ""}, store ids ${storeIds.match ? "match" : "differ"}`,
+    `${report.damaged ? "damaged" : "clean"}: ${report.checkedBlobs} blobs checked${report.deep ? " (sizes and digests)" : " (sizes)"}, ${report.damagedBlobs.length} damaged${report.notFetchedBlobs > 0 ? `, ${report.notFetchedBlobs} not fetched yet by a pull-through cache` : ""}, ${dangling} dangling tags${repaired > 0 ? `, ${repaired} deleted` : ""}, ${orphans.unreferencedBlobs} unreferenced blobs and ${orphans.strayFiles} files with no row${repair && orphans.unreferencedBlobs + orphans.strayFiles > 0 ? " left for wharf gc (it removes those older than its --grace)" : ""}, store ids ${storeIds.match ? "match" : "differ"}`,
   );
   return `${lines.join("\n")}\n`;
 }

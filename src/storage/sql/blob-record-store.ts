@@ -2,6 +2,7 @@ import { notFound } from "../../core/errors.js";
 import type { BlobRecordStore, BlobRow } from "../registry-store.js";
 import { readInt } from "./dialect.js";
 import { guardWrite, type SqlContext } from "./sql-context.js";
+import { countBlobArrived } from "./usage-accounting.js";
 
 /** BlobRecordStore over `blobs` and `repo_blobs`; see registry-store.ts. */
 export function createBlobRecordStore(ctx: SqlContext): BlobRecordStore {
@@ -30,11 +31,13 @@ export function createBlobRecordStore(ctx: SqlContext): BlobRecordStore {
 
     link(repoUid, blob, now) {
       return ctx.transaction(async (tx) => {
-        await tx.db
+        const inserted = await tx.db
           .insertInto("blobs")
           .values({ digest: blob.digest, size: blob.size, create_time: blob.createTime })
           .onConflict((oc) => oc.column("digest").doNothing())
+          .returning("digest")
           .execute();
+        if (inserted.length > 0) await countBlobArrived(tx, blob.digest, blob.size);
         await guardWrite(
           tx,
           () =>

@@ -101,6 +101,34 @@ async function addRefs(ctx: SqlContext, orgUid: string, items: DigestRefs[], now
   return bytes;
 }
 
+/**
+ * A blob row just recorded for `digest`: organizations that counted it before it existed (a
+ * pull-through cache records manifests before their blobs, ADR 0052) counted its placeholder size;
+ * their rows and totals take its real `size` now, so the incremental usage stays what `recount`
+ * computes from the blob rows. Pushes link every blob before a manifest names it: nothing to do.
+ */
+export async function countBlobArrived(ctx: SqlContext, digest: string, size: number): Promise<void> {
+  const counted = await ctx.db
+    .selectFrom("org_usage_digests")
+    .select(["org_uid", "size"])
+    .where("digest", "=", digest)
+    .where("size", "<>", BigInt(size))
+    .execute();
+  for (const row of counted) {
+    await ctx.db
+      .updateTable("org_usage_digests")
+      .set({ size })
+      .where("org_uid", "=", row.org_uid)
+      .where("digest", "=", digest)
+      .execute();
+    await ctx.db
+      .updateTable("org_usage")
+      .set({ storage_bytes: sql`storage_bytes + ${size - readInt(row.size)}` })
+      .where("org_uid", "=", row.org_uid)
+      .execute();
+  }
+}
+
 /** Adds `bytes` to the organization's total (creating its row at `now`). */
 async function addBytes(ctx: SqlContext, orgUid: string, bytes: number, now: number): Promise<void> {
   await upsertBytes(ctx, [orgUid, bytes, 0, 0, now]);
