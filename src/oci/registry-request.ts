@@ -14,6 +14,7 @@ import type { RegistryContent } from "../registry/data-plane/registry-content.js
 import type { RepoResolver, ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import type { ParsedManifest } from "../registry/manifest-parser.js";
 import type { TrustedProxies } from "../transport/client-address.js";
+import type { MirrorNames } from "./mirror-names.js";
 import { ociError } from "./oci-errors.js";
 import type { RegistryAction, RegistryAuthenticator, RegistryCaller } from "./registry-auth.js";
 import type { RegistryGate } from "./registry-gate.js";
@@ -59,6 +60,11 @@ export interface RegistryDeps {
    * proto and host then build the challenge's token realm, the URL the client reached us by.
    */
   realmFromRequest?: boolean | undefined;
+  /**
+   * The transparent mirror (`--mirror-upstream`, ADR 0053): maps the repository of each request, and
+   * of each `/token` scope, to the upstream cache it stands for; none when no mapping is configured.
+   */
+  mirror?: MirrorNames | undefined;
 }
 
 /** One request/response pair with its parsed URL. */
