@@ -45,9 +45,9 @@ export function spawnDaemon(command: string, args: string[], log: string): Daemo
     async stop(graceMs = 20_000) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
-      const killed = sleep(graceMs).then(() => child.kill("SIGKILL"));
-      await Promise.race([exited, killed]);
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
       await exited;
+      clearTimeout(timer);
     },
   };
 }
