@@ -192,9 +192,9 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     help: "prune audit records older than this (default 400d)",
   },
   {
-    flags: "--mirror-upstream <host=org/upstream>",
+    flags: "--mirror-upstream <mapping>",
     field: "mirrorUpstream",
-    help: "serve a registry host's repositories from an organization's upstream cache, e.g. docker.io=acme/hub (repeatable; ADR 0053)",
+    help: "host=org/upstream: serve a registry host's repositories from that upstream cache, e.g. docker.io=acme/hub (repeatable)",
     repeatable: true,
   },
   {
