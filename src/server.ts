@@ -16,6 +16,7 @@ import { buildTokens } from "./composition/tokens.js";
 import type { WharfConfig } from "./config/config.js";
 import { servingStoreOptions } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
+import { secretBoxOf } from "./core/secret-box.js";
 import type { DispatcherOptions } from "./events/event-dispatcher.js";
 import type { PullEventOptions } from "./events/pull-event-buffer.js";
 import type { SinkResolver } from "./events/sink-host.js";
@@ -24,6 +25,7 @@ import { createLogSink } from "./observability/log.js";
 import { holdTracing } from "./observability/tracing.js";
 import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { startRetentionScheduler } from "./registry/retention/retention-scheduler.js";
+import { createUpstreamDirectory } from "./registry/upstreams/upstream-directory.js";
 import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
@@ -145,9 +147,11 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
         audit: audit.api,
       }),
     );
+    const upstreams = createUpstreamDirectory({ store, secrets: secretBoxOf(store.settings), clock });
+    onClose(async () => upstreams.close());
     const registryDeps = buildRegistryDeps({
       ...{ ...base, config, access, issuer: tokens.issuer, revocations: tokens.revocations },
-      ...{ pullTokens: tokens.federation.pullTokens, delivery, operations, securityData, audit },
+      ...{ pullTokens: tokens.federation.pullTokens, delivery, operations, securityData, audit, upstreams },
     });
     onClose(
       unsubscribeAsync(

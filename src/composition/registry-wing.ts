@@ -7,6 +7,7 @@ import type { WharfConfig } from "../config/config.js";
 import type { Clock } from "../core/clock.js";
 import type { RegistryRateLimits } from "../core/rate-limit-spec.js";
 import { createTokenBuckets } from "../core/token-buckets.js";
+import { createSinkAddressPolicy, NO_SINK_EXCEPTIONS } from "../events/sink-address-policy.js";
 import type { Federation } from "../federation/federation.js";
 import { createMirrorNames } from "../oci/mirror-names.js";
 import {
@@ -21,6 +22,9 @@ import { createBlobUploads } from "../registry/data-plane/blob-uploads.js";
 import { createPublicContent } from "../registry/data-plane/public-content.js";
 import { createRegistryContent } from "../registry/data-plane/registry-content.js";
 import { createRepoResolver } from "../registry/data-plane/repo-resolver.js";
+import { createPullThrough, type PullThrough } from "../registry/pull-through/pull-through.js";
+import { createRemoteRegistry } from "../registry/remote/remote-client.js";
+import type { UpstreamDirectory } from "../registry/upstreams/upstream-directory.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 import { trustedProxies } from "../transport/client-address.js";
@@ -48,11 +52,15 @@ export interface RegistryWingDeps {
   access: AccessResolver;
   /** Checks `<identity uid>:<jwt>` Basic credentials (federation's pull tokens). */
   pullTokens: Federation["pullTokens"];
-  delivery: Pick<Delivery, "events" | "pullEvents">;
+  delivery: Pick<Delivery, "events" | "pullEvents" | "sinks">;
   operations: Operations;
   securityData: Pick<SecurityData, "vulnReferrers">;
   /** The audit log's record batch and `--audit-pulls` (ADR 0048); none when omitted. */
   audit?: Pick<AuditWing, "buffer" | "pulls"> | undefined;
+  /** The organizations' upstreams: pulls in their namespaces go through the pull-through cache (ADR 0052). */
+  upstreams?: UpstreamDirectory | undefined;
+  /** Where the cache logs (one warning per upstream per tagTtl while it serves cached copies). */
+  logger?: ((line: object) => void) | undefined;
 }
 
 /**
@@ -90,10 +98,13 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
     ...(deps.config.cacheTtlMs === undefined ? {} : { ttlMs: deps.config.cacheTtlMs }),
   });
   const audit = deps.audit;
+  const content = createRegistryContent({ store, blobs, clock, events });
+  const uploads = createBlobUploads({ store, blobs, clock, events });
   return {
-    content: createRegistryContent({ store, blobs, clock, events }),
-    uploads: createBlobUploads({ store, blobs, clock, events }),
+    content,
+    uploads,
     resolver,
+    pullThrough: pullThroughOf(deps, { content, uploads, resolver }),
     audit:
       audit === undefined
         ? undefined
@@ -125,6 +136,38 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
       ...(deps.config.cacheTtlMs === undefined ? {} : { ttlMs: deps.config.cacheTtlMs }),
     }),
   };
+}
+
+/**
+ * The pull-through cache over the organizations' upstreams, or undefined without a directory. Each
+ * upstream's client passes the webhook sinks' address policy and flags (`--events-allow-loopback`,
+ * `--events-sink-allow`, `--events-allow-http`) and name resolution.
+ */
+function pullThroughOf(
+  deps: RegistryWingDeps,
+  parts: Pick<RegistryDeps, "content" | "uploads" | "resolver">,
+): PullThrough | undefined {
+  const upstreams = deps.upstreams;
+  if (upstreams === undefined) return undefined;
+  const { sinks } = deps.delivery;
+  return createPullThrough({
+    ...parts,
+    upstreams,
+    clock: deps.clock,
+    logger: deps.logger ?? (() => {}),
+    remoteFor: (upstream) =>
+      createRemoteRegistry({
+        url: upstream.url,
+        credentials:
+          upstream.username === "" && upstream.password === ""
+            ? undefined
+            : { username: upstream.username, password: upstream.password },
+        policy: sinks.sinkAddresses ?? createSinkAddressPolicy(NO_SINK_EXCEPTIONS),
+        allowHttp: sinks.allowHttpSinks ?? false,
+        resolve: sinks.resolveSinkHost,
+        clock: deps.clock,
+      }),
+  });
 }
 
 /** The registry's rate limiter over the budgets set; undefined when none is (limits off). */

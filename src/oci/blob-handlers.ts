@@ -2,6 +2,7 @@ import { type Digest, parseDigest } from "../registry/digest.js";
 import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST } from "../registry/manifest-parser.js";
 import { sendBlobBytes, sendBlobHead } from "./blob-content.js";
 import { OciError, ociError } from "./oci-errors.js";
+import { cachedPullOf } from "./pull-through-edge.js";
 import { auditFacts, authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
 
 /**
@@ -18,7 +19,9 @@ function readDigest(value: string, name: string): Digest {
 }
 
 /**
- * GET/HEAD `/v2/<name>/blobs/<digest>`: the blob's bytes (Range supported) when the repo links it.
+ * GET/HEAD `/v2/<name>/blobs/<digest>`: the blob's bytes (Range supported) when the repo links it;
+ * in an upstream's namespace, a blob not linked yet is fetched through the pull-through cache first
+ * (a plain GET streamed while it is stored, ADR 0052).
  * The metadata is not trusted alone: HEAD stats the object in the blob driver, and GET sends its
  * status only once the driver opened the object, so content lost from storage is 404 BLOB_UNKNOWN
  * (and another storage failure 500) on both, never a 200 cut short.
@@ -30,11 +33,9 @@ export async function getBlob(
   digestValue: string,
 ): Promise<void> {
   const digest = readDigest(digestValue, name);
-  const { resolved } = await authorize(deps, ex, name, "pull", {
+  const { caller, resolved } = await authorize(deps, ex, name, "pull", {
     publicFallback: async (r) => (r.repo ? deps.publicContent.blob(r.repo.uid, digest.value) : false),
   });
-  const repo = existingRepo(resolved);
-  const blob = await deps.content.linkedBlob(repo.uid, digest.value);
   const headers = {
     "content-type": "application/octet-stream",
     "docker-content-digest": digest.value,
@@ -42,6 +43,29 @@ export async function getBlob(
     etag: `"${digest.value}"`,
     "cache-control": "max-age=31536000",
   };
+  let repoUid = resolved.repo?.uid;
+  let blob = repoUid === undefined ? undefined : await deps.content.linkedBlob(repoUid, digest.value);
+  if (!blob && digest.value !== EMPTY_BLOB_DIGEST && deps.pullThrough) {
+    const cached = await cachedPullOf(deps, ex, name, resolved, caller.principal);
+    if (cached) {
+      // A plain GET streams the upstream's bytes while they are stored; HEAD and ranges wait for the store.
+      const streamed = !ex.head && ex.req.headers.range === undefined;
+      const outcome = await deps.pullThrough.blob(
+        cached,
+        digest,
+        streamed
+          ? (size) => {
+              ex.res.writeHead(200, { ...headers, "content-length": size });
+              return ex.res;
+            }
+          : undefined,
+      );
+      if (outcome.sent) return;
+      repoUid = outcome.repoUid;
+      blob = await deps.content.linkedBlob(repoUid, digest.value);
+    }
+  }
+  if (repoUid === undefined) repoUid = existingRepo(resolved).uid;
   if (!blob) {
     if (digest.value !== EMPTY_BLOB_DIGEST)
       throw ociError("BLOB_UNKNOWN", `blob ${digest.value} is not in ${name}`);

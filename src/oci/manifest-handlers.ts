@@ -1,3 +1,4 @@
+import type { Principal } from "../core/context.js";
 import { pullEvent, pushEvent, type RegistryEventFacts } from "../events/registry-events.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import type { StoredManifest } from "../registry/data-plane/registry-content.js";
@@ -6,6 +7,7 @@ import { digestOf, isDigest, parseDigest } from "../registry/digest.js";
 import { MAX_MANIFEST_BYTES, parseManifest } from "../registry/manifest-parser.js";
 import { quotaEventSink } from "../registry/quotas/storage-quota.js";
 import { OciError, ociError } from "./oci-errors.js";
+import { cachedPullOf } from "./pull-through-edge.js";
 import { readBody } from "./read-body.js";
 import { auditFacts, authorize, type Exchange, existingRepo, type RegistryDeps } from "./registry-request.js";
 import { TAG } from "./routes.js";
@@ -79,6 +81,31 @@ async function manifestOfReference(
 }
 
 /**
+ * The repo and manifest a pull of `reference` serves: in an upstream's namespace, through the
+ * pull-through cache (which fetches and records what is missing or stale, ADR 0052); else as stored.
+ */
+async function servedManifest(
+  deps: RegistryDeps,
+  ex: Exchange,
+  name: string,
+  reference: string,
+  resolved: ResolvedName,
+  principal: Principal | undefined,
+): Promise<{ repo: NonNullable<ResolvedName["repo"]>; manifest: StoredManifest }> {
+  const cached = await cachedPullOf(deps, ex, name, resolved, principal);
+  if (cached === undefined || deps.pullThrough === undefined) {
+    const repo = existingRepo(resolved);
+    return { repo, manifest: await manifestOfReference(deps, repo, name, reference) };
+  }
+  const ref = readReference(reference);
+  if (ref === undefined) throw unknownReference(reference, name);
+  const local = await deps.pullThrough.manifest(cached, ref);
+  const manifest = await deps.content.manifest(local.repo.uid, local.digest);
+  if (!manifest) throw ociError("MANIFEST_UNKNOWN", `manifest ${local.digest} is not in ${name}`);
+  return { repo: local.repo, manifest };
+}
+
+/**
  * GET/HEAD `/v2/<name>/manifests/<reference>`: the stored bytes with their media type and digest;
  * 404 MANIFEST_UNKNOWN for a reference that names none (an invalid one included).
  */
@@ -91,8 +118,7 @@ export async function getManifest(
   const { caller, resolved } = await authorize(deps, ex, name, "pull", {
     publicFallback: publicManifest(deps, reference),
   });
-  const repo = existingRepo(resolved);
-  const manifest = await manifestOfReference(deps, repo, name, reference);
+  const { repo, manifest } = await servedManifest(deps, ex, name, reference, resolved, caller.principal);
   ex.res.writeHead(200, {
     "content-type": manifest.mediaType,
     "content-length": manifest.content.byteLength,

@@ -11,6 +11,7 @@ import {
   UploadRangeError,
   UploadSessionError,
 } from "../registry/content-errors.js";
+import { UpstreamError } from "../registry/pull-through/upstream-error.js";
 import { QuotaExceededError } from "../registry/quotas/quota-errors.js";
 import { isRepoQuotaRefusal } from "../registry/quotas/repo-quota.js";
 
@@ -103,7 +104,8 @@ export function ociError(code: OciErrorCode, message: string, detail?: unknown):
  * (src/registry/content-errors.ts) as DIGEST_INVALID, MANIFEST_INVALID, MANIFEST_BLOB_UNKNOWN or
  * MANIFEST_UNKNOWN (400), BLOB_UPLOAD_UNKNOWN, BLOB_UPLOAD_INVALID, RANGE_INVALID and (lost content)
  * BLOB_UNKNOWN; an immutable tag, and quota refusals (a push past the storage quota, a repo past the
- * repo count), as 403 DENIED; DomainErrors of the platform by their gRPC code (NOT_FOUND →
+ * repo count), as 403 DENIED; a pull-through cache's upstream failure (UpstreamError) as 404
+ * MANIFEST_UNKNOWN or BLOB_UNKNOWN, 429 TOOMANYREQUESTS with Retry-After, or 502; DomainErrors of the platform by their gRPC code (NOT_FOUND →
  * NAME_UNKNOWN, PERMISSION_DENIED → DENIED, …); anything else is an internal error whose message is
  * not shown to the client.
  */
@@ -125,6 +127,7 @@ export function toOciError(err: unknown): OciError {
     });
   }
   if (err instanceof QuotaExceededError) return ociError("DENIED", err.message);
+  if (err instanceof UpstreamError) return upstreamOciError(err);
   if (err instanceof ContentMissingError) return new ContentLostError(err.message, err.key);
   if (err instanceof ContentDamagedError)
     return new ContentDamagedOciError(err.message, err.key, err.expectedSize, err.storedSize);
@@ -148,6 +151,17 @@ export function toOciError(err: unknown): OciError {
     }
   }
   return ociError("INTERNAL", "internal error");
+}
+
+/** The answer to a pull the upstream could not serve (ADR 0052). */
+function upstreamOciError(err: UpstreamError): OciError {
+  if (err.kind === "not-found")
+    return ociError(err.what === "blob" ? "BLOB_UNKNOWN" : "MANIFEST_UNKNOWN", err.message);
+  if (err.kind === "rate-limited") {
+    const seconds = Math.max(1, Math.ceil((err.retryAfterMs ?? 60_000) / 1000));
+    return new OciError("TOOMANYREQUESTS", err.message, undefined, { "retry-after": String(seconds) });
+  }
+  return new OciError("UNAVAILABLE", err.message, undefined, {}, 502);
 }
 
 /** Writes the error envelope (a HEAD response gets the status and headers only). */

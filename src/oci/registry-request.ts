@@ -13,6 +13,7 @@ import type { PublicContent } from "../registry/data-plane/public-content.js";
 import type { RegistryContent } from "../registry/data-plane/registry-content.js";
 import type { RepoResolver, ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import type { ParsedManifest } from "../registry/manifest-parser.js";
+import type { PullThrough } from "../registry/pull-through/pull-through.js";
 import type { TrustedProxies } from "../transport/client-address.js";
 import type { MirrorNames } from "./mirror-names.js";
 import { ociError } from "./oci-errors.js";
@@ -65,6 +66,11 @@ export interface RegistryDeps {
    * of each `/token` scope, to the upstream cache it stands for; none when no mapping is configured.
    */
   mirror?: MirrorNames | undefined;
+  /**
+   * The pull-through cache (ADR 0052): pulls in an upstream's namespace (`<org>/<upstream>/<path>`)
+   * are served from the upstream and recorded; none when omitted (no upstreams are served).
+   */
+  pullThrough?: PullThrough | undefined;
 }
 
 /** One request/response pair with its parsed URL. */

@@ -118,6 +118,7 @@ export async function bindRegistryServer(
         await closeListener(graceMs);
         // Its hashing worker: nothing may run on after the server closed.
         await served?.deps.uploads.close();
+        await served?.deps.pullThrough?.close();
       },
     } satisfies BoundRegistryServer;
   }

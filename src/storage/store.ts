@@ -29,6 +29,7 @@ import type {
 } from "./registry-store.js";
 import type { RetentionStore } from "./retention-store.js";
 import type { SettingsStore } from "./settings-store.js";
+import type { UpstreamStore } from "./upstream-store.js";
 import type { UsageStore } from "./usage-store.js";
 import type { VulnReportStore } from "./vuln-report-store.js";
 
@@ -96,6 +97,8 @@ export interface Store {
   retention: RetentionStore;
   /** The append-only audit log (ADR 0048). */
   audit: AuditStore;
+  /** Upstreams of the pull-through cache (ADR 0051). */
+  upstreams: UpstreamStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

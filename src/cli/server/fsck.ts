@@ -88,7 +88,7 @@ export function summaryOf(report: IntegrityReport, repair: boolean): string {
   const dangling = report.danglingTags.filter((t) => !t.repaired).length;
   const repaired = report.danglingTags.length - dangling;
   lines.push(
-    `${report.damaged ? "damaged" : "clean"}: ${report.checkedBlobs} blobs checked${report.deep ? " (sizes and digests)" : " (sizes)"}, ${report.damagedBlobs.length} damaged, ${dangling} dangling tags${repaired > 0 ? `, ${repaired} deleted` : ""}, ${orphans.unreferencedBlobs} unreferenced blobs and ${orphans.strayFiles} files with no row${repair && orphans.unreferencedBlobs + orphans.strayFiles > 0 ? " left for wharf gc (it removes those older than its --grace)" : ""}, store ids ${storeIds.match ? "match" : "differ"}`,
+    `${report.damaged ? "damaged" : "clean"}: ${report.checkedBlobs} blobs checked${report.deep ? " (sizes and digests)" : " (sizes)"}, ${report.damagedBlobs.length} damaged${report.notFetchedBlobs > 0 ? `, ${report.notFetchedBlobs} not fetched yet by a pull-through cache` : ""}, ${dangling} dangling tags${repaired > 0 ? `, ${repaired} deleted` : ""}, ${orphans.unreferencedBlobs} unreferenced blobs and ${orphans.strayFiles} files with no row${repair && orphans.unreferencedBlobs + orphans.strayFiles > 0 ? " left for wharf gc (it removes those older than its --grace)" : ""}, store ids ${storeIds.match ? "match" : "differ"}`,
   );
   return `${lines.join("\n")}\n`;
 }

@@ -22,6 +22,12 @@ export interface IntegrityOptions {
   deleteTag?: (repoUid: string, name: string) => Promise<boolean>;
   /** Told as the check goes (one line per phase, and every 1,000 blobs). */
   onProgress?: (line: string) => void;
+  /**
+   * Whether the repository at `path` is a pull-through cache's (ADR 0052): its manifests are
+   * recorded before their blobs, which are fetched when first pulled, so a blob only such repos
+   * reference and nobody has pulled yet (no blob row) is counted in `notFetchedBlobs`, not damage.
+   */
+  cachedRepository?: (path: string) => Promise<boolean>;
 }
 
 /** A blob that manifests reference and blob storage cannot give as recorded. */
@@ -54,6 +60,8 @@ export interface IntegrityReport {
   storeIds: { database: string | undefined; blobStore: string | undefined; match: boolean };
   /** Distinct blobs manifests reference, checked. */
   checkedBlobs: number;
+  /** Of those, blobs only pull-through caches reference that were never pulled (no damage; ADR 0052). */
+  notFetchedBlobs: number;
   deep: boolean;
   damagedBlobs: DamagedBlob[];
   danglingTags: DanglingTag[];
@@ -101,13 +109,16 @@ export async function checkIntegrity(
 
   const damagedBlobs: DamagedBlob[] = [];
   let checkedBlobs = 0;
+  let notFetchedBlobs = 0;
   for (let after: string | undefined; ; ) {
     const page = await store.integrity.referencedBlobPage(after, PAGE);
     for (const ref of page) {
       const problem = await checkBlob(store, blobs, ref.digest, ref.size, options.deep);
       checkedBlobs++;
       if (checkedBlobs % 1000 === 0) say(`blobs: ${checkedBlobs} checked, ${damagedBlobs.length} damaged`);
-      if (problem !== undefined)
+      if (problem?.problem === "unrecorded" && (await onlyCached(store, paths, ref.digest, options))) {
+        notFetchedBlobs++;
+      } else if (problem !== undefined)
         damagedBlobs.push({ ...problem, images: await imagesOf(store, paths, ref.digest) });
     }
     if (page.length < PAGE) break;
@@ -141,6 +152,7 @@ export async function checkIntegrity(
   return {
     storeIds,
     checkedBlobs,
+    notFetchedBlobs,
     deep: options.deep,
     damagedBlobs,
     danglingTags,
@@ -195,6 +207,20 @@ async function checkBlob(
   return actual === digest
     ? undefined
     : { digest, problem: "digest", recordedSize: size, actualDigest: actual };
+}
+
+/** Whether every manifest referencing `digest` is in a pull-through cache's repository. */
+async function onlyCached(
+  store: Store,
+  paths: RepoPaths,
+  digest: string,
+  options: IntegrityOptions,
+): Promise<boolean> {
+  const cached = options.cachedRepository;
+  if (cached === undefined) return false;
+  const referencing = await store.integrity.referencingManifests(digest);
+  for (const m of referencing) if (!(await cached(await paths.of(m.repoUid)))) return false;
+  return referencing.length > 0;
 }
 
 /** The blob key of `digest`, or undefined for a digest the blob layout cannot address. */

@@ -11,7 +11,8 @@ import { withRegistryLock } from "./registry-lock.js";
  * Stores a validated manifest in `repo` and, with `tag`, points the tag at it (keeping its
  * `deprecated` flag), in one transaction under the shared registry lock: every referenced blob must
  * be linked to the repo (the OCI empty blob needs no upload) and every child manifest stored there,
- * else MissingReferenceError and nothing is written; a push past the organization's storage quota
+ * else MissingReferenceError and nothing is written (with `references: "cached"`, a pull-through
+ * cache's manifest, blobs are fetched when first pulled: only child manifests are checked); a push past the organization's storage quota
  * is QuotaExceededError and nothing is written. The tag write appends the history row when the tag
  * moves; moving a tag an immutability rule protects is ImmutableTagError (checked with the tag's row
  * locked).
@@ -30,12 +31,20 @@ export async function commitManifest(
     recordPush?: (tx: Store, tagPreviousDigest: string | undefined) => Promise<void>;
     /** Records quota events (the 80 % warning here; the caller records a refusal). */
     onQuota?: QuotaEventSink;
+    /**
+     * `required` (default, a push): every referenced blob must be linked. `cached` (the pull-through
+     * cache, ADR 0052): blobs are not checked, since they are fetched from the upstream when first
+     * pulled; child manifests still must be stored.
+     */
+    references?: "required" | "cached";
   },
 ): Promise<void> {
   const { repo, name, digest, content, parsed, now } = args;
   await store.transaction(async (tx) => {
     await withRegistryLock(tx, "shared");
+    const blobsChecked = args.references !== "cached";
     for (const reference of parsed.references) {
+      if (reference.kind === "blob" && !blobsChecked) continue;
       const present =
         reference.kind === "manifest"
           ? await tx.manifests.has(repo.uid, reference.digest)

@@ -495,6 +495,7 @@ export interface Database {
   org_usage: OrgUsageTable;
   org_usage_digests: OrgUsageDigestsTable;
   audit_records: AuditRecordsTable;
+  upstreams: UpstreamsTable;
 }
 
 /** Stored vulnerability reports (migration 0011); `superseded_time` NULL marks the current one. */
@@ -604,4 +605,20 @@ export interface OrgUsageDigestsTable {
   digest: string;
   size: Int8Column;
   refs: Int8Column;
+}
+
+/**
+ * `upstreams` (migration 0021): an organization's pull-through cache upstreams. Unique
+ * (parent_uid, name); `password` is sealed (SecretBox), "" when none.
+ */
+export interface UpstreamsTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  url: string;
+  username: string;
+  password: string;
+  tag_ttl_ms: Int8Column;
+  create_time: Int8Column;
+  update_time: Int8Column;
 }

@@ -29,6 +29,7 @@ import { createTagStore } from "./tag-store.js";
 import { createTermsAcceptanceStore } from "./terms-acceptance-store.js";
 import { createTokenRevocationStore } from "./token-revocation-store.js";
 import { createUploadStore } from "./upload-store.js";
+import { createUpstreamStore } from "./upstream-store.js";
 import { createUsageStore } from "./usage-store.js";
 import { createVulnReportStore } from "./vuln-report-store.js";
 
@@ -75,6 +76,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     retention: createRetentionStore(ctx),
     usage: createUsageStore(ctx),
     audit: createAuditStore(ctx),
+    upstreams: createUpstreamStore(ctx),
     dialect: ctx.dialect.name,
     changes: ctx.changes,
     transaction: (fn, signal) => {

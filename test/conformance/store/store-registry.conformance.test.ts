@@ -6,6 +6,7 @@ import { registryDataCases } from "./registry-data.cases.js";
 import { repoTagCases } from "./repos-tags.cases.js";
 import { retentionCases } from "./retention.cases.js";
 import { transactionCases } from "./transactions.cases.js";
+import { upstreamCases } from "./upstreams.cases.js";
 import { usageCases } from "./usage.cases.js";
 
 // One of four files of the Store seam's conformance suite (split so the runner runs them side by
@@ -19,4 +20,5 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   immutabilityCases(db);
   usageCases(db);
   retentionCases(db);
+  upstreamCases(db);
 });
