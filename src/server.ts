@@ -13,10 +13,10 @@ import { buildSecurityData } from "./composition/security-data-wing.js";
 import { type ShutdownPlan, waitOutDelay } from "./composition/shutdown-plan.js";
 import { buildTls } from "./composition/tls.js";
 import { buildTokens } from "./composition/tokens.js";
+import { buildUpstreams } from "./composition/upstreams.js";
 import type { WharfConfig } from "./config/config.js";
 import { servingStoreOptions } from "./config/open-configured-store.js";
 import { type Clock, systemClock } from "./core/clock.js";
-import { secretBoxOf } from "./core/secret-box.js";
 import type { DispatcherOptions } from "./events/event-dispatcher.js";
 import type { PullEventOptions } from "./events/pull-event-buffer.js";
 import type { SinkResolver } from "./events/sink-host.js";
@@ -25,7 +25,6 @@ import { createLogSink } from "./observability/log.js";
 import { holdTracing } from "./observability/tracing.js";
 import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { startRetentionScheduler } from "./registry/retention/retention-scheduler.js";
-import { createUpstreamDirectory } from "./registry/upstreams/upstream-directory.js";
 import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
@@ -135,6 +134,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       ...{ tunables: options, onClose },
     });
     const operations = buildOperations({ ...base, clusterWorker: options.clusterWorker });
+    const upstreams = buildUpstreams({ store, clock, onClose });
     const audit = buildAudit({ ...base, config: config.audit, tunables: options.audit, onClose });
     const securityData = buildSecurityData({
       ...{ ...base, events: delivery.events, verifier: tokens.verifier, access },
@@ -145,10 +145,9 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       buildApiHandler({
         ...{ ...base, config, pageTokens, access, tokens, delivery, operations, securityRoutes },
         audit: audit.api,
+        upstreams,
       }),
     );
-    const upstreams = createUpstreamDirectory({ store, secrets: secretBoxOf(store.settings), clock });
-    onClose(async () => upstreams.close());
     const registryDeps = buildRegistryDeps({
       ...{ ...base, config, access, issuer: tokens.issuer, revocations: tokens.revocations },
       ...{ pullTokens: tokens.federation.pullTokens, delivery, operations, securityData, audit, upstreams },

@@ -45,6 +45,7 @@ import { QuotasService } from "./gen/platform/registry/v2/quotas_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
+import { UpstreamsService } from "./gen/platform/registry/v2/upstreams_pb.js";
 import { Advisories } from "./gen/platform/vulnerabilities/v1/advisories_pb.js";
 import { AdvisoriesService } from "./gen/platform/vulnerabilities/v2/advisories_pb.js";
 import { createAccountAssociationsService } from "./iam/account-associations-service.js";
@@ -80,6 +81,7 @@ import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createTagsService } from "./registry/tags-service.js";
+import { createUpstreamsService, type UpstreamsServiceDeps } from "./registry/upstreams/upstreams-service.js";
 import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
 import type { Store } from "./storage/store.js";
 import { createRegistryV1VulnReportHandlers } from "./vulnreports/registry-v1-service.js";
@@ -97,7 +99,8 @@ export interface ServiceDeps
     Omit<SecurityAdvisoryServiceDeps, "resolvedVulns">,
     VulnReportServiceDeps,
     EolTagsServiceDeps,
-    AuditLogServiceDeps {
+    AuditLogServiceDeps,
+    UpstreamsServiceDeps {
   /** The whole Store: each domain's deps name the sub-stores it uses, and the Store has them all. */
   store: Store;
 }
@@ -141,6 +144,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ImmutabilityRulesService, createImmutabilityRulesService(deps)),
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(QuotasService, createQuotasService(deps)),
+    bindService(UpstreamsService, createUpstreamsService(deps)),
     bindService(SubscriptionsService, subscriptions),
     bindService(ArtifactsService, artifacts),
     bindService(AdvisoriesService, advisories),

@@ -23,6 +23,7 @@ import type { Delivery } from "./delivery-wing.js";
 import type { Operations } from "./operations.js";
 import type { PublicUrls } from "./ports.js";
 import type { Tokens } from "./tokens.js";
+import type { Upstreams } from "./upstreams.js";
 
 /** What the API wing is built from. */
 export interface ApiWingDeps {
@@ -51,6 +52,8 @@ export interface ApiWingDeps {
   securityRoutes: readonly ExtraRoute[];
   /** The audit log of mutating calls (ADR 0048). */
   audit?: CallAuditor | undefined;
+  /** The secret box upstream passwords are sealed with. */
+  upstreams: Pick<Upstreams, "secrets">;
 }
 
 /**
@@ -78,6 +81,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     ...deps.delivery.sinks,
     termsDocuments: config.termsDocuments,
     publicNamespace: config.publicNamespace,
+    secrets: deps.upstreams.secrets,
   });
   const { metrics, readiness } = deps.operations;
   const apiLimit = config.rateLimits?.api;

@@ -24,7 +24,6 @@ import { createRegistryContent } from "../registry/data-plane/registry-content.j
 import { createRepoResolver } from "../registry/data-plane/repo-resolver.js";
 import { createPullThrough, type PullThrough } from "../registry/pull-through/pull-through.js";
 import { createRemoteRegistry } from "../registry/remote/remote-client.js";
-import type { UpstreamDirectory } from "../registry/upstreams/upstream-directory.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 import { trustedProxies } from "../transport/client-address.js";
@@ -33,6 +32,7 @@ import type { Delivery } from "./delivery-wing.js";
 import type { Operations } from "./operations.js";
 import type { PublicUrls } from "./ports.js";
 import type { SecurityData } from "./security-data-wing.js";
+import type { Upstreams } from "./upstreams.js";
 
 /** How long an upload session may be continued with the token that started it. */
 const UPLOAD_SESSION_SECONDS = 24 * 60 * 60;
@@ -57,8 +57,11 @@ export interface RegistryWingDeps {
   securityData: Pick<SecurityData, "vulnReferrers">;
   /** The audit log's record batch and `--audit-pulls` (ADR 0048); none when omitted. */
   audit?: Pick<AuditWing, "buffer" | "pulls"> | undefined;
-  /** The organizations' upstreams: pulls in their namespaces go through the pull-through cache (ADR 0052). */
-  upstreams?: UpstreamDirectory | undefined;
+  /**
+   * The upstream directory: pushes into an upstream's namespace are refused (ADR 0051), pulls there
+   * go through the pull-through cache (ADR 0052).
+   */
+  upstreams?: Pick<Upstreams, "directory"> | undefined;
   /** Where the cache logs (one warning per upstream per tagTtl while it serves cached copies). */
   logger?: ((line: object) => void) | undefined;
 }
@@ -135,6 +138,7 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
       now: () => clock.now(),
       ...(deps.config.cacheTtlMs === undefined ? {} : { ttlMs: deps.config.cacheTtlMs }),
     }),
+    upstreams: deps.upstreams?.directory,
   };
 }
 
@@ -147,7 +151,7 @@ function pullThroughOf(
   deps: RegistryWingDeps,
   parts: Pick<RegistryDeps, "content" | "uploads" | "resolver">,
 ): PullThrough | undefined {
-  const upstreams = deps.upstreams;
+  const upstreams = deps.upstreams?.directory;
   if (upstreams === undefined) return undefined;
   const { sinks } = deps.delivery;
   return createPullThrough({

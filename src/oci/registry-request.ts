@@ -14,6 +14,7 @@ import type { RegistryContent } from "../registry/data-plane/registry-content.js
 import type { RepoResolver, ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import type { ParsedManifest } from "../registry/manifest-parser.js";
 import type { PullThrough } from "../registry/pull-through/pull-through.js";
+import type { UpstreamDirectory } from "../registry/upstreams/upstream-directory.js";
 import type { TrustedProxies } from "../transport/client-address.js";
 import type { MirrorNames } from "./mirror-names.js";
 import { ociError } from "./oci-errors.js";
@@ -71,6 +72,11 @@ export interface RegistryDeps {
    * are served from the upstream and recorded; none when omitted (no upstreams are served).
    */
   pullThrough?: PullThrough | undefined;
+  /**
+   * Which names are an upstream's pull-through cache namespace (`<org>/<upstream>/…`): pushes
+   * there are refused for every caller (ADR 0051). None when omitted.
+   */
+  upstreams?: UpstreamDirectory | undefined;
 }
 
 /** One request/response pair with its parsed URL. */
@@ -131,7 +137,23 @@ export async function authorize(
     }
     throw err;
   }
+  if (action === "push") await refusePushToUpstream(deps, name);
   return { caller, resolved };
+}
+
+/**
+ * Throws 403 DENIED when `name` is in an upstream's namespace: what is there is the upstream's
+ * content as the cache fetched it, so no caller (the platform administrator included) writes it.
+ * Checked after the caller's own rights, so only a caller who could otherwise push learns why.
+ */
+export async function refusePushToUpstream(deps: RegistryDeps, name: string): Promise<void> {
+  const target = await deps.upstreams?.lookup(name);
+  if (target === undefined) return;
+  const { orgName, name: upstream } = target.upstream;
+  throw ociError(
+    "DENIED",
+    `${orgName}/${upstream} is the pull-through cache of upstream ${upstream}: pushes are refused`,
+  );
 }
 
 /** The repo of an authorized path, or NAME_UNKNOWN. */

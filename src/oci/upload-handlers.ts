@@ -2,7 +2,7 @@ import type { UploadSession } from "../registry/data-plane/blob-uploads.js";
 import { parseDigest } from "../registry/digest.js";
 import { ociError } from "./oci-errors.js";
 import { hasRequestBody } from "./read-body.js";
-import { authorize, type Exchange, type RegistryDeps } from "./registry-request.js";
+import { authorize, type Exchange, type RegistryDeps, refusePushToUpstream } from "./registry-request.js";
 import { REPOSITORY_NAME } from "./routes.js";
 
 /** The request body's declared length, or undefined when it has none (chunked) or a bad one. */
@@ -93,6 +93,7 @@ async function sessionOf(deps: RegistryDeps, ex: Exchange, name: string, id: str
   const resolved = await deps.resolver.resolve(name);
   // The token may be past its expiry, but it must name the repo, and the bindings count as they are now.
   await deps.gate.require(caller, resolved, "push");
+  await refusePushToUpstream(deps, name);
   const upload = await deps.uploads.get(id);
   if (!upload || resolved.repo?.uid !== upload.repoUid) {
     throw ociError("BLOB_UPLOAD_UNKNOWN", `upload ${id.slice(0, 64)} is not in progress for ${name}`);

@@ -24,6 +24,7 @@ import { quotaEventSink } from "./quotas/storage-quota.js";
 import { validateReadme } from "./readme.js";
 import { createRepoIn, newRepoRow, validateNewRepo } from "./repo-creation.js";
 import type { RegistryServiceDeps } from "./service-deps.js";
+import { refuseRepoInUpstreamNamespace } from "./upstreams/upstream-namespace.js";
 
 const REPO_LIST = namedResourceList<RepoRow>();
 
@@ -78,6 +79,7 @@ export function createReposService(deps: RegistryServiceDeps): ServiceHandlers<t
       const input = req.repo;
       validateNewRepo(input?.name ?? "", input?.description ?? "");
       if (!(await store.groups.get(req.parent))) throw notFound("group", req.parent);
+      await refuseRepoInUpstreamNamespace(store, req.parent);
       const row = newRepoRow(req.parent, input?.name ?? "", input?.description ?? "", ctx.clock.now());
       await withRepoRefusalRecorded(
         store,

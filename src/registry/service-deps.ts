@@ -6,12 +6,21 @@ import type { Store } from "../storage/store.js";
 /**
  * The sub-stores the registry services read: repos and tags, the parent groups of new repos, the
  * manifests ImagesService describes, the EOL data that marks tags deprecated, the immutability
- * rules, the usage a refused repo create reports; and `transaction`,
+ * rules, the usage a refused repo create reports, the upstreams whose namespaces
+ * the API's CreateRepo refuses; and `transaction`,
  * where they write (its `tx` is the whole Store, the events are recorded in it).
  */
 export type RegistryStores = Pick<
   Store,
-  "groups" | "repos" | "tags" | "manifests" | "eol" | "immutabilityRules" | "usage" | "transaction"
+  | "groups"
+  | "repos"
+  | "tags"
+  | "manifests"
+  | "eol"
+  | "immutabilityRules"
+  | "usage"
+  | "upstreams"
+  | "transaction"
 >;
 
 /** What the registry services are built from (the composition root provides it). */
