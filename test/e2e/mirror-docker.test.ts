@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it, type TestContext } from "node:test";
+import { type Distribution, distributionSkip, startDistribution } from "../support/distribution.js";
 import { type DockerDaemon, dockerSkip, startDocker } from "../support/docker.js";
 import { type ImageLayoutResult, writeImageLayout } from "../support/oci-layout.js";
 import { runSkopeo, skopeoSkip } from "../support/skopeo.js";
@@ -10,19 +11,23 @@ import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 // The transparent mirror with the real Docker daemon (ADR 0053): `registry-mirrors` sends Docker
 // Hub paths (`/v2/library/…`, `/v2/demo/app/…`) without `ns`; Wharf serves them from the
-// `docker.io` mapping's upstream, `acme/hub`. There is no network here, so a pull that succeeds was
-// served by the mirror.
+// `docker.io` mapping's upstream, `acme/hub`: a pull-through cache of a real docker-registry seeded
+// with skopeo. There is no network here, so a pull that succeeds was served by the mirror.
 
 const INDEX_SERVER = "https://index.docker.io/v1/";
 
-describe("transparent mirror: docker registry-mirrors", { skip: dockerSkip || skopeoSkip }, () => {
+describe("transparent mirror: docker registry-mirrors", {
+  skip: dockerSkip || skopeoSkip || distributionSkip,
+}, () => {
   let wharf: TestServer;
+  let upstream: Distribution;
   let work: string;
   let docker: DockerDaemon | undefined;
   let skipped: string | undefined;
   let app: ImageLayoutResult;
   let busybox: ImageLayoutResult;
   let registryToken: string;
+  let acmeUid: string;
 
   const skipUnlessDocker = (t: TestContext): DockerDaemon | undefined => {
     if (skipped) t.skip(skipped);
@@ -42,26 +47,31 @@ describe("transparent mirror: docker registry-mirrors", { skip: dockerSkip || sk
   }
 
   before(async () => {
-    wharf = await startTestServer({
-      config: { mirrorUpstream: "docker.io=acme/hub", publicNamespace: "acme" },
-    });
-    registryToken = await wharf.registryToken();
-    await wharf.create("/iam/v2/groups", { name: "acme" });
     work = await mkdtemp(join(tmpdir(), "wharf-mirror-docker-"));
+    upstream = await startDistribution();
     const layout = join(work, "layout");
     app = await writeImageLayout(layout, { tag: "app", files: { "etc/app": "demo app 1\n" } });
     busybox = await writeImageLayout(layout, { tag: "busybox", files: { "bin/busybox": "not really\n" } });
-    const host = new URL(wharf.registryUrl).host;
     for (const [tag, target] of [
-      ["app", "acme/hub/demo/app:1"],
-      ["busybox", "acme/hub/library/busybox:latest"],
+      ["app", "demo/app:1"],
+      ["busybox", "library/busybox:latest"],
     ] as const) {
-      const pushed = await runSkopeo([
-        ...["copy", "--dest-tls-verify=false", "--dest-creds", `_token:${registryToken}`],
-        ...[`oci:${layout}:${tag}`, `docker://${host}/${target}`],
+      const seeded = await runSkopeo([
+        ...["copy", "--dest-tls-verify=false", `oci:${layout}:${tag}`, `docker://${upstream.host}/${target}`],
       ]);
-      assert.equal(pushed.code, 0, pushed.stderr);
+      assert.equal(seeded.code, 0, seeded.stderr);
     }
+    wharf = await startTestServer({
+      config: {
+        ...{ mirrorUpstream: "docker.io=acme/hub", publicNamespace: "acme" },
+        // The upstream is on loopback, in plain HTTP.
+        ...{ eventsAllowLoopback: "true", eventsAllowHttp: "true" },
+      },
+    });
+    registryToken = await wharf.registryToken();
+    acmeUid = await wharf.create("/iam/v2/groups", { name: "acme" });
+    await wharf.create(`/registry/v2/upstreams/${acmeUid}`, { name: "hub", url: upstream.url });
+    const host = new URL(wharf.registryUrl).host;
     const started = await startDocker(join(work, "docker"), {
       "registry-mirrors": [wharf.registryUrl],
       "insecure-registries": [host],
@@ -73,6 +83,7 @@ describe("transparent mirror: docker registry-mirrors", { skip: dockerSkip || sk
   after(async () => {
     await docker?.stop();
     await wharf?.close();
+    await upstream?.close();
     if (work) await rm(work, { recursive: true, force: true });
   });
 
@@ -121,6 +132,36 @@ describe("transparent mirror: docker registry-mirrors", { skip: dockerSkip || sk
     assert.equal(pulled.code, 0, `${pulled.stdout}\n${pulled.stderr}`);
     const id = await d.docker(["image", "inspect", "--format", "{{.Id}}", "busybox:latest"]);
     assert.equal(id.stdout.trim(), busybox.configDigest);
+  });
+
+  it("recorded the pulled image in acme/hub like a push, and pulls it again with the upstream stopped", async (t) => {
+    const d = skipUnlessDocker(t);
+    if (!d) return;
+    const repos = (await (
+      await wharf.api(`/registry/v2/repos?uidp.descendants_of=${acmeUid}&name=app`, {
+        token: wharf.adminToken,
+      })
+    ).json()) as { repos?: { uid: string }[] };
+    const repo = repos.repos?.[0]?.uid;
+    assert.ok(repo, "the cache created acme/hub/demo/app");
+    const tags = (await (
+      await wharf.api(`/registry/v2/tags?uidp.children_of=${repo}`, { token: wharf.adminToken })
+    ).json()) as { tags?: { name: string; digest: string }[] };
+    assert.deepEqual(
+      tags.tags?.map((tag) => [tag.name, tag.digest]),
+      [["1", app.manifestDigest]],
+    );
+    await credentials(registryToken);
+    assert.equal((await d.docker(["image", "rm", "demo/app:1"])).code, 0);
+    await upstream.stop();
+    try {
+      const pulled = await d.docker(["pull", "demo/app:1"]);
+      assert.equal(pulled.code, 0, `${pulled.stdout}\n${pulled.stderr}`);
+      const id = await d.docker(["image", "inspect", "--format", "{{.Id}}", "demo/app:1"]);
+      assert.equal(id.stdout.trim(), app.configDigest);
+    } finally {
+      await upstream.restart();
+    }
   });
 
   it("pulls a latest tag anonymously when the organization is the public namespace", async (t) => {
