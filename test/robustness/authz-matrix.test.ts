@@ -70,6 +70,8 @@ interface Fixtures {
   immutabilityRule: string;
   /** A retention policy on an empty repo of A (running it removes nothing). */
   retentionPolicy: string;
+  /** An upstream of A (its URL a documentation address: nothing ever connects to it). */
+  upstream: string;
   /** A delivery still pending to `subscription` (its sink never answers): `:redeliver` refuses it. */
   pendingDelivery: string;
   /** An imported advisory (global data, in no organization). */
@@ -119,6 +121,7 @@ interface FreshFixtures {
   subscription(): Promise<string>;
   immutabilityRule(): Promise<string>;
   retentionPolicy(): Promise<string>;
+  upstream(): Promise<string>;
   accountAssociation(): Promise<string>;
   /** The code of a new invite to the viewer role at a new folder of A. */
   inviteCode(): Promise<string>;
@@ -445,6 +448,26 @@ const ROWS: Record<string, Row> = {
   },
   "platform.registry.v2.ImmutabilityRulesService/DeleteImmutabilityRule": {
     request: async (_f, fresh) => ({ uid: await fresh.immutabilityRule() }),
+  },
+
+  "platform.registry.v2.UpstreamsService/ListUpstreams": {
+    request: (f) => ({ uidp: { childrenOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.upstreams).includes(f.upstream) },
+  },
+  "platform.registry.v2.UpstreamsService/GetUpstream": {
+    request: (f) => ({ uid: f.upstream }),
+  },
+  "platform.registry.v2.UpstreamsService/CreateUpstream": {
+    request: (f, fresh) => ({
+      parent: f.orgA,
+      upstream: { name: fresh.name("up"), url: "https://192.0.2.1" },
+    }),
+  },
+  "platform.registry.v2.UpstreamsService/UpdateUpstream": {
+    request: (f) => ({ upstream: { uid: f.upstream, tagTtl: "5m" }, updateMask: "tagTtl" }),
+  },
+  "platform.registry.v2.UpstreamsService/DeleteUpstream": {
+    request: async (_f, fresh) => ({ uid: await fresh.upstream() }),
   },
 
   "platform.registry.v2.RetentionPoliciesService/ListRetentionPolicies": {
@@ -926,6 +949,8 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     const invite = () => post(`/iam/v2/groupInvites/${orgA}`, { roleUid: VIEWER, ttl: "3600s" });
     const immutabilityRule = () =>
       post(`/registry/v2/immutabilityRules/${orgA}`, { tagPatterns: ["matrix-never-*"] });
+    const upstream = () =>
+      post(`/registry/v2/upstreams/${orgA}`, { name: name("up"), url: "https://192.0.2.1" });
     const retentionRepo = await repo();
     const retentionPolicy = () =>
       post(`/registry/v2/retentionPolicies/${retentionRepo}`, { rules: [{ keepLatest: 1 }] });
@@ -996,6 +1021,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       subscription: await subscription(),
       immutabilityRule: await immutabilityRule(),
       retentionPolicy: await retentionPolicy(),
+      upstream: await upstream(),
       pendingDelivery: "",
       advisory: await importedAdvisory(),
       vulnReportTime: (
@@ -1035,6 +1061,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       subscription,
       immutabilityRule,
       retentionPolicy,
+      upstream,
       async accountAssociation() {
         const g = await group();
         await post(`/iam/v2/accountAssociations/${g}`, {

@@ -11,6 +11,7 @@ export const CLIENT_GROUPS = {
   vulns: "vulnerability reports of images",
   advisories: "security advisories: what a distributor says about a vulnerability in an artifact",
   audit: "the audit log: who did what, allowed or refused",
+  upstreams: "pull-through cache upstreams of organizations",
 } as const;
 
 /** A client group's name. */

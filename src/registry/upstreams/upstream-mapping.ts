@@ -83,7 +83,7 @@ export function validateCredentials(username: string, password: string): void {
       `username must be at most ${MAX_USERNAME} printable characters without spaces or ":"`,
     );
   }
-  if (password.length > MAX_PASSWORD || /[\x00-\x1f\x7f]/.test(password)) {
+  if (password.length > MAX_PASSWORD || [...password].some((c) => c < " " || c === "\x7f")) {
     throw invalidArgument(
       "password",
       `password must be at most ${MAX_PASSWORD} characters without control characters`,

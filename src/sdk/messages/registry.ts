@@ -5,3 +5,4 @@ export * from "../../gen/platform/registry/v2/quotas_pb.js";
 export * from "../../gen/platform/registry/v2/repos_pb.js";
 export * from "../../gen/platform/registry/v2/retention_pb.js";
 export * from "../../gen/platform/registry/v2/tags_pb.js";
+export * from "../../gen/platform/registry/v2/upstreams_pb.js";

@@ -4,6 +4,7 @@ import { QuotasService } from "../../gen/platform/registry/v2/quotas_pb.js";
 import { ReposService } from "../../gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "../../gen/platform/registry/v2/retention_pb.js";
 import { TagsService } from "../../gen/platform/registry/v2/tags_pb.js";
+import { UpstreamsService } from "../../gen/platform/registry/v2/upstreams_pb.js";
 import type { ServiceTable } from "../service-clients.js";
 
 /** The services of the registry domain (`client.registry.…`). */
@@ -14,4 +15,5 @@ export const REGISTRY_SERVICES = {
   immutabilityRules: ImmutabilityRulesService,
   retentionPolicies: RetentionPoliciesService,
   quotas: QuotasService,
+  upstreams: UpstreamsService,
 } as const satisfies ServiceTable[string];
