@@ -11,9 +11,9 @@ import type { UpstreamClients } from "./upstream-clients.js";
 import { UpstreamError, upstreamErrorOf } from "./upstream-error.js";
 
 /**
- * Where the edge wants a fetched blob streamed: called once the upstream answered with the blob's
- * size (so an upstream failure before that can still be answered as an error), it sends the
- * answer's headers and returns the body to write into.
+ * Where the edge wants a fetched blob streamed: called when the first byte is due to the client
+ * (so an upstream failure before that can still be answered as an error), it sends the answer's
+ * headers for a blob of `size` bytes and returns the body to write into.
  */
 export type BlobAnswer = (size: number) => Writable;
 
@@ -55,20 +55,15 @@ export function createCachedBlobs(deps: {
       throw upstreamErrorOf(upstream, "blob", err);
     }
     const storeSide = new PassThrough({ highWaterMark: 1 << 20 });
-    let client: Writable | undefined;
-    try {
-      client = answer?.(blob.size);
-    } catch (err) {
-      blob.body.destroy();
-      throw err;
-    }
-    void teeBlob(blob.body, storeSide, client);
+    const opened: { client?: Writable } = {};
+    const openClient = answer && (() => (opened.client = answer(blob.size)));
+    void teeBlob(blob.body, storeSide, openClient);
     try {
       const identity = pull.principal?.identityUid ?? "";
       await deps.uploads.putMonolithic(repoUid, digest, storeSide, blob.size, identity);
     } catch (err) {
       blob.body.destroy();
-      client?.destroy();
+      opened.client?.destroy();
       if (err instanceof RemoteError) throw upstreamErrorOf(upstream, "blob", err);
       if (err instanceof InvalidDigestError) {
         throw new UpstreamError(
@@ -79,7 +74,7 @@ export function createCachedBlobs(deps: {
       }
       throw err;
     }
-    return { repoUid, sent: client !== undefined };
+    return { repoUid, sent: opened.client !== undefined };
   }
 
   return {

@@ -333,6 +333,9 @@ forEachEngine("pull-through cache", (db) => {
     const layer = fake.addBlob("shared between repos");
     fake.addImage("library/one", "1", ["shared between repos"]);
     fake.addImage("library/two", "1", ["shared between repos"]);
+    // Both repos exist (their manifests pulled), so both calls reach the blob flight at once.
+    await manifestAt("acme/hub/library/one", "1");
+    await manifestAt("acme/hub/library/two", "1");
     fake.hold = true;
     const one = cache.blob(await pullOf("acme/hub/library/one"), parseDigest(layer.digest));
     const two = cache.blob(await pullOf("acme/hub/library/two"), parseDigest(layer.digest));
