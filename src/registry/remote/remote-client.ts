@@ -91,7 +91,7 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
   const push = (repo: string) => [`repository:${repo}:pull,push`];
   const send = (request: Omit<ScopedRequest, "follow"> & { follow?: boolean }) => auth.send(request);
   const fail = (what: string, res: RemoteResponse) => errorForStatus(what, res.status, res.body, redact);
-  const mapError = (what: string) => (err: unknown) => networkError(err, what);
+  const mapError = (what: string, signal?: AbortSignal) => (err: unknown) => networkError(err, what, signal);
 
   const getManifest = async (
     repo: string,
@@ -113,7 +113,7 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
     });
     if (res.status !== 200) throw await fail(what, res);
     const declared = contentLength(header(res.headers, "content-length"));
-    const bytes = await readCapped(res.body, maxManifestBytes, declared, what, mapError(what));
+    const bytes = await readCapped(res.body, maxManifestBytes, declared, what, mapError(what, signal));
     return verifiedManifest(
       bytes,
       header(res.headers, "content-type"),
@@ -175,7 +175,7 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
       });
       if (res.status !== 200) throw await fail(what, res);
       const declared = contentLength(header(res.headers, "content-length"));
-      const bytes = await readCapped(res.body, MAX_LIST_PAGE_BYTES, declared, what, mapError(what));
+      const bytes = await readCapped(res.body, MAX_LIST_PAGE_BYTES, declared, what, mapError(what, signal));
       let names: unknown;
       try {
         names = (JSON.parse(bytes.toString("utf8")) as Record<string, unknown> | null)?.[key];
@@ -285,7 +285,10 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
         discard(res.body);
         throw new RemoteError("too-large", `${what}: ${size} bytes, more than the ${maxBlobBytes} accepted`);
       }
-      return { size, body: verifiedBody(res.body, { digest: parsedDigest, size }, what, mapError(what)) };
+      return {
+        size,
+        body: verifiedBody(res.body, { digest: parsedDigest, size }, what, mapError(what, signal)),
+      };
     },
 
     async hasBlob(repo, digest, signal) {
@@ -428,7 +431,7 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
       });
       if (res.status === 200) {
         const declared = contentLength(header(res.headers, "content-length"));
-        const bytes = await readCapped(res.body, maxManifestBytes, declared, what, mapError(what));
+        const bytes = await readCapped(res.body, maxManifestBytes, declared, what, mapError(what, signal));
         return indexDescriptors(bytes, what);
       }
       if (res.status !== 404) throw await fail(what, res);

@@ -180,6 +180,12 @@ function withoutAuthorization(headers: Record<string, string>): Record<string, s
 
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
 
+/** Whether `err` is undici's timeout (no headers, or no body bytes, in time): the remote is slow, not short. */
+export function isTimeout(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && TIMEOUT_CODES.has(code);
+}
+
 /**
  * The RemoteError for a request that got no answer. The address policy's refusals come from the
  * webhook sinks' connector, which words them for sinks: said here for remotes.
@@ -194,9 +200,7 @@ export function networkError(err: unknown, where: string, signal?: AbortSignal):
     return new RemoteError("address-refused", `${where}: ${why}`);
   }
   const code = (err as { code?: unknown })?.code;
-  if (typeof code === "string" && TIMEOUT_CODES.has(code)) {
-    return new RemoteError("unreachable", `${where}: timed out (${code})`);
-  }
+  if (isTimeout(err)) return new RemoteError("unreachable", `${where}: timed out (${String(code)})`);
   const message = err instanceof Error ? err.message : String(err);
   return new RemoteError(
     "unreachable",

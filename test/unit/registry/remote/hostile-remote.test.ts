@@ -106,11 +106,19 @@ describe("remote client against a hostile registry: content", () => {
     await remote.close();
   });
 
-  it("refuses a manifest that is not JSON even when its digest matches", async () => {
-    const garbage = Buffer.from("{not json");
-    const server = await hostile((_req, res) => manifestAnswer(res, garbage));
+  it("refuses a manifest that cannot be JSON even when its digest matches", async () => {
+    const html = Buffer.from("  <html>oops</html>");
+    const broken = Buffer.from("{not json");
+    let contentType = OCI_MANIFEST;
+    const server = await hostile((req, res) => {
+      const bytes = req.url?.endsWith(sha256(html)) ? html : broken;
+      res.writeHead(200, { "content-type": contentType, "content-length": bytes.length });
+      res.end(bytes);
+    });
     const remote = client(server);
-    await rejectsWith(remote.getManifest("app", sha256(garbage)), "invalid-response", /not JSON/);
+    await rejectsWith(remote.getManifest("app", sha256(html)), "invalid-response", /not a JSON object/);
+    contentType = "application/json"; // the body must say what it is: parsed
+    await rejectsWith(remote.getManifest("app", sha256(broken)), "invalid-response", /not JSON/);
     await remote.close();
   });
 
@@ -759,6 +767,108 @@ describe("remote client: uploads, mounts and referrers", () => {
     assert.deepEqual(await collect(remote.catalog()), ["a", "b/c"]);
     assert.deepEqual(await collect(remote.tags("a")), []);
     assert.equal(server.requests.at(-1)?.url, "/v2/team/a/tags/list");
+    await remote.close();
+  });
+});
+
+describe("remote client: concurrency, cancellation, HEAD", () => {
+  it("20 concurrent calls that meet the same Bearer challenge share one token request", async () => {
+    let issued = 0;
+    const server = await hostile((req, res) => {
+      if (req.url?.startsWith("/token")) {
+        issued++;
+        setTimeout(() => {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({ token: "shared", expires_in: 300 }));
+        }, 50);
+        return;
+      }
+      if (req.headers.authorization !== "Bearer shared") {
+        res.writeHead(401, {
+          "www-authenticate": `Bearer realm="http://127.0.0.1:${server.port}/token",service="s"`,
+        });
+        res.end();
+        return;
+      }
+      res.writeHead(404);
+      res.end();
+    });
+    const remote = client(server);
+    const kinds = await Promise.all(
+      Array.from({ length: 20 }, () => remote.getManifest("app", "v1").catch((e: RemoteError) => e.kind)),
+    );
+    assert.deepEqual(new Set(kinds), new Set(["not-found"]));
+    assert.equal(issued, 1);
+    await remote.close();
+  });
+
+  it("an aborted signal ends the call at once with its reason", async () => {
+    const server = await hostile(() => undefined);
+    const remote = client(server, { timeoutMs: 60_000 });
+    const controller = new AbortController();
+    const call = remote.getManifest("app", "v1", controller.signal);
+    setTimeout(() => controller.abort(new Error("caller gave up")), 50);
+    await assert.rejects(call, /caller gave up/);
+    await remote.close();
+  });
+
+  it("aborting mid-blob ends the body with the abort reason, not as truncated", async () => {
+    const big = blob(200_000);
+    const server = await hostile((_req, res) => {
+      res.writeHead(200, { "content-length": big.bytes.length });
+      res.write(big.bytes.subarray(0, 1000)); // then nothing
+    });
+    const remote = client(server, { timeoutMs: 60_000 });
+    const controller = new AbortController();
+    const fetched = await remote.getBlob("app", big.digest, controller.signal);
+    setTimeout(() => controller.abort(new Error("caller gave up")), 50);
+    await assert.rejects(readAll(fetched.body), /caller gave up/);
+    await remote.close();
+  });
+
+  it("a caller waiting on another's token request stops waiting when it aborts", async () => {
+    const server = await hostile((req, res) => {
+      if (req.url?.startsWith("/token")) return; // never answers
+      res.writeHead(401, { "www-authenticate": `Bearer realm="http://127.0.0.1:${server.port}/token"` });
+      res.end();
+    });
+    const remote = client(server, { timeoutMs: 60_000 });
+    const first = remote.getManifest("app", "v1").catch((e: unknown) => e);
+    const controller = new AbortController();
+    const second = remote.getManifest("app", "v1", controller.signal);
+    setTimeout(() => controller.abort(new Error("second gave up")), 100);
+    await assert.rejects(second, /second gave up/);
+    await server.close(); // ends the token request still under way
+    assert.ok((await first) instanceof RemoteError);
+    await remote.close();
+  });
+
+  it("headManifest: reads the HEAD's headers; asks the manifest itself when they say too little", async () => {
+    const img = image([10]);
+    let full = true;
+    const server = await hostile((req, res) => {
+      if (req.method === "HEAD" && full) {
+        res.writeHead(200, {
+          "content-type": img.mediaType,
+          "content-length": img.manifest.length,
+          "docker-content-digest": img.digest,
+        });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { "content-type": req.method === "HEAD" ? "application/json" : img.mediaType });
+      res.end(req.method === "HEAD" ? undefined : img.manifest);
+    });
+    const remote = client(server);
+    const expected = { digest: img.digest, mediaType: img.mediaType, size: img.manifest.length };
+    assert.deepEqual(await remote.headManifest("app", "v1"), expected);
+    assert.equal(server.requests.length, 1);
+    full = false;
+    assert.deepEqual(await remote.headManifest("app", "v1"), expected);
+    assert.deepEqual(
+      server.requests.slice(1).map((r) => r.method),
+      ["HEAD", "GET"],
+    );
     await remote.close();
   });
 });
