@@ -19,6 +19,15 @@ export interface MirrorUpstream {
 /** The host Docker's `registry-mirrors` stands for: requests without `ns` may be for it. */
 export const DOCKER_HUB_HOST = "docker.io";
 
+/** Other names of Docker Hub's registry, read as `docker.io` in flags and in `ns`. */
+const DOCKER_HUB_ALIASES: ReadonlySet<string> = new Set(["index.docker.io", "registry-1.docker.io"]);
+
+/** `host` lowercased, Docker Hub's other names as `docker.io`. */
+function canonicalHost(host: string): string {
+  const lower = host.toLowerCase();
+  return DOCKER_HUB_ALIASES.has(lower) ? DOCKER_HUB_HOST : lower;
+}
+
 const HOST = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::[0-9]{1,5})?$/;
 
 /** A `--mirror-upstream` value that is not `<registry host>=<org>/<upstream name>`; the message says why. */
@@ -26,7 +35,8 @@ export class MirrorUpstreamSpecError extends Error {}
 
 /**
  * Parses `--mirror-upstream` values (each may also hold several, comma-separated), e.g.
- * `docker.io=acme/hub`. The host is lowercased; the organization and upstream names must be
+ * `docker.io=acme/hub`. The host is lowercased (`index.docker.io` and `registry-1.docker.io` read as
+ * `docker.io`); the organization and upstream names must be
  * registry path components. Throws MirrorUpstreamSpecError on bad syntax or a host given twice.
  */
 export function parseMirrorUpstreams(values: readonly string[]): MirrorUpstream[] {
@@ -34,7 +44,7 @@ export function parseMirrorUpstreams(values: readonly string[]): MirrorUpstream[
   for (const value of values.flatMap((v) => v.split(",")).map((v) => v.trim())) {
     if (value === "") continue;
     const eq = value.indexOf("=");
-    const host = (eq < 0 ? "" : value.slice(0, eq)).trim().toLowerCase();
+    const host = canonicalHost((eq < 0 ? "" : value.slice(0, eq)).trim());
     const target =
       eq < 0
         ? []
@@ -68,7 +78,8 @@ export function parseMirrorUpstreams(values: readonly string[]): MirrorUpstream[
 export interface MirrorNames {
   /**
    * The registry name a request for `name` is served from:
-   * - `ns` (containerd's `?ns=<host>`) of a mapped host: `<org>/<upstream>/<name>`;
+   * - `ns` (containerd's `?ns=<host>`, case-insensitive, Docker Hub's other names as `docker.io`)
+   *   of a mapped host: `<org>/<upstream>/<name>`;
    * - `ns` of a host not mapped: `name` as is;
    * - no `ns`: `<org>/<upstream>/<name>` of the `docker.io` mapping when there is one and the
    *   first component of `name` is not an existing organization (an organization wins), else `name`.
@@ -110,7 +121,7 @@ export function createMirrorNames(opts: {
     async map(name, ns) {
       if (!REPOSITORY_NAME.test(name)) return name;
       if (ns !== undefined && ns !== "") {
-        const prefix = byHost.get(ns.toLowerCase());
+        const prefix = byHost.get(canonicalHost(ns));
         return prefix === undefined ? name : `${prefix}/${name}`;
       }
       if (hub === undefined) return name;

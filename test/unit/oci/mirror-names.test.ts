@@ -41,6 +41,17 @@ describe("parseMirrorUpstreams", () => {
     ]);
   });
 
+  it("reads Docker Hub's other names as docker.io", () => {
+    assert.deepEqual(
+      parseMirrorUpstreams(["registry-1.docker.io=acme/hub"]).map((m) => m.host),
+      ["docker.io"],
+    );
+    assert.throws(
+      () => parseMirrorUpstreams(["docker.io=acme/hub", "index.docker.io=acme/other"]),
+      /docker\.io is mapped twice/,
+    );
+  });
+
   it("refuses bad syntax, saying what is wrong", () => {
     const refused = (value: string, pattern: RegExp) =>
       assert.throws(
@@ -111,6 +122,7 @@ describe("createMirrorNames", () => {
     assert.equal(await names.map("library/alpine", "docker.io"), "acme/hub/library/alpine");
     assert.equal(await names.map("acme/app", "quay.io"), "acme/quay/acme/app");
     assert.equal(await names.map("coreos/etcd", "QUAY.IO"), "acme/quay/coreos/etcd");
+    assert.equal(await names.map("library/alpine", "index.docker.io"), "acme/hub/library/alpine");
     assert.deepEqual(asked, [], "ns decides alone: no organization lookup");
   });
 
