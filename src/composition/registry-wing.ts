@@ -9,6 +9,7 @@ import type { RegistryRateLimits } from "../core/rate-limit-spec.js";
 import { createTokenBuckets } from "../core/token-buckets.js";
 import { createSinkAddressPolicy, NO_SINK_EXCEPTIONS } from "../events/sink-address-policy.js";
 import type { Federation } from "../federation/federation.js";
+import { createMirrorNames } from "../oci/mirror-names.js";
 import {
   ANONYMOUS_SUBJECT,
   createRegistryAuthenticator,
@@ -38,7 +39,10 @@ const UPLOAD_SESSION_SECONDS = 24 * 60 * 60;
 
 /** What the registry wing is built from. */
 export interface RegistryWingDeps {
-  config: Pick<WharfConfig, "publicNamespace" | "cacheTtlMs" | "rateLimits" | "trustProxy" | "registryUrl">;
+  config: Pick<
+    WharfConfig,
+    "publicNamespace" | "cacheTtlMs" | "rateLimits" | "trustProxy" | "registryUrl" | "mirrorUpstreams"
+  >;
   store: Store;
   blobs: BlobDriver;
   clock: Clock;
@@ -69,7 +73,8 @@ export interface RegistryWingDeps {
  * token that started them, pull tokens), the public-namespace gate, events, the console's CORS
  * origin (the API's), readiness and metrics, the vulnerability report referrer ingest, and the
  * pull and push rate limits when `--rate-limit-registry` sets them (ADR 0043), and the trusted
- * proxies (whose forwarded origin moves the token realm when `--registry-url` is not set).
+ * proxies (whose forwarded origin moves the token realm when `--registry-url` is not set), and the
+ * transparent mirror's name mapping when `--mirror-upstream` sets one (ADR 0053).
  */
 export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
   const { store, blobs, clock, urls, issuer } = deps;
@@ -127,6 +132,12 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
     rateLimit: registryRateLimiter(deps.config.rateLimits?.registry, auth, clock),
     trustProxy: trustedProxies(deps.config.trustProxy),
     realmFromRequest: deps.config.registryUrl === "",
+    mirror: createMirrorNames({
+      mappings: deps.config.mirrorUpstreams,
+      isOrganization: async (name) => (await store.groups.getByName("", name)) !== undefined,
+      now: () => clock.now(),
+      ...(deps.config.cacheTtlMs === undefined ? {} : { ttlMs: deps.config.cacheTtlMs }),
+    }),
     upstreams: deps.upstreams?.directory,
   };
 }

@@ -13,6 +13,7 @@ import { MAX_GROUP_NAME_LENGTH, pathComponentProblem } from "../core/registry-na
 import { formatCidr, parseCidr } from "../events/sink-address-policy.js";
 import type { DefaultLoginProvider } from "../login/login-provider.js";
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from "../observability/log-options.js";
+import { type MirrorUpstream, MirrorUpstreamSpecError, parseMirrorUpstreams } from "../oci/mirror-names.js";
 import { parseBlobDriverUrl, redactBlobDriverUrl } from "../storage/blobs/open-blob-driver.js";
 import { trustedProxies } from "../transport/client-address.js";
 import { readTlsPair, type TlsFiles } from "./tls-files.js";
@@ -78,6 +79,11 @@ export interface WharfConfig {
   log: { level: LogLevel; format: LogFormat };
   /** The audit log (ADR 0048): pulls recorded too (default false), and how long records are kept (ms, default 400 days). */
   audit: { pulls: boolean; retentionMs: number };
+  /**
+   * The transparent mirror (`--mirror-upstream <registry host>=<org>/<upstream name>`, repeatable;
+   * ADR 0053): registry hosts whose repositories are served from an organization's upstream cache.
+   */
+  mirrorUpstreams: MirrorUpstream[];
 }
 
 /** The rate limits of `--rate-limit-api` and `--rate-limit-registry` (ADR 0043); a limit left out is off. */
@@ -154,6 +160,8 @@ export interface ConfigInput {
   logFormat?: string | undefined;
   auditPulls?: string | undefined;
   auditRetention?: string | undefined;
+  /** Comma-separated `<registry host>=<org>/<upstream name>` (the flag is repeatable; its values are joined). */
+  mirrorUpstream?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -196,6 +204,7 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   logFormat: "WHARF_LOG_FORMAT",
   auditPulls: "WHARF_AUDIT_PULLS",
   auditRetention: "WHARF_AUDIT_RETENTION",
+  mirrorUpstream: "WHARF_MIRROR_UPSTREAM",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -252,6 +261,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
       pulls: parseFlag(pick("auditPulls"), "audit-pulls"),
       retentionMs: parseDurationMs(pick("auditRetention") ?? "400d", "audit-retention"),
     },
+    mirrorUpstreams: parseMirrorUpstreamFlag(pick("mirrorUpstream")),
   };
 }
 
@@ -293,6 +303,15 @@ function parseTrustProxy(value: string | undefined): string[] {
     return [...trustedProxies(entries).ranges];
   } catch (err) {
     throw new ConfigError(`--trust-proxy must be a comma-separated list of CIDRs: ${(err as Error).message}`);
+  }
+}
+
+function parseMirrorUpstreamFlag(value: string | undefined): MirrorUpstream[] {
+  try {
+    return parseMirrorUpstreams(value === undefined ? [] : [value]);
+  } catch (err) {
+    if (!(err instanceof MirrorUpstreamSpecError)) throw err;
+    throw new ConfigError(`--mirror-upstream takes <registry host>=<org>/<upstream name>: ${err.message}`);
   }
 }
 

@@ -88,6 +88,8 @@ function watchingCaller(deps: RegistryDeps, seen: (principal: Principal | undefi
  * `requestId`, `traceId`, `service` "registry", `route` (the route kind, `unmatched` for none),
  * `status`, `durationMs`, `identityUid` (null when anonymous), `clientAddress`, and `method`,
  * `path`, `error` (the OCI code) — never credentials) and counts it in the metrics by route kind.
+ * A repository path is first mapped by the transparent mirror (`deps.mirror`, ADR 0053; the line
+ * then has `ns` and `mirroredTo`).
  * Each request runs in its server span (with tracing on), continuing an incoming `traceparent`.
  * `/healthz` and `/readyz` answer anonymously and are not logged.
  */
@@ -120,9 +122,17 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
     let error: OciError | undefined;
     let cancelled = false;
     let route: RegistryRoute | undefined;
+    let mirroredTo: string | undefined;
     try {
       route = matchRoute(url.pathname);
       if (!route) throw ociError("NAME_UNKNOWN", `no registry endpoint at ${url.pathname.slice(0, 200)}`);
+      if (deps.mirror && "name" in route) {
+        const name = await deps.mirror.map(route.name, url.searchParams.get("ns") ?? undefined);
+        if (name !== route.name) {
+          mirroredTo = name;
+          route = { ...route, name };
+        }
+      }
       trace.span?.rename(`${method} registry ${route.kind}`);
       const handler = handlerFor(route, method);
       if (!handler) throw new OciError("UNSUPPORTED", `${method} is not supported here`, undefined, {}, 405);
@@ -194,9 +204,22 @@ export function createRegistryHandler(deps: RegistryDeps, logger: (line: object)
         clientAddress: clientAddress || null,
         method,
         path: url.pathname,
+        ...mirrorFields(url, mirroredTo),
         ...(cancelled ? { error: "CANCELLED" } : error ? { error: error.code } : {}),
       });
     }
+  };
+}
+
+/**
+ * The log fields of a mirror request (ADR 0053): `ns`, containerd's registry host query, when
+ * given, and `mirroredTo`, the repository the mirror mapping served the request from.
+ */
+function mirrorFields(url: URL, mirroredTo: string | undefined): Record<string, string> {
+  const ns = url.searchParams.get("ns");
+  return {
+    ...(ns === null ? {} : { ns: ns.slice(0, 100) }),
+    ...(mirroredTo === undefined ? {} : { mirroredTo }),
   };
 }
 

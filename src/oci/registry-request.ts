@@ -16,6 +16,7 @@ import type { ParsedManifest } from "../registry/manifest-parser.js";
 import type { PullThrough } from "../registry/pull-through/pull-through.js";
 import type { UpstreamDirectory } from "../registry/upstreams/upstream-directory.js";
 import type { TrustedProxies } from "../transport/client-address.js";
+import type { MirrorNames } from "./mirror-names.js";
 import { ociError } from "./oci-errors.js";
 import type { RegistryAction, RegistryAuthenticator, RegistryCaller } from "./registry-auth.js";
 import type { RegistryGate } from "./registry-gate.js";
@@ -61,6 +62,11 @@ export interface RegistryDeps {
    * proto and host then build the challenge's token realm, the URL the client reached us by.
    */
   realmFromRequest?: boolean | undefined;
+  /**
+   * The transparent mirror (`--mirror-upstream`, ADR 0053): maps the repository of each request, and
+   * of each `/token` scope, to the upstream cache it stands for; none when no mapping is configured.
+   */
+  mirror?: MirrorNames | undefined;
   /**
    * The pull-through cache (ADR 0052): pulls in an upstream's namespace (`<org>/<upstream>/<path>`)
    * are served from the upstream and recorded; none when omitted (no upstreams are served).

@@ -35,7 +35,9 @@ export function parseScopes(values: readonly string[]): { name: string; actions:
  * namespace only). Each requested action is granted only when the caller's current bindings allow
  * it; the others are left out (a token is still issued, as distribution does). The token inherits
  * the caller's `scope`/`cap` restrictions and never outlives the credential it was exchanged for.
- * 401 for credentials that do not verify; 403 for a token of another audience.
+ * 401 for credentials that do not verify; 403 for a token of another audience. With the
+ * transparent mirror on, each scope's name is mapped as a request without `ns` is (a Docker Hub
+ * name to the `docker.io` upstream's cache), and the grant names the mapped repository.
  */
 export async function issueRegistryToken(deps: RegistryDeps, ex: Exchange): Promise<void> {
   const request =
@@ -55,7 +57,11 @@ export async function issueRegistryToken(deps: RegistryDeps, ex: Exchange): Prom
   if (credentialExp <= now) throw ociError("UNAUTHORIZED", "the credential has expired");
   const ttl = Math.min(REGISTRY_TOKEN_TTL_SECONDS, credentialExp - now);
   const access: AccessEntry[] = [];
-  for (const { name, actions } of parseScopes(request.scopes)) {
+  for (const scope of parseScopes(request.scopes)) {
+    // A mirror client asks for the name it pulls (`library/alpine`); the requests are served from
+    // the mapped name, which is what the token must grant (ADR 0053).
+    const name = deps.mirror ? await deps.mirror.map(scope.name, undefined) : scope.name;
+    const actions = scope.actions;
     const resolved = await deps.resolver.resolve(name);
     const granted = await deps.gate.grantable(caller, resolved, actions);
     if (granted.length > 0) access.push({ type: "repository", name, actions: granted });

@@ -9,6 +9,8 @@ interface ConfigFlag {
   flags: string;
   field: keyof ConfigInput;
   help: string;
+  /** May be given several times; the values are joined with commas (as the variable holds them). */
+  repeatable?: boolean;
 }
 
 /**
@@ -190,6 +192,12 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     help: "prune audit records older than this (default 400d)",
   },
   {
+    flags: "--mirror-upstream <mapping>",
+    field: "mirrorUpstream",
+    help: "host=org/upstream: serve a registry host's repositories from that upstream cache, e.g. docker.io=acme/hub (repeatable)",
+    repeatable: true,
+  },
+  {
     flags: "--log-level <level>",
     field: "logLevel",
     help: "least severe log line written: trace, debug, info, warn, error, fatal or silent (default info)",
@@ -215,6 +223,7 @@ export const SERVE_ONLY_FIELDS: readonly (keyof ConfigInput)[] = [
   "trustProxy",
   "auditPulls",
   "auditRetention",
+  "mirrorUpstream",
   "logLevel",
   "logFormat",
 ];
@@ -233,7 +242,10 @@ export const STORE_FIELDS: readonly (keyof ConfigInput)[] = ["dataDir", "databas
 export function addConfigOptions(command: Command, fields?: readonly (keyof ConfigInput)[]): Command {
   for (const flag of CONFIG_FLAGS) {
     if (fields ? !fields.includes(flag.field) : SERVE_ONLY_FIELDS.includes(flag.field)) continue;
-    command.addOption(new Option(flag.flags, `${flag.help} [${envOf(flag.field)}]`));
+    const option = new Option(flag.flags, `${flag.help} [${envOf(flag.field)}]`);
+    if (flag.repeatable)
+      option.argParser((value: string, previous?: string) => (previous ? `${previous},${value}` : value));
+    command.addOption(option);
   }
   return command;
 }
