@@ -27,9 +27,13 @@ const [dataDir, logFile] = process.argv.slice(2);
 if (!dataDir || !logFile) throw new Error("usage: wharf-process <data-dir> <log-file>");
 
 const log = createWriteStream(logFile, { flags: "a" });
-// bench:events delivers to a receiver on loopback, which sinks may reach only when allowed.
+// bench:events delivers to a receiver on loopback, and bench:mirror's upstream and remote are plain
+// http on loopback, which sinks (and remotes) may reach only when allowed.
 const config = loadConfig(
-  { dataDir, apiAddr: "127.0.0.1:0", registryAddr: "127.0.0.1:0", eventsAllowLoopback: "true" },
+  {
+    ...{ dataDir, apiAddr: "127.0.0.1:0", registryAddr: "127.0.0.1:0" },
+    ...{ eventsAllowLoopback: "true", eventsAllowHttp: "true" },
+  },
   {},
 );
 const server = await startServer(config, { logger: (line) => log.write(`${JSON.stringify(line)}\n`) });
