@@ -30,6 +30,7 @@ import type {
 import type { ReplicationStore } from "./replication-store.js";
 import type { RetentionStore } from "./retention-store.js";
 import type { SettingsStore } from "./settings-store.js";
+import type { UpstreamStore } from "./upstream-store.js";
 import type { UsageStore } from "./usage-store.js";
 import type { VulnReportStore } from "./vuln-report-store.js";
 
@@ -97,6 +98,8 @@ export interface Store {
   retention: RetentionStore;
   /** The append-only audit log (ADR 0048). */
   audit: AuditStore;
+  /** Upstreams of the pull-through cache (ADR 0051). */
+  upstreams: UpstreamStore;
   /** Replication rules, their runs and the ON_PUSH cursors (ADR 0054). */
   replication: ReplicationStore;
   /**

@@ -495,6 +495,7 @@ export interface Database {
   org_usage: OrgUsageTable;
   org_usage_digests: OrgUsageDigestsTable;
   audit_records: AuditRecordsTable;
+  upstreams: UpstreamsTable;
   replication_rules: ReplicationRulesTable;
   replication_runs: ReplicationRunsTable;
   replication_push_cursors: ReplicationPushCursorsTable;
@@ -609,6 +610,21 @@ export interface OrgUsageDigestsTable {
   refs: Int8Column;
 }
 
+/**
+ * `upstreams` (migration 0021): an organization's pull-through cache upstreams. Unique
+ * (parent_uid, name); `password` is sealed (SecretBox), "" when none.
+ */
+export interface UpstreamsTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  url: string;
+  username: string;
+  password: string;
+  tag_ttl_ms: Int8Column;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
 /** `replication_rules` (migration 0022): remote_password is sealed; interval_ms 0 unless INTERVAL. */
 export interface ReplicationRulesTable {
   uid: string;

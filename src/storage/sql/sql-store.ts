@@ -30,6 +30,7 @@ import { createTagStore } from "./tag-store.js";
 import { createTermsAcceptanceStore } from "./terms-acceptance-store.js";
 import { createTokenRevocationStore } from "./token-revocation-store.js";
 import { createUploadStore } from "./upload-store.js";
+import { createUpstreamStore } from "./upstream-store.js";
 import { createUsageStore } from "./usage-store.js";
 import { createVulnReportStore } from "./vuln-report-store.js";
 
@@ -76,6 +77,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     retention: createRetentionStore(ctx),
     usage: createUsageStore(ctx),
     audit: createAuditStore(ctx),
+    upstreams: createUpstreamStore(ctx),
     replication: createReplicationStore(ctx),
     dialect: ctx.dialect.name,
     changes: ctx.changes,

@@ -7,6 +7,7 @@ import { replicationCases } from "./replication.cases.js";
 import { repoTagCases } from "./repos-tags.cases.js";
 import { retentionCases } from "./retention.cases.js";
 import { transactionCases } from "./transactions.cases.js";
+import { upstreamCases } from "./upstreams.cases.js";
 import { usageCases } from "./usage.cases.js";
 
 // One of four files of the Store seam's conformance suite (split so the runner runs them side by
@@ -20,5 +21,6 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   immutabilityCases(db);
   usageCases(db);
   retentionCases(db);
+  upstreamCases(db);
   replicationCases(db);
 });

@@ -20,6 +20,7 @@ import { retentionMigration } from "./0017-retention.js";
 import { usageQuotasMigration } from "./0018-usage-quotas.js";
 import { auditLogMigration } from "./0019-audit-log.js";
 import { deliveryRedeliveryMigration } from "./0020-delivery-redelivery.js";
+import { upstreamsMigration } from "./0021-upstreams.js";
 import { replicationMigration } from "./0022-replication.js";
 
 /**
@@ -48,6 +49,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0018-usage-quotas": usageQuotasMigration(dialect),
     "0019-audit-log": auditLogMigration(dialect),
     "0020-delivery-redelivery": deliveryRedeliveryMigration(dialect),
+    "0021-upstreams": upstreamsMigration(dialect),
     "0022-replication": replicationMigration(dialect),
   };
 }
