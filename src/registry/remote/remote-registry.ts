@@ -39,6 +39,8 @@ export interface RemoteRegistryOptions {
   maxBlobBytes?: number | undefined;
   /** Per-request timeout for headers (default 30 s). */
   timeoutMs?: number | undefined;
+  /** Entries asked per page of `tags` and `catalog` (`?n=`); the remote's default when omitted. */
+  pageSize?: number | undefined;
 }
 
 /** A manifest fetched from a remote: verified against its digest. */
