@@ -6,7 +6,10 @@ import { REGISTRY_PULL_EVENT, REGISTRY_PUSH_EVENT } from "./event-types.js";
 
 /** What a registry event says about the request and the manifest it moved. */
 export interface RegistryEventFacts {
-  req: IncomingMessage;
+  /** The client's request; absent for content Wharf writes itself (replication), see `userAgent`. */
+  req?: IncomingMessage | undefined;
+  /** The user agent to report when there is no request (e.g. `wharf-replication`). */
+  userAgent?: string | undefined;
   /** The client's address as the edge worked it out (a trusted proxy's forwarding counted); default the peer's. */
   clientAddress?: string | undefined;
   principal: Principal | undefined;
@@ -34,8 +37,8 @@ function common(facts: RegistryEventFacts): Record<string, unknown> {
     digest: facts.digest,
     type: "manifest",
     when: civilTime(facts.time),
-    remote_address: facts.clientAddress ?? facts.req.socket.remoteAddress ?? "",
-    user_agent: facts.req.headers["user-agent"] ?? "",
+    remote_address: facts.clientAddress ?? facts.req?.socket.remoteAddress ?? "",
+    user_agent: facts.req?.headers["user-agent"] ?? facts.userAgent ?? "",
   };
 }
 
