@@ -51,6 +51,8 @@ export interface ApiWingDeps {
   securityRoutes: readonly ExtraRoute[];
   /** The audit log of mutating calls (ADR 0048). */
   audit?: CallAuditor | undefined;
+  /** Told when a replication run was queued through the API. */
+  replicationQueued?: (() => void) | undefined;
 }
 
 /**
@@ -78,6 +80,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     ...deps.delivery.sinks,
     termsDocuments: config.termsDocuments,
     publicNamespace: config.publicNamespace,
+    replicationQueued: deps.replicationQueued,
   });
   const { metrics, readiness } = deps.operations;
   const apiLimit = config.rateLimits?.api;

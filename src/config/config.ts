@@ -78,6 +78,8 @@ export interface WharfConfig {
   log: { level: LogLevel; format: LogFormat };
   /** The audit log (ADR 0048): pulls recorded too (default false), and how long records are kept (ms, default 400 days). */
   audit: { pulls: boolean; retentionMs: number };
+  /** Replication (ADR 0054): how long a run's lease lasts; a killed server's run is taken over after it (ms, default 1 min). */
+  replication: { leaseMs: number };
 }
 
 /** The rate limits of `--rate-limit-api` and `--rate-limit-registry` (ADR 0043); a limit left out is off. */
@@ -154,6 +156,7 @@ export interface ConfigInput {
   logFormat?: string | undefined;
   auditPulls?: string | undefined;
   auditRetention?: string | undefined;
+  replicationLease?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -196,6 +199,7 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   logFormat: "WHARF_LOG_FORMAT",
   auditPulls: "WHARF_AUDIT_PULLS",
   auditRetention: "WHARF_AUDIT_RETENTION",
+  replicationLease: "WHARF_REPLICATION_LEASE",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -251,6 +255,9 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     audit: {
       pulls: parseFlag(pick("auditPulls"), "audit-pulls"),
       retentionMs: parseDurationMs(pick("auditRetention") ?? "400d", "audit-retention"),
+    },
+    replication: {
+      leaseMs: parseDurationMs(pick("replicationLease") ?? "1m", "replication-lease"),
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { PageTokenCodec } from "../../core/list.js";
-import type { SecretBox } from "../../core/secret-box.js";
+import { type SecretBox, secretBoxOf } from "../../core/secret-box.js";
 import type { EventRecorder } from "../../events/event-recorder.js";
 import type { SinkAddressPolicy } from "../../events/sink-address-policy.js";
 import type { SinkResolver } from "../../events/sink-host.js";
@@ -22,4 +22,11 @@ export interface ReplicationDeps {
   resolveSinkHost?: SinkResolver | undefined;
   /** Told when a run was queued (the local worker then looks for runs at once). */
   queued?: (() => void) | undefined;
+}
+
+/** Replication's deps from the composition root's values: the remotes' passwords sealed with the store's key. */
+export function replicationDepsOf(
+  deps: Omit<ReplicationDeps, "secrets" | "queued"> & { replicationQueued?: (() => void) | undefined },
+): ReplicationDeps {
+  return { ...deps, secrets: secretBoxOf(deps.store.settings), queued: deps.replicationQueued };
 }
