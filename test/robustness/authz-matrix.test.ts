@@ -70,6 +70,9 @@ interface Fixtures {
   immutabilityRule: string;
   /** A retention policy on an empty repo of A (running it removes nothing). */
   retentionPolicy: string;
+  /** A MANUAL replication rule of A (its remote is a closed loopback port) and one run of it. */
+  replicationRule: string;
+  replicationRun: string;
   /** A delivery still pending to `subscription` (its sink never answers): `:redeliver` refuses it. */
   pendingDelivery: string;
   /** An imported advisory (global data, in no organization). */
@@ -119,6 +122,7 @@ interface FreshFixtures {
   subscription(): Promise<string>;
   immutabilityRule(): Promise<string>;
   retentionPolicy(): Promise<string>;
+  replicationRule(): Promise<string>;
   accountAssociation(): Promise<string>;
   /** The code of a new invite to the viewer role at a new folder of A. */
   inviteCode(): Promise<string>;
@@ -471,6 +475,44 @@ const ROWS: Record<string, Row> = {
   },
   "platform.registry.v2.RetentionPoliciesService/RunRetentionPolicy": {
     request: (f) => ({ uid: f.retentionPolicy }),
+  },
+
+  "platform.registry.v2.ReplicationRulesService/ListReplicationRules": {
+    request: (f) => ({ uidp: { descendantsOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.replicationRules).includes(f.replicationRule) },
+  },
+  "platform.registry.v2.ReplicationRulesService/GetReplicationRule": {
+    request: (f) => ({ uid: f.replicationRule }),
+  },
+  "platform.registry.v2.ReplicationRulesService/CreateReplicationRule": {
+    request: (f, fresh) => ({
+      parent: f.orgA,
+      replicationRule: {
+        name: fresh.name("rule"),
+        direction: "PUSH",
+        trigger: "MANUAL",
+        remote: { url: "http://127.0.0.1:9" },
+      },
+    }),
+  },
+  "platform.registry.v2.ReplicationRulesService/UpdateReplicationRule": {
+    request: (f) => ({
+      replicationRule: { uid: f.replicationRule, tagPattern: "v*" },
+      updateMask: "tagPattern",
+    }),
+  },
+  "platform.registry.v2.ReplicationRulesService/DeleteReplicationRule": {
+    request: async (_f, fresh) => ({ uid: await fresh.replicationRule() }),
+  },
+  "platform.registry.v2.ReplicationRulesService/RunReplicationRule": {
+    request: (f) => ({ uid: f.replicationRule }),
+  },
+  "platform.registry.v2.ReplicationRunsService/ListReplicationRuns": {
+    request: (f) => ({ rule: f.replicationRule }),
+    list: { sees: (r, f) => uidsOf(r.runs).includes(f.replicationRun) },
+  },
+  "platform.registry.v2.ReplicationRunsService/GetReplicationRun": {
+    request: (f) => ({ uid: f.replicationRun }),
   },
 
   "platform.registry.v2.ImagesService/GetArchitectures": {
@@ -926,6 +968,15 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
     const invite = () => post(`/iam/v2/groupInvites/${orgA}`, { roleUid: VIEWER, ttl: "3600s" });
     const immutabilityRule = () =>
       post(`/registry/v2/immutabilityRules/${orgA}`, { tagPatterns: ["matrix-never-*"] });
+    const replicationRule = () =>
+      post(`/registry/v2/replicationRules/${orgA}`, {
+        name: name("rule"),
+        direction: "PUSH",
+        trigger: "MANUAL",
+        remote: { url: "http://127.0.0.1:9" },
+      });
+    const replicationRuleUid = await replicationRule();
+    const replicationRun = await post(`/registry/v2/replicationRules/${replicationRuleUid}:run`, {});
     const retentionRepo = await repo();
     const retentionPolicy = () =>
       post(`/registry/v2/retentionPolicies/${retentionRepo}`, { rules: [{ keepLatest: 1 }] });
@@ -996,6 +1047,8 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       subscription: await subscription(),
       immutabilityRule: await immutabilityRule(),
       retentionPolicy: await retentionPolicy(),
+      replicationRule: replicationRuleUid,
+      replicationRun,
       pendingDelivery: "",
       advisory: await importedAdvisory(),
       vulnReportTime: (
@@ -1035,6 +1088,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       subscription,
       immutabilityRule,
       retentionPolicy,
+      replicationRule,
       async accountAssociation() {
         const g = await group();
         await post(`/iam/v2/accountAssociations/${g}`, {
