@@ -491,7 +491,7 @@ const ROWS: Record<string, Row> = {
         name: fresh.name("rule"),
         direction: "PUSH",
         trigger: "MANUAL",
-        remote: { url: "http://127.0.0.1:9" },
+        remote: { url: "https://127.0.0.1:9" },
       },
     }),
   },
@@ -973,7 +973,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
         name: name("rule"),
         direction: "PUSH",
         trigger: "MANUAL",
-        remote: { url: "http://127.0.0.1:9" },
+        remote: { url: "https://127.0.0.1:9" },
       });
     const replicationRuleUid = await replicationRule();
     const replicationRun = await post(`/registry/v2/replicationRules/${replicationRuleUid}:run`, {});

@@ -28,5 +28,15 @@ export interface ReplicationDeps {
 export function replicationDepsOf(
   deps: Omit<ReplicationDeps, "secrets" | "queued"> & { replicationQueued?: (() => void) | undefined },
 ): ReplicationDeps {
-  return { ...deps, secrets: secretBoxOf(deps.store.settings), queued: deps.replicationQueued };
+  // Opened on first use: bindings are also built without a store, to read their annotations.
+  let box: SecretBox | undefined;
+  const opened = () => {
+    box ??= secretBoxOf(deps.store.settings);
+    return box;
+  };
+  const secrets: SecretBox = {
+    seal: (plain) => opened().seal(plain),
+    open: (sealed) => opened().open(sealed),
+  };
+  return { ...deps, secrets, queued: deps.replicationQueued };
 }

@@ -104,8 +104,8 @@ export function validatePassword(password: string): string {
 }
 
 /**
- * The remote URL, normalised, as webhook sinks are checked (sink-url.ts): an https URL (http for
- * loopback hosts or with --events-allow-http), no credentials, no query nor fragment, whose host
+ * The remote URL, normalised, as webhook sinks are checked (sink-url.ts): an https URL (http only
+ * with --events-allow-http, loopback hosts included, as the remote client does), no credentials, no query nor fragment, whose host
  * resolves only to addresses the sinks' policy allows. INVALID_ARGUMENT on `remote.url` otherwise.
  * The trailing `/` is dropped (a path is the remote's namespace prefix).
  */
@@ -124,6 +124,10 @@ export async function validateRemoteUrl(deps: ReplicationDeps, url: string): Pro
   }
   const parsed = new URL(normalised);
   if (parsed.search !== "") throw invalidArgument(field, "remote URL must not have a query");
+  // Unlike a sink, a loopback remote gets no http exception: the remote client allows http only with the flag.
+  if (parsed.protocol === "http:" && !deps.allowHttpSinks) {
+    throw invalidArgument(field, "remote URL must use https (plain http needs --events-allow-http)");
+  }
   try {
     await validateSinkAddresses(
       normalised,
