@@ -18,6 +18,7 @@ const GROUPS: Record<ClientGroup, () => Promise<Register>> = {
   vulns: async () => (await import("./commands/vulns.js")).registerVulns,
   advisories: async () => (await import("./commands/advisories.js")).registerAdvisories,
   audit: async () => (await import("./commands/audit.js")).registerAudit,
+  replication: async () => (await import("./commands/replication.js")).registerReplication,
 };
 
 /** The client group a command line runs, if any (`wharf --api-url U iam …` runs `iam`). */

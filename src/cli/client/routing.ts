@@ -11,6 +11,7 @@ export const CLIENT_GROUPS = {
   vulns: "vulnerability reports of images",
   advisories: "security advisories: what a distributor says about a vulnerability in an artifact",
   audit: "the audit log: who did what, allowed or refused",
+  replication: "replication rules and runs: copy images to and from other registries",
 } as const;
 
 /** A client group's name. */
