@@ -158,6 +158,22 @@ onOneEngine("replication rules and runs over the API (a stand-in copier)", (db) 
     assert.ok(!JSON.stringify(wharf.logLines).includes("s3cret-pw"), "no log line has it");
   });
 
+  it("enables a rule created without `enabled`, and answers `enabled: false` when disabled", async () => {
+    const body = rule("default-enabled");
+    delete (body as { enabled?: boolean }).enabled;
+    const created = await expectJson<{ uid: string; enabled?: boolean }>(
+      await api(`/registry/v2/replicationRules/${org}`, { method: "POST", body }),
+    );
+    assert.equal(created.enabled, true);
+    const disabled = await expectJson<{ enabled?: boolean }>(
+      await api(`/registry/v2/replicationRules/${created.uid}?updateMask=enabled`, {
+        method: "PATCH",
+        body: { enabled: false },
+      }),
+    );
+    assert.equal(disabled.enabled, false);
+  });
+
   it("refuses bad input, naming the field", async () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ["Bad Name", {}, "name"],

@@ -176,7 +176,7 @@ export function createReplicationRulesService(
           trigger,
           interval: input.interval,
           intervalMs: 0,
-          enabled: input.enabled,
+          enabled: input.enabled ?? true,
           createTime: now,
           updateTime: now,
         },
@@ -214,7 +214,7 @@ export function createReplicationRulesService(
           input.destination !== "" ? "destination" : "",
           input.trigger !== 0 ? "trigger" : "",
           input.interval !== "" ? "interval" : "",
-          input.enabled ? "enabled" : "",
+          input.enabled !== undefined ? "enabled" : "",
         ].filter(Boolean),
       );
       const now = ctx.clock.now();
@@ -236,7 +236,8 @@ export function createReplicationRulesService(
       if (fields.includes("repo_pattern")) next.repoPattern = validateRepoPattern(input.repoPattern);
       if (fields.includes("tag_pattern")) next.tagPattern = validateTagPattern(input.tagPattern);
       if (fields.includes("destination")) next.destination = validateDestination(input.destination);
-      if (fields.includes("enabled")) next.enabled = input.enabled;
+      // A mask naming `enabled` without a value disables (proto JSON leaves false out).
+      if (fields.includes("enabled")) next.enabled = input.enabled ?? false;
       const parts = fields.includes("remote") ? remoteParts(paths, input.remote) : new Set<string>();
       if (parts.has("url")) {
         if (!input.remote?.url) throw invalidArgument("remote.url", "remote.url is required");
