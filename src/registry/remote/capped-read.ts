@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { RemoteError } from "./remote-registry.js";
+import { isTimeout } from "./remote-transport.js";
 
 /**
  * Reads all of `body`, refusing more than `limit` bytes with `too-large` (at once when the declared
@@ -34,11 +35,8 @@ export async function readCapped(
     body.destroy();
     if (err instanceof RemoteError) throw err;
     const mapped = mapError(err);
-    if (
-      declared !== undefined &&
-      size < declared &&
-      !(mapped instanceof RemoteError && /timed out/.test(mapped.message))
-    ) {
+    // A short body is `truncated` unless the caller gave up (its abort reason) or the remote stalled.
+    if (declared !== undefined && size < declared && mapped instanceof RemoteError && !isTimeout(err)) {
       throw new RemoteError("truncated", `${what}: the body stopped after ${size} of ${declared} bytes`);
     }
     throw mapped;

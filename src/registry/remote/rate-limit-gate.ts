@@ -15,7 +15,8 @@ export function retryAfterMs(value: string | undefined, now: number): number {
   let ms: number;
   if (/^\d+$/.test(text)) ms = Number(text) * 1000;
   else {
-    const date = text === "" ? Number.NaN : Date.parse(text);
+    // An HTTP date names its weekday or month; Date.parse alone would take "-5" for a year.
+    const date = /[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
     ms = Number.isNaN(date) ? DEFAULT_RETRY_AFTER_MS : Math.max(0, date - now);
   }
   return Math.min(ms, MAX_RETRY_AFTER_MS);

@@ -50,7 +50,26 @@ export function createRemoteAuthenticator(options: RemoteAuthOptions): RemoteAut
   let basicScheme = false;
   let bearer: { realm: string; service: string | undefined } | undefined;
 
-  const fetchToken = async (
+  /** Token fetches under way, by realm, service and scopes: concurrent calls share one. */
+  const pending = new Map<string, Promise<string>>();
+  const fetchToken = (
+    realm: string,
+    service: string | undefined,
+    scopes: readonly string[],
+    request: ScopedRequest,
+  ): Promise<string> => {
+    const key = `${realm}\n${service ?? ""}\n${scopeKey(scopes)}`;
+    let fetching = pending.get(key);
+    if (!fetching) {
+      // Not tied to this caller's signal: others may be waiting on it (the timeout bounds it).
+      fetching = requestToken(realm, service, scopes, { ...request, signal: undefined });
+      pending.set(key, fetching);
+      const done = () => pending.delete(key);
+      fetching.then(done, done);
+    }
+    return abortable(fetching, request.signal);
+  };
+  const requestToken = async (
     realm: string,
     service: string | undefined,
     scopes: readonly string[],
@@ -147,10 +166,17 @@ export function createRemoteAuthenticator(options: RemoteAuthOptions): RemoteAut
             401,
           );
         bearer = { realm, service: challenge.params.service };
-        tokens.delete(scopeKey(request.scopes));
-        const asked = challenge.params.scope?.split(" ").filter(Boolean) ?? [];
-        const scopes = [...new Set([...request.scopes, ...asked])];
-        next = `Bearer ${await fetchToken(realm, bearer.service, scopes, request)}`;
+        const key = scopeKey(request.scopes);
+        const current = tokens.get(key);
+        if (current !== undefined && `Bearer ${current}` !== sent) {
+          // Another call got a token for these scopes since this one was sent.
+          next = `Bearer ${current}`;
+        } else {
+          tokens.delete(key);
+          const asked = challenge.params.scope?.split(" ").filter(Boolean) ?? [];
+          const scopes = [...new Set([...request.scopes, ...asked])];
+          next = `Bearer ${await fetchToken(realm, bearer.service, scopes, request)}`;
+        }
       } else if (challenge?.scheme === "basic") {
         if (!basic) throw unauthorized("the remote wants credentials and none are configured");
         if (sent === basic) throw unauthorized("the remote refused the credentials");
@@ -167,6 +193,26 @@ export function createRemoteAuthenticator(options: RemoteAuthOptions): RemoteAut
       );
     },
   };
+}
+
+/** `promise`, or the abort reason of `signal` as soon as it aborts (the work itself goes on). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** The token cache key of a scope set. */

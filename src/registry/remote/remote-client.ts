@@ -46,7 +46,10 @@ const OCI_INDEX_TYPE = "application/vnd.oci.image.index.v1+json";
  * A RemoteRegistry for `opts.url` (see remote-registry.ts for the contract). Never throws: a URL
  * that cannot be used (not http(s), plain http without `allowHttp`, credentials or a query in it,
  * a path that is not a repository prefix, a refused address) makes every call fail with
- * `address-refused`, without a request.
+ * `address-refused`, without a request. Names and references that are not OCI names, tags or
+ * sha256/sha512 digests fail with `refused`, without a request. An aborted `signal` rejects with
+ * its reason (not a RemoteError). A blob's `body` holds its connection until read to the end or
+ * destroyed. `close()` lets requests under way finish (each bounded by `timeoutMs`).
  */
 export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistry {
   const display = displayUrl(opts.url);
@@ -91,7 +94,7 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
   const push = (repo: string) => [`repository:${repo}:pull,push`];
   const send = (request: Omit<ScopedRequest, "follow"> & { follow?: boolean }) => auth.send(request);
   const fail = (what: string, res: RemoteResponse) => errorForStatus(what, res.status, res.body, redact);
-  const mapError = (what: string) => (err: unknown) => networkError(err, what);
+  const mapError = (what: string, signal?: AbortSignal) => (err: unknown) => networkError(err, what, signal);
 
   const getManifest = async (
     repo: string,
@@ -113,7 +116,7 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
     });
     if (res.status !== 200) throw await fail(what, res);
     const declared = contentLength(header(res.headers, "content-length"));
-    const bytes = await readCapped(res.body, maxManifestBytes, declared, what, mapError(what));
+    const bytes = await readCapped(res.body, maxManifestBytes, declared, what, mapError(what, signal));
     return verifiedManifest(
       bytes,
       header(res.headers, "content-type"),
@@ -175,7 +178,7 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
       });
       if (res.status !== 200) throw await fail(what, res);
       const declared = contentLength(header(res.headers, "content-length"));
-      const bytes = await readCapped(res.body, MAX_LIST_PAGE_BYTES, declared, what, mapError(what));
+      const bytes = await readCapped(res.body, MAX_LIST_PAGE_BYTES, declared, what, mapError(what, signal));
       let names: unknown;
       try {
         names = (JSON.parse(bytes.toString("utf8")) as Record<string, unknown> | null)?.[key];
@@ -285,7 +288,10 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
         discard(res.body);
         throw new RemoteError("too-large", `${what}: ${size} bytes, more than the ${maxBlobBytes} accepted`);
       }
-      return { size, body: verifiedBody(res.body, { digest: parsedDigest, size }, what, mapError(what)) };
+      return {
+        size,
+        body: verifiedBody(res.body, { digest: parsedDigest, size }, what, mapError(what, signal)),
+      };
     },
 
     async hasBlob(repo, digest, signal) {
@@ -349,6 +355,11 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
       discard(opened.body);
       const session = uploadSession(header(opened.headers, "location"), start, what);
       session.searchParams.set("digest", digest);
+      // A failure of the caller's own stream is the caller's, not the remote's: it is rethrown as is.
+      let bodyError: unknown;
+      body.once("error", (err) => {
+        bodyError = err;
+      });
       const done = await send({
         method: "PUT",
         url: session,
@@ -357,6 +368,8 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
         scopes: push(full),
         signal,
         what,
+      }).catch((err: unknown) => {
+        throw bodyError ?? err;
       });
       if (done.status !== 201) throw await fail(what, done);
       discard(done.body);
@@ -428,7 +441,7 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
       });
       if (res.status === 200) {
         const declared = contentLength(header(res.headers, "content-length"));
-        const bytes = await readCapped(res.body, maxManifestBytes, declared, what, mapError(what));
+        const bytes = await readCapped(res.body, maxManifestBytes, declared, what, mapError(what, signal));
         return indexDescriptors(bytes, what);
       }
       if (res.status !== 404) throw await fail(what, res);

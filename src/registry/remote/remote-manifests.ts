@@ -31,9 +31,10 @@ export function digestOfBytes(bytes: Uint8Array, algorithm: Digest["algorithm"])
 
 /**
  * Checks fetched manifest bytes and says what they are: a digest reference must be their digest;
- * for a tag, a `Docker-Content-Digest` (when sent) must be (`digest-mismatch` else). The bytes
- * must be a JSON object (`invalid-response` else); the media type is the Content-Type's, else the
- * body's `mediaType`, else guessed from its shape (`manifests` → index).
+ * for a tag, a `Docker-Content-Digest` (when sent) must be (`digest-mismatch` else). The media
+ * type is the Content-Type's; only when that says nothing (`application/json`, none) is the body
+ * parsed, for its `mediaType` (else `manifests` → index). Bytes that cannot be a JSON object are
+ * `invalid-response`.
  */
 export function verifiedManifest(
   bytes: Buffer,
@@ -60,18 +61,23 @@ export function verifiedManifest(
       `${what}: the manifest hashes to ${digest}, not ${expected.value}`,
     );
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    throw new RemoteError("invalid-response", `${what}: the manifest is not JSON`);
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new RemoteError("invalid-response", `${what}: the manifest is not a JSON object`);
-  }
-  const declared = (body as { mediaType?: unknown }).mediaType;
   let mediaType = mediaTypeOf(contentType);
-  if (isGenericType(mediaType)) {
+  if (!isGenericType(mediaType)) {
+    // The Content-Type says what it is: parsing it is the consumer's job; only bytes that cannot
+    // be a JSON object are refused here.
+    if (firstByte(bytes) !== 0x7b)
+      throw new RemoteError("invalid-response", `${what}: the manifest is not a JSON object`);
+  } else {
+    let body: unknown;
+    try {
+      body = JSON.parse(bytes.toString("utf8"));
+    } catch {
+      throw new RemoteError("invalid-response", `${what}: the manifest is not JSON`);
+    }
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw new RemoteError("invalid-response", `${what}: the manifest is not a JSON object`);
+    }
+    const declared = (body as { mediaType?: unknown }).mediaType;
     if (typeof declared === "string" && declared !== "") mediaType = declared;
     else mediaType = Array.isArray((body as { manifests?: unknown }).manifests) ? OCI_INDEX : OCI_MANIFEST;
   }
@@ -117,4 +123,10 @@ function descriptorOf(entry: unknown, where: string): RemoteDescriptor {
     out.annotations = Object.fromEntries(annotations);
   }
   return out;
+}
+
+/** The first byte that is not JSON whitespace; undefined when there is none. */
+function firstByte(bytes: Uint8Array): number | undefined {
+  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte;
+  return undefined;
 }

@@ -12,6 +12,8 @@ export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Bytes of a redirect's body drained so its connection can be reused; a longer one is cut. */
 const DRAIN_BYTES = 16 * 1024;
+/** What Wharf calls itself to remotes (registries log it; Docker Hub counts pulls by it). */
+const USER_AGENT = "wharf-remote-registry-client";
 /** Keep-alive connections per remote origin. */
 const CONNECTIONS_PER_ORIGIN = 16;
 
@@ -116,7 +118,7 @@ export function createRemoteTransport(options: RemoteTransportOptions): RemoteTr
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: request.method,
-          headers,
+          headers: { "user-agent": USER_AGENT, ...headers },
           body: request.body ?? null,
           signal: request.signal ?? null,
           headersTimeout: options.timeoutMs,
@@ -180,6 +182,12 @@ function withoutAuthorization(headers: Record<string, string>): Record<string, s
 
 const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
 
+/** Whether `err` is undici's timeout (no headers, or no body bytes, in time): the remote is slow, not short. */
+export function isTimeout(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && TIMEOUT_CODES.has(code);
+}
+
 /**
  * The RemoteError for a request that got no answer. The address policy's refusals come from the
  * webhook sinks' connector, which words them for sinks: said here for remotes.
@@ -194,9 +202,7 @@ export function networkError(err: unknown, where: string, signal?: AbortSignal):
     return new RemoteError("address-refused", `${where}: ${why}`);
   }
   const code = (err as { code?: unknown })?.code;
-  if (typeof code === "string" && TIMEOUT_CODES.has(code)) {
-    return new RemoteError("unreachable", `${where}: timed out (${code})`);
-  }
+  if (isTimeout(err)) return new RemoteError("unreachable", `${where}: timed out (${String(code)})`);
   const message = err instanceof Error ? err.message : String(err);
   return new RemoteError(
     "unreachable",

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { type Readable, Transform } from "node:stream";
 import type { Digest } from "../digest.js";
 import { RemoteError } from "./remote-registry.js";
+import { isTimeout } from "./remote-transport.js";
 
 /**
  * `source` as a stream that yields exactly `size` bytes hashing to `digest`, else ends in an error:
@@ -50,9 +51,9 @@ export function verifiedBody(
   });
   source.on("error", (err) => {
     const mapped = mapError(err);
-    const timedOut =
-      mapped instanceof RemoteError && mapped.kind === "unreachable" && /timed out/.test(mapped.message);
-    out.destroy((seen < expected.size && !timedOut ? truncated() : mapped) as Error);
+    // A short body is `truncated` unless the caller gave up (its abort reason) or the remote stalled.
+    const short = seen < expected.size && mapped instanceof RemoteError && !isTimeout(err);
+    out.destroy((short ? truncated() : mapped) as Error);
   });
   out.on("close", () => {
     if (!source.destroyed) source.destroy();
