@@ -12,6 +12,7 @@ import type { RepoResolver } from "../data-plane/repo-resolver.js";
 import { digestOf, isDigest, parseDigest } from "../digest.js";
 import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST, parseManifest } from "../manifest-parser.js";
 import { quotaEventSink } from "../quotas/storage-quota.js";
+import type { UpstreamDirectory } from "../upstreams/upstream-directory.js";
 import type { ReplicationEndpoint } from "./replication-endpoint.js";
 
 /** What Wharf's side of a replication is built from (the registry's own content and push path). */
@@ -22,6 +23,8 @@ export interface LocalEndpointDeps {
   resolver: RepoResolver;
   events: EventRecorder;
   clock: Clock;
+  /** The pull-through cache's namespaces, which replication must not write into (none checked when absent). */
+  upstreams?: Pick<UpstreamDirectory, "lookup"> | undefined;
 }
 
 /** Why a replication may not write to a Wharf path. */
@@ -34,8 +37,9 @@ export class LocalPathError extends Error {
  * repos under it, writes go through the registry's push path (repo and folders created by the
  * domain's create code, blobs verified by `putMonolithic`, manifests committed with their tag and
  * history, storage quota and immutability rules applied) and record a push event per manifest by
- * `principal`, with `userAgent` as the event's user agent. A path outside the organization, or not
- * a valid repository path, is LocalPathError.
+ * `principal`, with `userAgent` as the event's user agent. A path outside the organization, not a
+ * valid repository path, or in an upstream's namespace (the pull-through cache's; writes only),
+ * is LocalPathError.
  */
 export function localEndpoint(
   deps: LocalEndpointDeps,
@@ -53,6 +57,12 @@ export function localEndpoint(
     const resolved = await resolver.resolve(checked(repo));
     if (resolved.groups[0] !== scope.orgUid) {
       throw new LocalPathError(`${repo} is not under organization ${scope.orgName}`);
+    }
+    const upstream = await deps.upstreams?.lookup(repo);
+    if (upstream !== undefined) {
+      throw new LocalPathError(
+        `${repo} is in the namespace of upstream ${upstream.upstream.name}, which only its cache writes`,
+      );
     }
     return resolver.ensureRepo(resolved, principal);
   }

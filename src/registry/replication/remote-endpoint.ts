@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { RemoteError, type RemoteRegistry } from "../remote/remote-registry.js";
+import { keepReferrersTag } from "./referrers-fallback.js";
 import type { ReplicationEndpoint } from "./replication-endpoint.js";
 
 /** `undefined` for a remote `not-found` answer; any other failure is rethrown. */
@@ -54,6 +55,8 @@ export function remoteEndpoint(remote: RemoteRegistry): ReplicationEndpoint {
     },
 
     referrers: (repo, digest, signal) => remote.referrers(repo, digest, signal),
+    referrerStored: (repo, subject, referrer, signal) =>
+      keepReferrersTag(remote, repo, subject, referrer, signal),
     tags: (repo, signal) => remote.tags(repo, signal),
   };
 }

@@ -22,7 +22,8 @@ export interface ReplicationCopierDeps extends LocalEndpointDeps {
 
 /**
  * A run that could not proceed at all: the remote refused its first request (bad credentials, no
- * access, an address the policy refuses), or the repos to copy could not be listed. The failure
+ * access, an address the policy refuses) or could not be reached for it, or the repos to copy
+ * could not be listed. The failure
  * is already recorded through `progress.failed` (one entry); the run is FAILED.
  */
 export class ReplicationHaltedError extends Error {
@@ -31,11 +32,18 @@ export class ReplicationHaltedError extends Error {
   readonly recorded = true;
 }
 
-/** A remote refusal that, before the remote answered anything, means every request would be refused. */
-function refusesEverything(err: unknown): boolean {
+/**
+ * A remote failure that, before the remote answered anything, means every request would fail the
+ * same way: refused credentials or access, an address the policy refuses, or (after the first
+ * tag's retries) a remote that cannot be reached at all.
+ */
+function failsEverything(err: unknown): boolean {
   return (
     err instanceof RemoteError &&
-    (err.kind === "unauthorized" || err.kind === "denied" || err.kind === "address-refused")
+    (err.kind === "unauthorized" ||
+      err.kind === "denied" ||
+      err.kind === "address-refused" ||
+      err.kind === "unreachable")
   );
 }
 
@@ -51,8 +59,9 @@ function messageOf(err: unknown): string {
  * created, tag history, push events by the rule's principal). Tags are copied one by one, each
  * with its manifest tree, blobs and referrers (see copyTag), each retried by `deps.retry`; a tag
  * that still fails is recorded (`progress.failed`) and the run goes on. A refusal of the run's
- * first remote request, or a failed listing, is recorded once and rejects with
- * ReplicationHaltedError. An aborted `signal` rejects with its reason at the next step.
+ * first remote request (or a remote unreachable for it), or a failed listing of the repos, is
+ * recorded once and rejects with ReplicationHaltedError. An aborted `signal` rejects with its
+ * reason at the next step.
  */
 export function createReplicationCopier(deps: ReplicationCopierDeps): ReplicationCopier {
   const policy = deps.retry ?? DEFAULT_RETRY;
@@ -91,15 +100,16 @@ export function createReplicationCopier(deps: ReplicationCopierDeps): Replicatio
     };
     const tagMatches = patternMatcher(rule.tagPattern === "*" ? "" : rule.tagPattern);
 
-    /** Records `err` against `reference`; halts the run when it refuses the whole rule. */
+    /**
+     * Records `err` against `reference`; with `halt`, or when the remote failed before answering
+     * anything (recorded against the remote then), also ends the run.
+     */
     const failed = (reference: string, err: unknown, halt: boolean): void => {
       if (signal.aborted) throw signal.reason;
       const message = messageOf(err);
-      if (halt || (refusesEverything(err) && !watched.answered())) {
-        progress.failed({ reference: watched.remote.url, message });
-        throw new ReplicationHaltedError(message, { cause: err });
-      }
-      progress.failed({ reference, message });
+      const everything = failsEverything(err) && !watched.answered();
+      progress.failed({ reference: everything ? watched.remote.url : reference, message });
+      if (halt || everything) throw new ReplicationHaltedError(message, { cause: err });
     };
 
     let repos: RepoPair[] = [];
@@ -108,7 +118,7 @@ export function createReplicationCopier(deps: ReplicationCopierDeps): Replicatio
         collect(push ? pushRepos(deps.store, rule) : pullRepos(watched.remote, rule, signal)),
       );
     } catch (err) {
-      failed(watched.remote.url, err, true);
+      failed(push ? rule.orgName : watched.remote.url, err, true);
     }
     for (const pair of repos) {
       let tags: string[];

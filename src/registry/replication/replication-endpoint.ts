@@ -49,6 +49,16 @@ export interface ReplicationEndpoint {
   ): Promise<void>;
   /** The manifests of `repo` whose subject is `digest` ([] when none, or when this side cannot tell). */
   referrers(repo: string, digest: string, signal: AbortSignal): Promise<EndpointReferrer[]>;
+  /**
+   * Told that referrer `referrer` of `subject` was just stored in `repo`: a side whose registry
+   * offers no referrers API keeps the OCI 1.1 fallback tag (`sha256-<hex>`) up to date here.
+   */
+  referrerStored?(
+    repo: string,
+    subject: string,
+    referrer: EndpointManifest,
+    signal: AbortSignal,
+  ): Promise<void>;
   /** Every tag of `repo`. */
   tags(repo: string, signal: AbortSignal): AsyncIterable<string>;
 }

@@ -20,9 +20,12 @@ export function patternMatcher(pattern: string): (name: string) => boolean {
   return pattern === "" ? () => true : globMatcher(pattern);
 }
 
-/** `a/b` from the non-empty parts given. */
+/** `a/b` from the parts given, without empty parts or stray slashes (a destination `mirror/` included). */
 function joinPath(...parts: string[]): string {
-  return parts.filter((p) => p !== "").join("/");
+  return parts
+    .map((p) => p.replace(/^\/+|\/+$/g, ""))
+    .filter((p) => p !== "")
+    .join("/");
 }
 
 /**

@@ -53,7 +53,7 @@ export type TagCopyOutcome = "copied" | "skipped" | "gone";
 
 /**
  * Copies tag `tag` of `sourceRepo` to `targetRepo`. When the target's tag already names the same
- * digest and every referrer (recursively) is there, nothing is written ("skipped"). Otherwise the
+ * digest and lists every referrer (recursively) as such, nothing is written ("skipped"). Otherwise the
  * manifest tree goes first (an index's children, each manifest's blobs: HEAD, else a cross-repo
  * mount from a repo this run already filled, else streamed), then the tag, then the referrers
  * with their blobs. Throws the first failure; what was written stays (a retry skips it).
@@ -70,24 +70,31 @@ export async function copyTag(
   const current = await target.tagDigest(targetRepo, tag, signal);
   const referrers = await referrerTree(ctx, sourceRepo, digest);
   if (current === digest) {
-    if (await allPresent(ctx, targetRepo, referrers)) return "skipped";
+    if ((await undiscovered(ctx, targetRepo, referrers)).length === 0) return "skipped";
   } else {
     const manifest = await source.manifest(sourceRepo, digest, signal);
     if (manifest === undefined) return "gone";
     await copyManifest(ctx, sourceRepo, targetRepo, manifest, tag);
   }
-  for (const referrer of referrers) {
-    if (await hasManifest(ctx, targetRepo, referrer)) continue;
+  for (const { digest: referrer, subject } of await undiscovered(ctx, targetRepo, referrers)) {
     const manifest = await source.manifest(sourceRepo, referrer, signal);
-    if (manifest !== undefined) await copyManifest(ctx, sourceRepo, targetRepo, manifest, referrer);
+    if (manifest === undefined) continue;
+    await copyManifest(ctx, sourceRepo, targetRepo, manifest, referrer);
+    await target.referrerStored?.(targetRepo, subject, manifest, signal);
   }
   return "copied";
 }
 
-/** The digests of every referrer of `digest` and of theirs (to REFERRER_DEPTH), parents first. */
-async function referrerTree(ctx: TagCopyContext, repo: string, digest: string): Promise<string[]> {
+/** A referrer found under a tag: its digest and the digest it refers to. */
+interface FoundReferrer {
+  digest: string;
+  subject: string;
+}
+
+/** Every referrer of `digest` and of theirs (to REFERRER_DEPTH), parents first. */
+async function referrerTree(ctx: TagCopyContext, repo: string, digest: string): Promise<FoundReferrer[]> {
   const seen = new Set<string>([digest]);
-  const out: string[] = [];
+  const out: FoundReferrer[] = [];
   let level = [digest];
   for (let depth = 0; depth < REFERRER_DEPTH && level.length > 0; depth++) {
     const next: string[] = [];
@@ -95,7 +102,7 @@ async function referrerTree(ctx: TagCopyContext, repo: string, digest: string): 
       for (const referrer of await ctx.source.referrers(repo, subject, ctx.signal)) {
         if (seen.has(referrer.digest)) continue;
         seen.add(referrer.digest);
-        out.push(referrer.digest);
+        out.push({ digest: referrer.digest, subject });
         next.push(referrer.digest);
       }
     }
@@ -104,9 +111,28 @@ async function referrerTree(ctx: TagCopyContext, repo: string, digest: string): 
   return out;
 }
 
-async function allPresent(ctx: TagCopyContext, repo: string, digests: string[]): Promise<boolean> {
-  for (const digest of digests) if (!(await hasManifest(ctx, repo, digest))) return false;
-  return true;
+/**
+ * The referrers the target does not list as referrers of their subject (one question per subject):
+ * missing ones, and ones stored but not yet discoverable (a run cut off before a fallback tag was
+ * updated), so a later run finishes what an interrupted one began.
+ */
+async function undiscovered(
+  ctx: TagCopyContext,
+  repo: string,
+  referrers: FoundReferrer[],
+): Promise<FoundReferrer[]> {
+  const listed = new Map<string, Set<string>>();
+  const out: FoundReferrer[] = [];
+  for (const referrer of referrers) {
+    let known = listed.get(referrer.subject);
+    if (known === undefined) {
+      known = new Set((await ctx.target.referrers(repo, referrer.subject, ctx.signal)).map((d) => d.digest));
+      listed.set(referrer.subject, known);
+    }
+    if (known.has(referrer.digest)) ctx.memory.sawManifest(repo, referrer.digest);
+    else out.push(referrer);
+  }
+  return out;
 }
 
 async function hasManifest(ctx: TagCopyContext, repo: string, digest: string): Promise<boolean> {

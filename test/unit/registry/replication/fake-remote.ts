@@ -49,6 +49,8 @@ export class FakeRemote implements RemoteRegistry {
   failWith: ((op: FakeOp, repo: string, reference: string) => RemoteError | undefined) | undefined;
   /** Whether cross-repo mounts are offered. */
   mounts = true;
+  /** Whether the referrers API is offered (else referrers come from the `sha256-<hex>` fallback tag). */
+  referrersApi = true;
   /** Whether the catalog is offered. */
   catalogOffered = true;
   closed = 0;
@@ -168,6 +170,13 @@ export class FakeRemote implements RemoteRegistry {
     this.enter("referrers", repo, digest);
     const r = this.repo(repo);
     if (!r) return [];
+    if (!this.referrersApi) {
+      const fallback = r.tags.get(digest.replace(":", "-"));
+      const index = fallback === undefined ? undefined : r.manifests.get(fallback);
+      return index
+        ? (JSON.parse(index.content.toString()) as { manifests: RemoteDescriptor[] }).manifests
+        : [];
+    }
     return [...r.manifests.entries()]
       .filter(([, m]) => m.subject === digest)
       .map(([d, m]) => ({

@@ -204,8 +204,54 @@ onOneEngine("replication copier", (db) => {
       assert.deepEqual([...(remote.repos.get("team/a")?.tags.keys() ?? [])], ["v1"]);
 
       remote = new FakeRemote();
-      await run(rule({ repoPattern: "team/**" }));
+      await run(rule({ repoPattern: "team/**", destination: "/mirror/" }));
       assert.deepEqual([...remote.repos.keys()].sort(), ["mirror/team/a", "mirror/team/deep/b"]);
+    });
+
+    it("keeps the referrers fallback tag on a remote without the referrers API", async () => {
+      const image = asManifest(buildImage("signed"));
+      const first = buildSignature(image, "alice");
+      const second = buildSignature(image, "bob");
+      await wharf.push("acme/app", "v1", image);
+      await wharf.push("acme/app", first.digest, first);
+      remote.referrersApi = false;
+      assert.deepEqual((await run(rule())).failures, []);
+      const tag = `sha256-${image.digest.slice("sha256:".length)}`;
+      const listed = async () =>
+        (await remote.referrers("mirror/app", image.digest)).map((d) => d.digest).sort();
+      assert.deepEqual(await listed(), [first.digest]);
+      const descriptor = (await remote.referrers("mirror/app", image.digest))[0];
+      assert.equal(descriptor?.artifactType, COSIGN_SIGNATURE);
+      assert.ok(remote.repos.get("mirror/app")?.tags.has(tag));
+
+      // A second signature joins the index; a run with nothing new leaves it alone.
+      await wharf.push("acme/app", second.digest, second);
+      assert.deepEqual((await run(rule())).failures, []);
+      assert.deepEqual(await listed(), [first.digest, second.digest].sort());
+      remote.calls.length = 0;
+      await run(rule());
+      assert.equal(remote.count("putManifest"), 0);
+    });
+
+    it("finishes a fallback tag a cut-off run left out, without sending the referrer again", async () => {
+      const image = asManifest(buildImage("cut"));
+      const signature = buildSignature(image);
+      await wharf.push("acme/app", "v1", image);
+      await wharf.push("acme/app", signature.digest, signature);
+      remote.referrersApi = false;
+      remote.seed("mirror/app", "v1", image);
+      remote.seed("mirror/app", signature.digest, signature); // stored, but no fallback tag yet
+      const progress = await run(rule());
+      assert.deepEqual(progress.failures, []);
+      assert.deepEqual(
+        remote.calls.filter((c) => c.startsWith("putManifest") || c.startsWith("pushBlob")),
+        [`putManifest mirror/app sha256-${image.digest.slice(7)}`],
+      );
+      assert.deepEqual(
+        (await remote.referrers("mirror/app", image.digest)).map((d) => d.digest),
+        [signature.digest],
+      );
+      assert.equal(progress.counters.copiedManifests, 0);
     });
 
     it("moves a tag the remote has at another digest", async () => {
@@ -333,6 +379,57 @@ onOneEngine("replication copier", (db) => {
       assert.match(progress.failures[0]?.message ?? "", /not a repository path/);
       assert.ok((await wharf.resolver.resolve("acme/good/x")).repo);
     });
+
+    it("writes nowhere but under the rule's own organization, whatever its name says", async () => {
+      const evil = await wharf.organization("evil");
+      remote.seed("x/app", "v1", asManifest(buildImage("foreign")));
+      // A rule of `evil` that names acme (a renamed or forged config) cannot write into acme.
+      const progress = await run({ ...rule({ direction: "PULL", repoPattern: "x/app" }), orgUid: evil.uid });
+      assert.deepEqual(progress.failures, [
+        { reference: "x/app:v1", message: "acme/mirror/x/app is not under organization acme" },
+      ]);
+      assert.equal((await wharf.resolver.resolve("acme/mirror/x/app")).repo, undefined);
+      // Nor read from it: a PUSH of `evil` named acme sees none of acme's repos.
+      await wharf.push("acme/secret", "v1", asManifest(buildImage("secret")));
+      await wharf.push("evil/secret", "v1", asManifest(buildImage("evil's own")));
+      const pushed = await run({ ...rule(), orgUid: evil.uid });
+      assert.deepEqual(pushed.failures, []);
+      assert.equal(remote.repos.has("mirror/secret"), false);
+    });
+
+    it("does not write into an upstream's namespace (the pull-through cache's)", async () => {
+      remote.seed("x/app", "v1", asManifest(buildImage("cached")));
+      const progress = progressSink();
+      const copier = createReplicationCopier({
+        ...wharf,
+        upstreams: {
+          lookup: async (name) =>
+            name.startsWith("acme/hub/")
+              ? {
+                  upstream: {
+                    ...{ uid: "u", orgUid: org.uid, orgName: "acme", name: "hub", url: "https://hub.test" },
+                    ...{ username: "", password: "", tagTtlMs: 1, updateTime: 1 },
+                  },
+                  path: name.slice("acme/hub/".length),
+                }
+              : undefined,
+        },
+        remoteFor: () => remote,
+        retry: FAST,
+      });
+      await copier.run(
+        rule({ direction: "PULL", repoPattern: "x/app", destination: "hub" }),
+        progress,
+        new AbortController().signal,
+      );
+      assert.deepEqual(progress.failures, [
+        {
+          reference: "x/app:v1",
+          message: "acme/hub/x/app is in the namespace of upstream hub, which only its cache writes",
+        },
+      ]);
+      assert.equal((await wharf.resolver.resolve("acme/hub/x/app")).repo, undefined);
+    });
   });
 
   describe("failures", () => {
@@ -418,6 +515,52 @@ onOneEngine("replication copier", (db) => {
       ]);
       assert.equal(remote.calls.length, 1);
       assert.equal(remote.closed, 1);
+    });
+
+    it("stops after the first tag when the remote cannot be reached at all", async () => {
+      for (const tag of ["v1", "v2", "v3"]) await wharf.push("acme/app", tag, asManifest(buildImage(tag)));
+      remote.failWith = () => new RemoteError("unreachable", "https://remote.test: connection refused");
+      const progress = progressSink();
+      const copier = createReplicationCopier({ ...wharf, remoteFor: () => remote, retry: FAST });
+      await assert.rejects(
+        copier.run(rule(), progress, new AbortController().signal),
+        ReplicationHaltedError,
+      );
+      assert.deepEqual(progress.failures, [
+        { reference: remote.url, message: "https://remote.test: connection refused" },
+      ]);
+      assert.equal(remote.calls.length, 3, "the first tag's 3 attempts, then nothing");
+    });
+
+    it("a run cut off midway is finished by the next one without sending again what was sent", async () => {
+      const images = ["v1", "v2", "v3"].map((tag) =>
+        asManifest(buildImage(`resume-${tag}`, [`layer ${tag}`, "common"])),
+      );
+      for (const [i, image] of images.entries()) await wharf.push("acme/app", `v${i + 1}`, image);
+      const controller = new AbortController();
+      let pushes = 0;
+      remote.failWith = (op) => {
+        if (op === "pushBlob" && ++pushes === 4) controller.abort(new Error("killed"));
+        return undefined;
+      };
+      const copier = createReplicationCopier({ ...wharf, remoteFor: () => remote, retry: FAST });
+      await assert.rejects(copier.run(rule(), progressSink(), controller.signal), /killed/);
+      // What the remote holds; a transfer the abort cut off is not there, and is sent again.
+      const sentBefore = new Set(remote.repos.get("mirror/app")?.blobs);
+      assert.ok(sentBefore.size >= 2, `${sentBefore.size} blobs stored before the cut`);
+
+      remote.failWith = undefined;
+      remote.calls.length = 0;
+      const progress = await run(rule());
+      assert.deepEqual(progress.failures, []);
+      const sentAfter = remote.calls
+        .filter((c) => c.startsWith("pushBlob"))
+        .map((c) => c.split(" ")[2] ?? "");
+      for (const digest of sentAfter) assert.ok(!sentBefore.has(digest), `${digest} sent twice`);
+      for (const [i, image] of images.entries()) {
+        assert.equal(remote.repos.get("mirror/app")?.tags.get(`v${i + 1}`), image.digest);
+      }
+      assert.ok(progress.counters.skippedBlobs >= sentBefore.size - 1);
     });
 
     it("aborts promptly with the signal's reason, recording nothing", async () => {
