@@ -195,6 +195,36 @@ forEachEngine("replication against a real registry (docker-registry)", (db) => {
       assert.ok(inspected.includes(v1.configDigest));
     });
 
+    it("replicates to a second Wharf through its Bearer token flow", async () => {
+      const second = await startTestServer({
+        config: { eventsAllowLoopback: "true", eventsAllowHttp: "true" },
+      });
+      try {
+        await second.create("/iam/v2/groups", { name: "dr" });
+        const rule = await createRule({
+          name: "to-second-wharf",
+          direction: "PUSH",
+          trigger: "MANUAL",
+          // `_token` with a registry token as the password: Basic at /token, then Bearer.
+          remote: { url: second.registryUrl, username: "_token", password: await second.registryToken() },
+          repoPattern: "team/**",
+          destination: "dr",
+          enabled: true,
+        });
+        const run = await ended((await runNow(rule)).uid);
+        assert.equal(run.state, "SUCCEEDED", JSON.stringify(run.errors));
+        const head = await second.registry("/v2/dr/team/app/manifests/v1", {
+          method: "HEAD",
+          token: await second.registryToken(),
+          headers: { accept: MANIFEST_ACCEPT },
+        });
+        assert.equal(head.status, 200);
+        assert.equal(head.headers.get("docker-content-digest"), v1.manifestDigest);
+      } finally {
+        await second.close();
+      }
+    });
+
     it("a remote refusing the credentials shows in the run's errors (FAILED)", async () => {
       const rule = await createRule({
         name: "bad-password",
