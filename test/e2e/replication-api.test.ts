@@ -385,6 +385,26 @@ onOneEngine("replication rules and runs over the API (a stand-in copier)", (db) 
     assert.equal((await runsOfRule()).length, 1);
   });
 
+  it("INTERVAL fires a due rule once, then one interval later", async () => {
+    const created = await create("ticking", { trigger: "INTERVAL", interval: "1h" });
+    const stored = await wharf.store.replication.getRule(created.uid);
+    assert.ok(
+      stored?.nextRunTime && stored.nextRunTime > Date.now() + 3_500_000,
+      "first run one interval on",
+    );
+    // Due now (as an hour later would be).
+    await wharf.store.replication.updateRule({ ...stored, nextRunTime: Date.now() - 1 });
+    const runs = async () =>
+      (await expectJson<{ runs?: Run[] }>(await api(`/registry/v2/replicationRuns?rule=${created.uid}`)))
+        .runs ?? [];
+    const run = await until("an INTERVAL run", async () => (await runs())[0]);
+    assert.equal(run.trigger, "INTERVAL");
+    assert.equal((await ended(run.uid)).state, "SUCCEEDED");
+    const next = (await wharf.store.replication.getRule(created.uid))?.nextRunTime ?? 0;
+    assert.ok(next > Date.now() + 3_500_000, "the next firing is an interval on");
+    assert.equal((await runs()).length, 1);
+  });
+
   it("keeps other organizations out: B's owner cannot read, change, run or list A's rules and runs", async () => {
     const created = await create("private");
     const run = await expectJson<Run>(
