@@ -11,6 +11,7 @@ import {
   type ReplicationWorker,
   startReplicationWorker,
 } from "../registry/replication/replication-worker.js";
+import type { UpstreamDirectory } from "../registry/upstreams/upstream-directory.js";
 import type { Store } from "../storage/store.js";
 import type { Delivery } from "./delivery-wing.js";
 
@@ -37,6 +38,8 @@ export function startReplication(deps: {
   registry: Pick<RegistryDeps, "content" | "uploads" | "resolver" | "events">;
   sinks: Delivery["sinks"];
   metrics: ReplicationMetrics;
+  /** The upstreams' namespaces, which a PULL never writes into (the cache's); none when omitted. */
+  upstreams?: Pick<UpstreamDirectory, "lookup"> | undefined;
   tunables?: ReplicationTunables | undefined;
   onClose: (close: () => Promise<void>) => void;
 }): ReplicationWorker {
@@ -48,6 +51,7 @@ export function startReplication(deps: {
       store,
       clock,
       ...deps.registry,
+      upstreams: deps.upstreams,
       remoteFor: (rule) =>
         createRemoteRegistry({
           url: rule.remote.url,
