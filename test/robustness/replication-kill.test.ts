@@ -54,9 +54,11 @@ async function countingProxy(target: string): Promise<CountingProxy> {
   const to = new URL(target);
   const completed: string[] = [];
   const server: Server = createServer((req: IncomingMessage, res) => {
+    let bodyDone = false;
     const upstream = request(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
+        // Counted even when the client is gone: a body that arrived whole may still complete.
         const url = new URL(req.url ?? "/", "http://proxy");
         const digest = url.searchParams.get("digest");
         if (
@@ -67,13 +69,22 @@ async function countingProxy(target: string): Promise<CountingProxy> {
         ) {
           completed.push(digest);
         }
+        if (res.destroyed) {
+          answer.resume();
+          return;
+        }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
     );
     upstream.on("error", () => res.destroy());
-    req.on("aborted", () => upstream.destroy());
-    res.on("close", () => upstream.destroy());
+    req.on("end", () => {
+      bodyDone = true;
+    });
+    // A client killed mid-body: the upload is cut short upstream too.
+    req.on("close", () => {
+      if (!bodyDone) upstream.destroy();
+    });
     if (req.method === "PUT" || req.method === "PATCH") req.pipe(throttle(UPLOAD_RATE)).pipe(upstream);
     else req.pipe(upstream);
   });
