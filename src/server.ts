@@ -9,6 +9,7 @@ import { createLifecycle } from "./composition/lifecycle.js";
 import { buildOperations } from "./composition/operations.js";
 import { bindPorts } from "./composition/ports.js";
 import { buildRegistryDeps } from "./composition/registry-wing.js";
+import { type ReplicationTunables, startReplication } from "./composition/replication-wing.js";
 import { buildSecurityData } from "./composition/security-data-wing.js";
 import { type ShutdownPlan, waitOutDelay } from "./composition/shutdown-plan.js";
 import { buildTls } from "./composition/tls.js";
@@ -72,6 +73,8 @@ export interface ServerOptions {
   retention?: { pollMs?: number };
   /** Audit log tunables: the record batch and the retention job's interval (ADR 0048). */
   audit?: AuditTunables;
+  /** Replication tunables: polling, progress writes, a copier of the test's (ADR 0054). */
+  replication?: ReplicationTunables;
   /**
    * Resolves webhook sink host names, when subscriptions are created and when deliveries connect;
    * default: the system resolver. Tests simulate DNS with it (delivery then runs on the serving
@@ -141,11 +144,15 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       vulnReportMaxBytes: config.vulnReportMaxBytes,
     });
     const securityRoutes = securityData.routes;
+    // The worker starts once the registry's deps exist; until then a queued run waits for its poll.
+    let replication: ReturnType<typeof startReplication> | undefined;
+    const replicationQueued = () => replication?.poke();
     api.serve(
       buildApiHandler({
         ...{ ...base, config, pageTokens, access, tokens, delivery, operations, securityRoutes },
         audit: audit.api,
         upstreams,
+        replicationQueued,
       }),
     );
     const registryDeps = buildRegistryDeps({
@@ -179,6 +186,11 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       },
     );
     onClose(() => retention.close());
+    replication = startReplication({
+      ...{ config, store, clock, logger, registry: registryDeps, sinks: delivery.sinks },
+      ...{ metrics: operations.metrics.replication, tunables: options.replication, onClose },
+      ...{ secrets: upstreams.secrets, upstreams: upstreams.directory },
+    });
     return {
       ...urls,
       store,

@@ -42,6 +42,10 @@ import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.j
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ImmutabilityRulesService } from "./gen/platform/registry/v2/immutability_pb.js";
 import { QuotasService } from "./gen/platform/registry/v2/quotas_pb.js";
+import {
+  ReplicationRulesService,
+  ReplicationRunsService,
+} from "./gen/platform/registry/v2/replication_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
@@ -76,6 +80,9 @@ import { createEolTagsHandlers, type EolTagsServiceDeps } from "./registry/eol/e
 import { createImagesService } from "./registry/images-service.js";
 import { createImmutabilityRulesService } from "./registry/immutability/immutability-rules-service.js";
 import { createQuotasService } from "./registry/quotas/quotas-service.js";
+import { replicationDepsOf } from "./registry/replication/replication-deps.js";
+import { createReplicationRunsService } from "./registry/replication/replication-runs-service.js";
+import { createReplicationRulesService } from "./registry/replication/replication-service.js";
 import { createReposService } from "./registry/repos-service.js";
 import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
@@ -103,6 +110,8 @@ export interface ServiceDeps
     UpstreamsServiceDeps {
   /** The whole Store: each domain's deps name the sub-stores it uses, and the Store has them all. */
   store: Store;
+  /** Told when a replication run was queued through the API (the worker looks for it at once). */
+  replicationQueued?: (() => void) | undefined;
 }
 
 /** Every service of the platform API, bound to its implementation; served by every transport. */
@@ -145,6 +154,8 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(QuotasService, createQuotasService(deps)),
     bindService(UpstreamsService, createUpstreamsService(deps)),
+    bindService(ReplicationRulesService, createReplicationRulesService(replicationDepsOf(deps))),
+    bindService(ReplicationRunsService, createReplicationRunsService(deps)),
     bindService(SubscriptionsService, subscriptions),
     bindService(ArtifactsService, artifacts),
     bindService(AdvisoriesService, advisories),

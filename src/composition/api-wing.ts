@@ -54,6 +54,8 @@ export interface ApiWingDeps {
   audit?: CallAuditor | undefined;
   /** The secret box upstream passwords are sealed with. */
   upstreams: Pick<Upstreams, "secrets">;
+  /** Told when a replication run was queued through the API. */
+  replicationQueued?: (() => void) | undefined;
 }
 
 /**
@@ -82,6 +84,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     termsDocuments: config.termsDocuments,
     publicNamespace: config.publicNamespace,
     secrets: deps.upstreams.secrets,
+    replicationQueued: deps.replicationQueued,
   });
   const { metrics, readiness } = deps.operations;
   const apiLimit = config.rateLimits?.api;

@@ -84,6 +84,8 @@ export interface WharfConfig {
    * ADR 0053): registry hosts whose repositories are served from an organization's upstream cache.
    */
   mirrorUpstreams: MirrorUpstream[];
+  /** Replication (ADR 0054): how long a run's lease lasts; a killed server's run is taken over after it (ms, default 1 min). */
+  replication: { leaseMs: number };
 }
 
 /** The rate limits of `--rate-limit-api` and `--rate-limit-registry` (ADR 0043); a limit left out is off. */
@@ -162,6 +164,7 @@ export interface ConfigInput {
   auditRetention?: string | undefined;
   /** Comma-separated `<registry host>=<org>/<upstream name>` (the flag is repeatable; its values are joined). */
   mirrorUpstream?: string | undefined;
+  replicationLease?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -205,6 +208,7 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   auditPulls: "WHARF_AUDIT_PULLS",
   auditRetention: "WHARF_AUDIT_RETENTION",
   mirrorUpstream: "WHARF_MIRROR_UPSTREAM",
+  replicationLease: "WHARF_REPLICATION_LEASE",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -262,6 +266,9 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
       retentionMs: parseDurationMs(pick("auditRetention") ?? "400d", "audit-retention"),
     },
     mirrorUpstreams: parseMirrorUpstreamFlag(pick("mirrorUpstream")),
+    replication: {
+      leaseMs: parseDurationMs(pick("replicationLease") ?? "1m", "replication-lease"),
+    },
   };
 }
 

@@ -34,6 +34,14 @@ export const EVENT_RESOURCES = {
     stem: "dev.wharf.api.registry.retention_policy",
     collection: "/registry/v2/retentionPolicies",
   },
+  replicationRule: {
+    stem: "dev.wharf.api.registry.replication_rule",
+    collection: "/registry/v2/replicationRules",
+  },
+  replicationRun: {
+    stem: "dev.wharf.api.registry.replication_run",
+    collection: "/registry/v2/replicationRuns",
+  },
   vulnReport: { stem: "dev.wharf.api.registry.vuln_report", collection: "/registry/v1/vuln_reports" },
   quota: { stem: "dev.wharf.api.registry.quota", collection: "/registry/v2/quotas" },
   upstream: { stem: "dev.wharf.api.registry.upstream", collection: "/registry/v2/upstreams" },

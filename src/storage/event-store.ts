@@ -190,7 +190,8 @@ export interface LaneOutcome {
 export interface EventOutboxStore {
   /**
    * Appends `event` when subscriptions at its group or an ancestor exist, and returns how many
-   * there are; when there are none nothing is stored (and a lazy `data` is never built). The row
+   * there are; when there are none nothing is stored (and a lazy `data` is never built), except a
+   * push of an organization with an ON_PUSH replication cursor (ADR 0054), kept for it. The row
    * is written right before the transaction commits, so it is not visible inside it; on
    * PostgreSQL appends of one organization are serialized there, so every subscription sees its
    * events commit in `seq` order (a cursor never passes an event that commits later).

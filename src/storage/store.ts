@@ -27,6 +27,7 @@ import type {
   TagStore,
   UploadStore,
 } from "./registry-store.js";
+import type { ReplicationStore } from "./replication-store.js";
 import type { RetentionStore } from "./retention-store.js";
 import type { SettingsStore } from "./settings-store.js";
 import type { UpstreamStore } from "./upstream-store.js";
@@ -99,6 +100,8 @@ export interface Store {
   audit: AuditStore;
   /** Upstreams of the pull-through cache (ADR 0051). */
   upstreams: UpstreamStore;
+  /** Replication rules, their runs and the ON_PUSH cursors (ADR 0054). */
+  replication: ReplicationStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

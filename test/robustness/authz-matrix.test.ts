@@ -72,6 +72,9 @@ interface Fixtures {
   retentionPolicy: string;
   /** An upstream of A (its URL a documentation address: nothing ever connects to it). */
   upstream: string;
+  /** A MANUAL replication rule of A (its remote is a closed loopback port) and one run of it. */
+  replicationRule: string;
+  replicationRun: string;
   /** A delivery still pending to `subscription` (its sink never answers): `:redeliver` refuses it. */
   pendingDelivery: string;
   /** An imported advisory (global data, in no organization). */
@@ -122,6 +125,7 @@ interface FreshFixtures {
   immutabilityRule(): Promise<string>;
   retentionPolicy(): Promise<string>;
   upstream(): Promise<string>;
+  replicationRule(): Promise<string>;
   accountAssociation(): Promise<string>;
   /** The code of a new invite to the viewer role at a new folder of A. */
   inviteCode(): Promise<string>;
@@ -494,6 +498,44 @@ const ROWS: Record<string, Row> = {
   },
   "platform.registry.v2.RetentionPoliciesService/RunRetentionPolicy": {
     request: (f) => ({ uid: f.retentionPolicy }),
+  },
+
+  "platform.registry.v2.ReplicationRulesService/ListReplicationRules": {
+    request: (f) => ({ uidp: { descendantsOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.replicationRules).includes(f.replicationRule) },
+  },
+  "platform.registry.v2.ReplicationRulesService/GetReplicationRule": {
+    request: (f) => ({ uid: f.replicationRule }),
+  },
+  "platform.registry.v2.ReplicationRulesService/CreateReplicationRule": {
+    request: (f, fresh) => ({
+      parent: f.orgA,
+      replicationRule: {
+        name: fresh.name("rule"),
+        direction: "PUSH",
+        trigger: "MANUAL",
+        remote: { url: "https://127.0.0.1:9" },
+      },
+    }),
+  },
+  "platform.registry.v2.ReplicationRulesService/UpdateReplicationRule": {
+    request: (f) => ({
+      replicationRule: { uid: f.replicationRule, tagPattern: "v*" },
+      updateMask: "tagPattern",
+    }),
+  },
+  "platform.registry.v2.ReplicationRulesService/DeleteReplicationRule": {
+    request: async (_f, fresh) => ({ uid: await fresh.replicationRule() }),
+  },
+  "platform.registry.v2.ReplicationRulesService/RunReplicationRule": {
+    request: (f) => ({ uid: f.replicationRule }),
+  },
+  "platform.registry.v2.ReplicationRunsService/ListReplicationRuns": {
+    request: (f) => ({ rule: f.replicationRule }),
+    list: { sees: (r, f) => uidsOf(r.runs).includes(f.replicationRun) },
+  },
+  "platform.registry.v2.ReplicationRunsService/GetReplicationRun": {
+    request: (f) => ({ uid: f.replicationRun }),
   },
 
   "platform.registry.v2.ImagesService/GetArchitectures": {
@@ -951,6 +993,15 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       post(`/registry/v2/immutabilityRules/${orgA}`, { tagPatterns: ["matrix-never-*"] });
     const upstream = () =>
       post(`/registry/v2/upstreams/${orgA}`, { name: name("up"), url: "https://192.0.2.1" });
+    const replicationRule = () =>
+      post(`/registry/v2/replicationRules/${orgA}`, {
+        name: name("rule"),
+        direction: "PUSH",
+        trigger: "MANUAL",
+        remote: { url: "https://127.0.0.1:9" },
+      });
+    const replicationRuleUid = await replicationRule();
+    const replicationRun = await post(`/registry/v2/replicationRules/${replicationRuleUid}:run`, {});
     const retentionRepo = await repo();
     const retentionPolicy = () =>
       post(`/registry/v2/retentionPolicies/${retentionRepo}`, { rules: [{ keepLatest: 1 }] });
@@ -1022,6 +1073,8 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       immutabilityRule: await immutabilityRule(),
       retentionPolicy: await retentionPolicy(),
       upstream: await upstream(),
+      replicationRule: replicationRuleUid,
+      replicationRun,
       pendingDelivery: "",
       advisory: await importedAdvisory(),
       vulnReportTime: (
@@ -1062,6 +1115,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       immutabilityRule,
       retentionPolicy,
       upstream,
+      replicationRule,
       async accountAssociation() {
         const g = await group();
         await post(`/iam/v2/accountAssociations/${g}`, {

@@ -65,6 +65,8 @@ export async function startTestServer(
     retention?: ServerOptions["retention"];
     /** Audit log tunables (record batch, retention interval). */
     audit?: ServerOptions["audit"];
+    /** Replication tunables (polling, progress writes, a stand-in copier). */
+    replication?: ServerOptions["replication"];
     /** Resolves webhook sink host names (simulated DNS); delivery then runs on the test's thread. */
     resolveSinkHost?: ServerOptions["resolveSinkHost"];
     /** The SQLite file's write lock, for a test thread to hold (see write-lock-holder.ts). */
@@ -91,6 +93,7 @@ export async function startTestServer(
     ...(opts.pullEvents ? { pullEvents: opts.pullEvents } : {}),
     ...(opts.retention ? { retention: opts.retention } : {}),
     ...(opts.audit ? { audit: opts.audit } : {}),
+    ...(opts.replication ? { replication: opts.replication } : {}),
     ...(opts.resolveSinkHost ? { resolveSinkHost: opts.resolveSinkHost } : {}),
     ...(opts.sqliteWriteLock ? { sqliteWriteLock: opts.sqliteWriteLock } : {}),
   });

@@ -19,6 +19,7 @@ const GROUPS: Record<ClientGroup, () => Promise<Register>> = {
   advisories: async () => (await import("./commands/advisories.js")).registerAdvisories,
   audit: async () => (await import("./commands/audit.js")).registerAudit,
   upstreams: async () => (await import("./commands/upstreams.js")).registerUpstreams,
+  replication: async () => (await import("./commands/replication.js")).registerReplication,
 };
 
 /** The client group a command line runs, if any (`wharf --api-url U iam …` runs `iam`). */

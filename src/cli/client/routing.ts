@@ -12,6 +12,7 @@ export const CLIENT_GROUPS = {
   advisories: "security advisories: what a distributor says about a vulnerability in an artifact",
   audit: "the audit log: who did what, allowed or refused",
   upstreams: "pull-through cache upstreams of organizations",
+  replication: "replication rules and runs: copy images to and from other registries",
 } as const;
 
 /** A client group's name. */

@@ -198,6 +198,11 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     repeatable: true,
   },
   {
+    flags: "--replication-lease <duration>",
+    field: "replicationLease",
+    help: "how long a replication run is held by its server; a killed server's run restarts elsewhere after it (default 1m)",
+  },
+  {
     flags: "--log-level <level>",
     field: "logLevel",
     help: "least severe log line written: trace, debug, info, warn, error, fatal or silent (default info)",
@@ -224,6 +229,7 @@ export const SERVE_ONLY_FIELDS: readonly (keyof ConfigInput)[] = [
   "auditPulls",
   "auditRetention",
   "mirrorUpstream",
+  "replicationLease",
   "logLevel",
   "logFormat",
 ];

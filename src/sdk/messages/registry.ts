@@ -2,6 +2,7 @@
 export * from "../../gen/platform/registry/v2/images_pb.js";
 export * from "../../gen/platform/registry/v2/immutability_pb.js";
 export * from "../../gen/platform/registry/v2/quotas_pb.js";
+export * from "../../gen/platform/registry/v2/replication_pb.js";
 export * from "../../gen/platform/registry/v2/repos_pb.js";
 export * from "../../gen/platform/registry/v2/retention_pb.js";
 export * from "../../gen/platform/registry/v2/tags_pb.js";

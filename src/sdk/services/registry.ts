@@ -1,6 +1,10 @@
 import { ImagesService } from "../../gen/platform/registry/v2/images_pb.js";
 import { ImmutabilityRulesService } from "../../gen/platform/registry/v2/immutability_pb.js";
 import { QuotasService } from "../../gen/platform/registry/v2/quotas_pb.js";
+import {
+  ReplicationRulesService,
+  ReplicationRunsService,
+} from "../../gen/platform/registry/v2/replication_pb.js";
 import { ReposService } from "../../gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "../../gen/platform/registry/v2/retention_pb.js";
 import { TagsService } from "../../gen/platform/registry/v2/tags_pb.js";
@@ -16,4 +20,6 @@ export const REGISTRY_SERVICES = {
   retentionPolicies: RetentionPoliciesService,
   quotas: QuotasService,
   upstreams: UpstreamsService,
+  replicationRules: ReplicationRulesService,
+  replicationRuns: ReplicationRunsService,
 } as const satisfies ServiceTable[string];

@@ -11,6 +11,7 @@ import type {
   PendingDelivery,
   StoredEvent,
 } from "../event-store.js";
+import { REPLICATION_TRIGGER_EVENT_TYPE } from "../replication-store.js";
 import { readInt } from "./dialect.js";
 import type { Database } from "./schema.js";
 import { precompiled, precompiledBySize, type SqlContext } from "./sql-context.js";
@@ -89,11 +90,15 @@ const OWES_ANY = sql<SqlBool>`(exists (select 1 from events e where e.group_uid 
 
 /**
  * `e` (an event) is still needed by a dead letter or a redelivery: a dead letter not requeued, a
- * pending redelivery, or a failed one not requeued (ADR 0049).
+ * pending redelivery, or a failed one not requeued (ADR 0049); or it is a push an organization's
+ * ON_PUSH replication cursor has not passed yet (ADR 0054).
  */
 const NEEDED = sql<SqlBool>`(exists (select 1 from event_dead_letters d where d.event_seq = e.seq and d.requeued_as = '')
   or exists (select 1 from event_redeliveries r where r.event_seq = e.seq
-    and (r.state = 'pending' or (r.state = 'failed' and r.requeued_as = ''))))`;
+    and (r.state = 'pending' or (r.state = 'failed' and r.requeued_as = '')))
+  or (e.type = ${REPLICATION_TRIGGER_EVENT_TYPE} and exists (select 1 from replication_push_cursors c
+    where e.seq > c.cursor_seq and (e.group_uid = c.org_uid
+      or (e.group_uid > c.org_uid || '/' and e.group_uid < c.org_uid || '0')))))`;
 
 /**
  * Deletes the events no subscription still owes and no dead letter or redelivery needs (with
@@ -157,6 +162,19 @@ const insertEvent = precompiled((db) =>
     data: "",
   }),
 );
+
+const selectPushCursor = precompiled((db: Kysely<Database>) =>
+  db.selectFrom("replication_push_cursors").select("org_uid").where("org_uid", "=", ""),
+);
+
+/**
+ * A push of an organization with ON_PUSH replication rules (it has a push cursor) is kept even when
+ * no subscription receives it: replication's trigger reads it from the outbox (ADR 0054).
+ */
+async function replicationWants(tx: SqlContext, event: EventToAppend): Promise<boolean> {
+  if (event.type !== REPLICATION_TRIGGER_EVENT_TYPE) return false;
+  return (await selectPushCursor(tx, [rootOf(event.groupUid)])).length > 0;
+}
 
 /** Advisory-lock class of outbox appends (PostgreSQL), the second key is the organization's hash. */
 const APPEND_LOCK_CLASS = 0x77686172; // "whar"
@@ -419,7 +437,7 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
       return ctx.transaction(async (tx) => {
         const groups = selfAndAncestors(event.groupUid);
         const subscribers = await selectSubscribers(tx, groups.length, groups);
-        if (subscribers.length === 0) return 0;
+        if (subscribers.length === 0 && !(await replicationWants(tx, event))) return 0;
         let appends = appendsOf.get(tx);
         if (!appends) {
           const created: PendingAppends = { roots: new Set(), rows: [] };

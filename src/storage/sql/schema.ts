@@ -496,6 +496,9 @@ export interface Database {
   org_usage_digests: OrgUsageDigestsTable;
   audit_records: AuditRecordsTable;
   upstreams: UpstreamsTable;
+  replication_rules: ReplicationRulesTable;
+  replication_runs: ReplicationRunsTable;
+  replication_push_cursors: ReplicationPushCursorsTable;
 }
 
 /** Stored vulnerability reports (migration 0011); `superseded_time` NULL marks the current one. */
@@ -621,4 +624,49 @@ export interface UpstreamsTable {
   tag_ttl_ms: Int8Column;
   create_time: Int8Column;
   update_time: Int8Column;
+}
+/** `replication_rules` (migration 0022): remote_password is sealed; interval_ms 0 unless INTERVAL. */
+export interface ReplicationRulesTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  direction: string;
+  remote_url: string;
+  remote_username: string;
+  remote_password: string;
+  repo_pattern: string;
+  tag_pattern: string;
+  destination: string;
+  trigger: string;
+  interval: string;
+  interval_ms: Int8Column;
+  enabled: BoolColumn;
+  next_run_time: NullableInt8Column;
+  create_time: Int8Column;
+  update_time: Int8Column;
+}
+
+/** `replication_runs` (migration 0022): errors is JSON text; lease_owner "" when none. */
+export interface ReplicationRunsTable {
+  uid: string;
+  rule_uid: string;
+  trigger: string;
+  state: string;
+  create_time: Int8Column;
+  start_time: NullableInt8Column;
+  end_time: NullableInt8Column;
+  copied_manifests: Int8Column;
+  copied_blobs: Int8Column;
+  copied_bytes: Int8Column;
+  skipped_blobs: Int8Column;
+  errors: string;
+  errors_omitted: Int8Column;
+  lease_owner: string;
+  lease_until: Int8Column;
+}
+
+/** `replication_push_cursors` (migration 0022): the outbox seq each organization's ON_PUSH rules have passed. */
+export interface ReplicationPushCursorsTable {
+  org_uid: string;
+  cursor_seq: Int8Column;
 }

@@ -17,6 +17,7 @@ import { createLibraryStore } from "./library-store.js";
 import { createLoginSessionStore } from "./login-session-store.js";
 import { createManifestStore } from "./manifest-store.js";
 import { createRefreshTokenStore } from "./refresh-token-store.js";
+import { createReplicationStore } from "./replication-store.js";
 import { createRepoStore } from "./repo-store.js";
 import { createRetentionStore } from "./retention-store.js";
 import { createRoleBindingStore } from "./role-binding-store.js";
@@ -77,6 +78,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     usage: createUsageStore(ctx),
     audit: createAuditStore(ctx),
     upstreams: createUpstreamStore(ctx),
+    replication: createReplicationStore(ctx),
     dialect: ctx.dialect.name,
     changes: ctx.changes,
     transaction: (fn, signal) => {

@@ -3,6 +3,7 @@ import { immutabilityCases } from "./immutability.cases.js";
 import { integrityCases } from "./integrity.cases.js";
 import { pagingCases } from "./paging.cases.js";
 import { registryDataCases } from "./registry-data.cases.js";
+import { replicationCases } from "./replication.cases.js";
 import { repoTagCases } from "./repos-tags.cases.js";
 import { retentionCases } from "./retention.cases.js";
 import { transactionCases } from "./transactions.cases.js";
@@ -21,4 +22,5 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   usageCases(db);
   retentionCases(db);
   upstreamCases(db);
+  replicationCases(db);
 });

@@ -21,6 +21,7 @@ import { usageQuotasMigration } from "./0018-usage-quotas.js";
 import { auditLogMigration } from "./0019-audit-log.js";
 import { deliveryRedeliveryMigration } from "./0020-delivery-redelivery.js";
 import { upstreamsMigration } from "./0021-upstreams.js";
+import { replicationMigration } from "./0022-replication.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -49,6 +50,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0019-audit-log": auditLogMigration(dialect),
     "0020-delivery-redelivery": deliveryRedeliveryMigration(dialect),
     "0021-upstreams": upstreamsMigration(dialect),
+    "0022-replication": replicationMigration(dialect),
   };
 }
 
