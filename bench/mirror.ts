@@ -11,7 +11,7 @@
 // another's blobs. Prints each figure per run, the median and spread, Wharf's CPU seconds per run
 // and the ratios; exits 0 unless something errored (it is a report, not a test).
 //
-// Environment: BENCH_LAYERS (4), BENCH_LAYER_MIB (16), BENCH_RUNS (2).
+// Environment: BENCH_LAYERS (4), BENCH_LAYER_MIB (16), BENCH_RUNS (2), BENCH_WHARF_NODE_FLAGS.
 import type { ChildProcess } from "node:child_process";
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
