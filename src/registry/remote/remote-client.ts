@@ -126,11 +126,18 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
     );
   };
 
-  const blobHead = async (full: string, digest: string, what: string, signal?: AbortSignal) => {
+  /** A HEAD of `path` in repo `full` (pull scope): its answer when 200, undefined when 404, else the failure. */
+  const headOf = async (
+    full: string,
+    path: string,
+    headers: Record<string, string>,
+    what: string,
+    signal: AbortSignal | undefined,
+  ) => {
     const res = await send({
       method: "HEAD",
-      url: urlOf(`v2/${full}/blobs/${digest}`),
-      headers: {},
+      url: urlOf(path),
+      headers,
       scopes: pull(full),
       follow: true,
       signal,
@@ -142,7 +149,12 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
     }
     if (res.status !== 200) throw await fail(what, res);
     discard(res.body);
-    return { size: contentLength(header(res.headers, "content-length")) };
+    return res;
+  };
+
+  const blobHead = async (full: string, digest: string, what: string, signal?: AbortSignal) => {
+    const res = await headOf(full, `v2/${full}/blobs/${digest}`, {}, what, signal);
+    return res && { size: contentLength(header(res.headers, "content-length")) };
   };
 
   const uploadSession = (location: string | undefined, from: URL, what: string): URL => {
@@ -209,21 +221,14 @@ export function createRemoteRegistry(opts: RemoteRegistryOptions): RemoteRegistr
       const full = remoteRepo(prefix, repo, `manifest of ${display}`);
       const what = `manifest ${full}${reference.includes(":") ? "@" : ":"}${reference} at ${display}`;
       const ref = manifestReference(reference, what);
-      const res = await send({
-        method: "HEAD",
-        url: urlOf(`v2/${full}/manifests/${reference}`),
-        headers: { accept: MANIFEST_ACCEPT },
-        scopes: pull(full),
-        follow: true,
-        signal,
+      const res = await headOf(
+        full,
+        `v2/${full}/manifests/${reference}`,
+        { accept: MANIFEST_ACCEPT },
         what,
-      });
-      if (res.status === 404) {
-        discard(res.body);
-        return undefined;
-      }
-      if (res.status !== 200) throw await fail(what, res);
-      discard(res.body);
+        signal,
+      );
+      if (res === undefined) return undefined;
       const sent = header(res.headers, "docker-content-digest")?.trim();
       const size = contentLength(header(res.headers, "content-length"));
       const mediaType = mediaTypeOf(header(res.headers, "content-type"));
