@@ -1,6 +1,7 @@
 import type { Principal } from "../core/context.js";
 import { pullEvent, pushEvent, type RegistryEventFacts } from "../events/registry-events.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import { PUBLIC_TAGS } from "../registry/data-plane/public-content.js";
 import type { StoredManifest } from "../registry/data-plane/registry-content.js";
 import type { ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import { digestOf, isDigest, parseDigest } from "../registry/digest.js";
@@ -47,9 +48,17 @@ function unknownReference(reference: string, name: string): OciError {
   return ociError("MANIFEST_UNKNOWN", `"${reference.slice(0, 130)}" names no manifest in ${name}`);
 }
 
-/** Answers the pull-by-reference public rule (a named function: no closure per request). */
+/**
+ * Answers the pull-by-reference public rule (a named function: no closure per request). A public
+ * tag of a pull-through cache's repo that does not exist yet is public too: the first anonymous
+ * pull creates it (ADR 0052), as an authenticated one would.
+ */
 function publicManifest(deps: RegistryDeps, reference: string) {
-  return async (r: ResolvedName) => (r.repo ? deps.publicContent.manifest(r.repo.uid, reference) : false);
+  return async (r: ResolvedName) => {
+    if (r.repo) return deps.publicContent.manifest(r.repo.uid, reference);
+    if (!PUBLIC_TAGS.includes(reference) || deps.pullThrough === undefined) return false;
+    return (await deps.pullThrough.target(r.name)) !== undefined;
+  };
 }
 
 /**
