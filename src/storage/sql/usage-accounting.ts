@@ -42,6 +42,27 @@ const upsertBytes = precompiled((db) =>
  * blob reference of such a manifest holds one reference.
  */
 
+/** Advisory-lock class of blob digests counted before their row exists (PostgreSQL); the second key is the digest's hash. */
+const DIGEST_LOCK_CLASS = 0x75736167; // "usag"
+
+/**
+ * On PostgreSQL, locks `digests` (in one order, so two writers cannot deadlock) until the
+ * transaction ends, and resolves true; SQLite runs one writer at a time and needs none (false).
+ * A manifest commit counting a blob that has no row yet and the first link of that blob take the
+ * same lock: whichever comes second sees what the first committed, so the count never keeps the
+ * placeholder size (READ COMMITTED alone lets each miss the other's uncommitted row).
+ */
+async function lockDigests(ctx: SqlContext, digests: readonly string[]): Promise<boolean> {
+  if (ctx.dialect.name !== "postgres") return false;
+  for (const digest of [...digests].sort()) {
+    await sql`select pg_advisory_xact_lock(${DIGEST_LOCK_CLASS}, hashtext(${digest}))`.execute(ctx.db);
+  }
+  return true;
+}
+
+/** The OCI empty blob (`{}`): referenced without an upload by every artifact manifest, so never locked. */
+const EMPTY_BLOB_DIGEST = "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a";
+
 /**
  * The OCI empty blob (`{}`) is the one blob a manifest may reference without a blob row (no upload
  * is needed for it); its size is 2.
@@ -76,10 +97,15 @@ export async function countManifestAdded(
 ): Promise<number> {
   const blobDigests = [...new Set(references.filter((r) => r.kind === "blob").map((r) => r.digest))];
   const sizes = new Map<string, number>();
-  if (blobDigests.length > 0) {
-    for (const r of await selectBlobSizes(ctx, blobDigests.length, blobDigests))
-      sizes.set(r.digest, readInt(r.size));
-  }
+  const readSizes = async (digests: string[]) => {
+    if (digests.length === 0) return;
+    for (const r of await selectBlobSizes(ctx, digests.length, digests)) sizes.set(r.digest, readInt(r.size));
+  };
+  await readSizes(blobDigests);
+  // Only a pull-through cache's manifests name blobs with no row yet (ADR 0052); lock those digests
+  // and read again, so a blob linked meanwhile is either seen here or sees this count (countBlobArrived).
+  const absent = blobDigests.filter((digest) => !sizes.has(digest) && digest !== EMPTY_BLOB_DIGEST);
+  if (absent.length > 0 && (await lockDigests(ctx, absent))) await readSizes(absent);
   const items = merge([
     { digest: manifest.digest, size: manifest.size, n: 1 },
     ...blobDigests.map((digest) => ({ digest, size: sizes.get(digest) ?? MISSING_BLOB_SIZE, n: 1 })),
@@ -108,6 +134,7 @@ async function addRefs(ctx: SqlContext, orgUid: string, items: DigestRefs[], now
  * computes from the blob rows. Pushes link every blob before a manifest names it: nothing to do.
  */
 export async function countBlobArrived(ctx: SqlContext, digest: string, size: number): Promise<void> {
+  await lockDigests(ctx, [digest]);
   const counted = await ctx.db
     .selectFrom("org_usage_digests")
     .select(["org_uid", "size"])

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { before, describe, it } from "node:test";
 import fc from "fast-check";
+import pg from "pg";
 import { newChildUid } from "../../../src/core/uidp.js";
 import { EMPTY_BLOB_DIGEST } from "../../../src/registry/manifest-parser.js";
 import type { ManifestReference, RepoRow } from "../../../src/storage/registry-store.js";
@@ -208,6 +209,73 @@ export function usageCases(db: TestDatabase): void {
         `incremental usage == recount (${context})`,
       );
     }
+
+    it("a blob's first link racing a manifest commit that counts it before its row exists ends at the blob's size", {
+      skip: db.engine === "sqlite" && "SQLite runs one writer at a time: the two cannot interleave",
+    }, async () => {
+      // A pull-through cache records a manifest before its blobs (ADR 0052). Without the digest
+      // lock, the link's transaction misses the manifest's uncommitted count and the count keeps
+      // the placeholder size.
+      const options = await db.freshOptions();
+      const raceStore = await db.open(options);
+      const org = groupRow("", "usage-race");
+      await raceStore.groups.insert(org);
+      const repo = repoRow(org.uid, "cached", T0);
+      await raceStore.repos.insert(repo);
+      const blob = { digest: sha("usage-race-layer"), size: 5000, createTime: T0 };
+      const content = JSON.stringify({ layers: [blob.digest] });
+      let counted: () => void = () => {};
+      const countedNow = new Promise<void>((resolve) => {
+        counted = resolve;
+      });
+      let release: () => void = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const manifestCommit = raceStore.transaction(async (tx) => {
+        await tx.manifests.put(
+          {
+            repoUid: repo.uid,
+            digest: sha(content),
+            mediaType: "application/vnd.oci.image.manifest.v1+json",
+            content: Buffer.from(content),
+            createTime: T0,
+          },
+          [{ kind: "blob", digest: blob.digest }],
+        );
+        counted();
+        await released;
+      });
+      await countedNow;
+      let linked = false;
+      const link = raceStore.blobs.link(repo.uid, blob, T0).then(() => {
+        linked = true;
+      });
+      // The link either finishes now (the race) or waits for the manifest commit's lock.
+      const watcher = new pg.Client({ connectionString: options.databaseUrl });
+      await watcher.connect();
+      try {
+        const waiting = async () =>
+          (
+            await watcher.query<{ n: number }>(
+              "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+            )
+          ).rows[0]?.n ?? 0;
+        const deadline = Date.now() + 10_000;
+        while (!linked && (await waiting()) === 0) {
+          assert.ok(Date.now() < deadline, "the link neither finished nor waited for a lock");
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      } finally {
+        await watcher.end();
+      }
+      release();
+      await manifestCommit;
+      await link;
+      const recount = await raceStore.usage.recount(org.uid);
+      assert.equal(recount, content.length + blob.size);
+      assert.equal((await raceStore.usage.get(org.uid))?.storageBytes, recount);
+    });
 
     it("incremental storageBytes equals a full recount after random pushes, deletes and GC", async () => {
       await fc.assert(
