@@ -17,12 +17,7 @@ import { createSinkAddressPolicy } from "../../src/events/sink-address-policy.js
 import { parseDigest } from "../../src/registry/digest.js";
 import { createRemoteRegistry } from "../../src/registry/remote/remote-client.js";
 import type { RemoteRegistry } from "../../src/registry/remote/remote-registry.js";
-import type {
-  ReplicationCounters,
-  ReplicationFailure,
-  ReplicationProgress,
-  ReplicationRuleConfig,
-} from "../../src/registry/replication/replication-contract.js";
+import type { ReplicationRuleConfig } from "../../src/registry/replication/replication-contract.js";
 import {
   createReplicationCopier,
   ReplicationHaltedError,
@@ -41,7 +36,7 @@ import {
   COSIGN_SIGNATURE,
   OCI_INDEX,
 } from "../support/replication-images.js";
-import { type LocalWharf, localWharf } from "../support/replication-world.js";
+import { type LocalWharf, localWharf, progressSink } from "../support/replication-world.js";
 import { runSkopeo, skopeoSkip } from "../support/skopeo.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -52,28 +47,6 @@ const ACCEPT = [
   "application/vnd.docker.distribution.manifest.v2+json",
   "application/vnd.docker.distribution.manifest.list.v2+json",
 ].join(", ");
-
-/** A progress sink keeping counters and failures. */
-function progressSink(): ReplicationProgress & {
-  counters: ReplicationCounters;
-  failures: ReplicationFailure[];
-} {
-  const counters: ReplicationCounters = {
-    copiedManifests: 0,
-    copiedBlobs: 0,
-    copiedBytes: 0,
-    skippedBlobs: 0,
-  };
-  const failures: ReplicationFailure[] = [];
-  return {
-    counters,
-    failures,
-    add(delta) {
-      for (const [k, v] of Object.entries(delta)) counters[k as keyof ReplicationCounters] += v ?? 0;
-    },
-    failed: (f) => void failures.push(f),
-  };
-}
 
 /** An HTTP proxy in front of `target` that logs `<METHOD> <path> <status>` of every request. */
 async function countingProxy(

@@ -20,6 +20,11 @@ import { createRepoResolver } from "../../src/registry/data-plane/repo-resolver.
 import { parseDigest } from "../../src/registry/digest.js";
 import { parseManifest } from "../../src/registry/manifest-parser.js";
 import type { LocalEndpointDeps } from "../../src/registry/replication/local-endpoint.js";
+import type {
+  ReplicationCounters,
+  ReplicationFailure,
+  ReplicationProgress,
+} from "../../src/registry/replication/replication-contract.js";
 import type { BlobDriver } from "../../src/storage/blobs/blob-driver.js";
 import type { GroupRow } from "../../src/storage/iam-store.js";
 import type { Store } from "../../src/storage/store.js";
@@ -99,5 +104,29 @@ export function localWharf(store: Store, blobs: BlobDriver, clock: Clock = syste
       return org;
     },
     push,
+  };
+}
+
+/** A progress sink that keeps a run's counters and failures, for tests to assert on. */
+export function progressSink(): ReplicationProgress & {
+  counters: ReplicationCounters;
+  failures: ReplicationFailure[];
+} {
+  const counters: ReplicationCounters = {
+    copiedManifests: 0,
+    copiedBlobs: 0,
+    copiedBytes: 0,
+    skippedBlobs: 0,
+  };
+  const failures: ReplicationFailure[] = [];
+  return {
+    counters,
+    failures,
+    add(delta) {
+      for (const [k, v] of Object.entries(delta)) counters[k as keyof ReplicationCounters] += v ?? 0;
+    },
+    failed(f) {
+      failures.push(f);
+    },
   };
 }

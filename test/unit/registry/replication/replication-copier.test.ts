@@ -5,12 +5,7 @@ import { beforeEach, describe, it } from "node:test";
 import { newChildUid } from "../../../../src/core/uidp.js";
 import { parseDigest } from "../../../../src/registry/digest.js";
 import { RemoteError } from "../../../../src/registry/remote/remote-registry.js";
-import type {
-  ReplicationCounters,
-  ReplicationFailure,
-  ReplicationProgress,
-  ReplicationRuleConfig,
-} from "../../../../src/registry/replication/replication-contract.js";
+import type { ReplicationRuleConfig } from "../../../../src/registry/replication/replication-contract.js";
 import {
   createReplicationCopier,
   ReplicationHaltedError,
@@ -26,36 +21,12 @@ import {
   buildSignature,
   COSIGN_SIGNATURE,
 } from "../../../support/replication-images.js";
-import { type LocalWharf, localWharf } from "../../../support/replication-world.js";
+import { type LocalWharf, localWharf, progressSink } from "../../../support/replication-world.js";
 import { FakeRemote } from "./fake-remote.js";
 
 // The copier against an in-memory remote: what a run copies where, what it skips, how it retries,
 // and when it stops. The real remotes (docker-registry, a second Wharf) are in
 // test/e2e/replication-copy.test.ts.
-
-/** A progress sink that keeps the counters and failures. */
-function progressSink(): ReplicationProgress & {
-  counters: ReplicationCounters;
-  failures: ReplicationFailure[];
-} {
-  const counters: ReplicationCounters = {
-    copiedManifests: 0,
-    copiedBlobs: 0,
-    copiedBytes: 0,
-    skippedBlobs: 0,
-  };
-  const failures: ReplicationFailure[] = [];
-  return {
-    counters,
-    failures,
-    add(delta) {
-      for (const [k, v] of Object.entries(delta)) counters[k as keyof ReplicationCounters] += v ?? 0;
-    },
-    failed(f) {
-      failures.push(f);
-    },
-  };
-}
 
 const FAST = { attempts: 3, delaysMs: [5, 10], maxRetryAfterMs: 2000 };
 
