@@ -5,10 +5,9 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, openSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { get } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { freePort, getStatus } from "../../test/support/distribution.js";
 import { spawnTracked } from "./processes.js";
 
 /** Path of the docker-registry binary (`which`, else /usr/bin/docker-registry). */
@@ -21,29 +20,6 @@ export function distributionBinary(): string {
   }
   if (existsSync("/usr/bin/docker-registry")) return "/usr/bin/docker-registry";
   throw new Error("docker-registry not found: apt-get install -y docker-registry");
-}
-
-/** A port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function status(url: string): Promise<number> {
-  return new Promise((resolve) => {
-    const req = get(url, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on("error", () => resolve(0));
-  });
 }
 
 export interface Distribution {
@@ -89,7 +65,7 @@ export async function startDistribution(dir: string): Promise<Distribution> {
   // The log lives in the work dir, which is removed on exit: a failure quotes its end.
   const logTail = async () =>
     (await readFile(join(dir, "registry.log"), "utf8")).split("\n").slice(-20).join("\n");
-  while ((await status(`${url}/v2/`)) !== 200) {
+  while ((await getStatus(`${url}/v2/`)) !== 200) {
     if (child.exitCode !== null)
       throw new Error(`docker-registry exited ${child.exitCode}:\n${await logTail()}`);
     if (Date.now() > deadline) {

@@ -77,7 +77,7 @@ process.on("exit", () => {
 });
 
 /** A port free on 127.0.0.1 right now. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -89,8 +89,8 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The HTTP status of GET `url`, 0 when nothing answers. */
-function status(url: string): Promise<number> {
+/** The HTTP status of GET `url`, 0 when nothing answers (or nothing within 2 s). */
+export function getStatus(url: string): Promise<number> {
   return new Promise((resolve) => {
     const req = get(url, (res) => {
       res.resume();
@@ -154,7 +154,7 @@ export async function startDistribution(options: DistributionOptions = {}): Prom
     started.once("exit", () => running.delete(started));
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const code = await status(`${url}/v2/`);
+      const code = await getStatus(`${url}/v2/`);
       if (code === 200 || code === 401) return;
       if (started.exitCode !== null || started.signalCode !== null) {
         throw new Error(
