@@ -74,6 +74,8 @@ export interface TagHistoryRow {
 export interface TagStore {
   get(uid: string): Promise<TagRow | undefined>;
   getByName(repoUid: string, name: string): Promise<TagRow | undefined>;
+  /** The tags of `repoUid` naming `digest`, by name (pull policies' EOL rule by digest). */
+  ofDigest(repoUid: string, digest: string): Promise<TagRow[]>;
   list(filter: TagFilter, window: ListWindow): Promise<ListSlice<TagRow>>;
   /**
    * Points tag `name` of `repoUid` at `digest` (creating it with `newUid` when missing) and sets
@@ -191,6 +193,8 @@ export interface ManifestStore {
   referrers(repoUid: string, subjectDigest: string, artifactType?: string): Promise<ReferrerRow[]>;
   /** The manifests of `repoUid` that reference `digest` (as a blob or as a child manifest). */
   referencedBy(repoUid: string, digest: string): Promise<string[]>;
+  /** The indexes of `repoUid` listing manifest `digest` as a child (kind "manifest" only), by digest. */
+  indexesOf(repoUid: string, digest: string): Promise<string[]>;
 }
 
 /** An upload session: bytes so far live in the blob driver under `uploads/<id>`. */

@@ -18,6 +18,7 @@ import type {
 import type { ImmutabilityRuleStore } from "./immutability-store.js";
 import type { IntegrityStore } from "./integrity-store.js";
 import type { LibraryStore } from "./library-store.js";
+import type { PullPolicyStore } from "./pull-policy-store.js";
 import type { RefreshTokenStore } from "./refresh-token-store.js";
 import type {
   BlobRecordStore,
@@ -90,6 +91,8 @@ export interface Store {
   eol: EolTagStore;
   /** Immutability rules of tags under groups and repos (ADR 0045). */
   immutabilityRules: ImmutabilityRuleStore;
+  /** Pull policies under groups and repos (ADR 0058). */
+  pullPolicies: PullPolicyStore;
   /** Registry usage and quotas per organization (ADR 0047). */
   usage: UsageStore;
   /** Whole-table walks of the registry's metadata for `wharf fsck` and `wharf backup` (reads only). */

@@ -130,5 +130,17 @@ export function createManifestStore(ctx: SqlContext): ManifestStore {
         .execute();
       return rows.map((r) => r.manifest_digest);
     },
+
+    async indexesOf(repoUid, digest) {
+      const rows = await db
+        .selectFrom("manifest_references")
+        .select("manifest_digest")
+        .where("repo_uid", "=", repoUid)
+        .where("digest", "=", digest)
+        .where("kind", "=", "manifest")
+        .orderBy("manifest_digest")
+        .execute();
+      return rows.map((r) => r.manifest_digest);
+    },
   };
 }

@@ -490,6 +490,7 @@ export interface Database {
   eol_cycles: EolCyclesTable;
   eol_rules: EolRulesTable;
   immutability_rules: ImmutabilityRulesTable;
+  pull_policies: PullPoliciesTable;
   retention_policies: RetentionPoliciesTable;
   tag_pull_times: TagPullTimesTable;
   org_usage: OrgUsageTable;
@@ -669,4 +670,20 @@ export interface ReplicationRunsTable {
 export interface ReplicationPushCursorsTable {
   org_uid: string;
   cursor_seq: Int8Column;
+}
+
+/** `pull_policies` (migration 0024): parent_uid is a group or a repo; deny_severity "" is off; exempt_identities is JSON text. */
+export interface PullPoliciesTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  mode: string;
+  require_signature: BoolColumn;
+  deny_severity: string;
+  only_fixable: BoolColumn;
+  deny_eol: BoolColumn;
+  require_sbom: BoolColumn;
+  exempt_identities: string;
+  create_time: Int8Column;
+  update_time: Int8Column;
 }

@@ -16,6 +16,7 @@ import { createIntegrityStore } from "./integrity-store.js";
 import { createLibraryStore } from "./library-store.js";
 import { createLoginSessionStore } from "./login-session-store.js";
 import { createManifestStore } from "./manifest-store.js";
+import { createPullPolicyStore } from "./pull-policy-store.js";
 import { createRefreshTokenStore } from "./refresh-token-store.js";
 import { createReplicationStore } from "./replication-store.js";
 import { createRepoStore } from "./repo-store.js";
@@ -73,6 +74,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     vulnReports: createVulnReportStore(ctx),
     eol: createEolStore(ctx),
     immutabilityRules: createImmutabilityRuleStore(ctx),
+    pullPolicies: createPullPolicyStore(ctx),
     integrity: createIntegrityStore(ctx),
     retention: createRetentionStore(ctx),
     usage: createUsageStore(ctx),

@@ -53,6 +53,17 @@ export function createTagStore(ctx: SqlContext): TagStore {
       return r && toTagRow(r);
     },
 
+    async ofDigest(repoUid, digest) {
+      const rows = await db
+        .selectFrom("tags")
+        .selectAll()
+        .where("digest", "=", digest)
+        .where("parent_uid", "=", repoUid)
+        .orderBy("name")
+        .execute();
+      return rows.map(toTagRow);
+    },
+
     list(filter, window) {
       return listWindow(
         ctx,

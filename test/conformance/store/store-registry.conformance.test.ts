@@ -2,6 +2,7 @@ import { forEachEngine } from "../../support/databases.js";
 import { immutabilityCases } from "./immutability.cases.js";
 import { integrityCases } from "./integrity.cases.js";
 import { pagingCases } from "./paging.cases.js";
+import { pullPolicyCases } from "./pull-policies.cases.js";
 import { registryDataCases } from "./registry-data.cases.js";
 import { replicationCases } from "./replication.cases.js";
 import { repoTagCases } from "./repos-tags.cases.js";
@@ -23,4 +24,5 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   retentionCases(db);
   upstreamCases(db);
   replicationCases(db);
+  pullPolicyCases(db);
 });
