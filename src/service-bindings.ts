@@ -41,6 +41,7 @@ import { Registry } from "./gen/platform/registry/v1/registry_pb.js";
 import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ImmutabilityRulesService } from "./gen/platform/registry/v2/immutability_pb.js";
+import { PoliciesService } from "./gen/platform/registry/v2/policies_pb.js";
 import { QuotasService } from "./gen/platform/registry/v2/quotas_pb.js";
 import {
   ReplicationRulesService,
@@ -87,6 +88,10 @@ import { createReposService } from "./registry/repos-service.js";
 import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
+import {
+  createPoliciesService,
+  type PoliciesServiceDeps,
+} from "./registry/supply-chain/policies/policies-service.js";
 import { createTagsService } from "./registry/tags-service.js";
 import { createUpstreamsService, type UpstreamsServiceDeps } from "./registry/upstreams/upstreams-service.js";
 import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
@@ -107,7 +112,8 @@ export interface ServiceDeps
     VulnReportServiceDeps,
     EolTagsServiceDeps,
     AuditLogServiceDeps,
-    UpstreamsServiceDeps {
+    UpstreamsServiceDeps,
+    Omit<PoliciesServiceDeps, "store"> {
   /** The whole Store: each domain's deps name the sub-stores it uses, and the Store has them all. */
   store: Store;
   /** Told when a replication run was queued through the API (the worker looks for it at once). */
@@ -154,6 +160,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(QuotasService, createQuotasService(deps)),
     bindService(UpstreamsService, createUpstreamsService(deps)),
+    bindService(PoliciesService, createPoliciesService(deps)),
     bindService(ReplicationRulesService, createReplicationRulesService(replicationDepsOf(deps))),
     bindService(ReplicationRunsService, createReplicationRunsService(deps)),
     bindService(SubscriptionsService, subscriptions),

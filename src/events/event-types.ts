@@ -45,6 +45,7 @@ export const EVENT_RESOURCES = {
   vulnReport: { stem: "dev.wharf.api.registry.vuln_report", collection: "/registry/v1/vuln_reports" },
   quota: { stem: "dev.wharf.api.registry.quota", collection: "/registry/v2/quotas" },
   upstream: { stem: "dev.wharf.api.registry.upstream", collection: "/registry/v2/upstreams" },
+  policy: { stem: "dev.wharf.api.registry.policy", collection: "/registry/v2/policies" },
   registration: { stem: "dev.wharf.api.auth", collection: "/auth/v1/register" },
 } as const;
 
@@ -53,7 +54,8 @@ export type EventResource = keyof typeof EVENT_RESOURCES;
 
 /**
  * What happened to the resource (`accepted` for terms, `registered` for invite redemption,
- * `warning` and `exceeded` for a registry quota reached at 80 % or refusing a push);
+ * `warning` and `exceeded` for a registry quota reached at 80 % or refusing a push, `pull_denied`
+ * and `pull_warned` for a pull a policy refused or warned about);
  * `created.batch` and `deleted.batch` report a whole batch RPC as one event (role bindings,
  * external group role mappings), as the hosted service does.
  */
@@ -65,6 +67,8 @@ export type EventVerb =
   | "registered"
   | "warning"
   | "exceeded"
+  | "pull_denied"
+  | "pull_warned"
   | "created.batch"
   | "deleted.batch";
 

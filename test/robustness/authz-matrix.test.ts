@@ -72,6 +72,8 @@ interface Fixtures {
   retentionPolicy: string;
   /** An upstream of A (its URL a documentation address: nothing ever connects to it). */
   upstream: string;
+  /** A WARN pull policy at A (it never refuses a pull of the matrix). */
+  policy: string;
   /** A MANUAL replication rule of A (its remote is a closed loopback port) and one run of it. */
   replicationRule: string;
   replicationRun: string;
@@ -125,6 +127,7 @@ interface FreshFixtures {
   immutabilityRule(): Promise<string>;
   retentionPolicy(): Promise<string>;
   upstream(): Promise<string>;
+  policy(): Promise<string>;
   replicationRule(): Promise<string>;
   accountAssociation(): Promise<string>;
   /** The code of a new invite to the viewer role at a new folder of A. */
@@ -472,6 +475,27 @@ const ROWS: Record<string, Row> = {
   },
   "platform.registry.v2.UpstreamsService/DeleteUpstream": {
     request: async (_f, fresh) => ({ uid: await fresh.upstream() }),
+  },
+
+  "platform.registry.v2.PoliciesService/ListPolicies": {
+    request: (f) => ({ uidp: { descendantsOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.policies).includes(f.policy) },
+  },
+  "platform.registry.v2.PoliciesService/GetPolicy": { request: (f) => ({ uid: f.policy }) },
+  "platform.registry.v2.PoliciesService/CreatePolicy": {
+    request: (f, fresh) => ({
+      parent: f.orgA,
+      policy: { name: fresh.name("pol"), mode: "WARN", requireSbom: true },
+    }),
+  },
+  "platform.registry.v2.PoliciesService/UpdatePolicy": {
+    request: (f) => ({ policy: { uid: f.policy, denyEol: true }, updateMask: "denyEol" }),
+  },
+  "platform.registry.v2.PoliciesService/DeletePolicy": {
+    request: async (_f, fresh) => ({ uid: await fresh.policy() }),
+  },
+  "platform.registry.v2.PoliciesService/EvaluatePolicies": {
+    request: (f) => ({ repoUid: f.repo, digest: f.digest }),
   },
 
   "platform.registry.v2.RetentionPoliciesService/ListRetentionPolicies": {
@@ -993,6 +1017,8 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       post(`/registry/v2/immutabilityRules/${orgA}`, { tagPatterns: ["matrix-never-*"] });
     const upstream = () =>
       post(`/registry/v2/upstreams/${orgA}`, { name: name("up"), url: "https://192.0.2.1" });
+    const policy = () =>
+      post(`/registry/v2/policies/${orgA}`, { name: name("pol"), mode: "WARN", requireSbom: true });
     const replicationRule = () =>
       post(`/registry/v2/replicationRules/${orgA}`, {
         name: name("rule"),
@@ -1073,6 +1099,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       immutabilityRule: await immutabilityRule(),
       retentionPolicy: await retentionPolicy(),
       upstream: await upstream(),
+      policy: await policy(),
       replicationRule: replicationRuleUid,
       replicationRun,
       pendingDelivery: "",
@@ -1115,6 +1142,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       immutabilityRule,
       retentionPolicy,
       upstream,
+      policy,
       replicationRule,
       async accountAssociation() {
         const g = await group();

@@ -71,6 +71,8 @@ export interface ImageFinding {
   fixable: boolean;
   packageName: string;
   packageVersion: string;
+  /** The version that fixes it, when the report names one (messages say "fixed in …"). */
+  fixedVersion?: string;
 }
 
 /** The vulnerabilities of images, VEX applied. */

@@ -1,5 +1,6 @@
 import { ImagesService } from "../../gen/platform/registry/v2/images_pb.js";
 import { ImmutabilityRulesService } from "../../gen/platform/registry/v2/immutability_pb.js";
+import { PoliciesService } from "../../gen/platform/registry/v2/policies_pb.js";
 import { QuotasService } from "../../gen/platform/registry/v2/quotas_pb.js";
 import {
   ReplicationRulesService,
@@ -20,6 +21,7 @@ export const REGISTRY_SERVICES = {
   retentionPolicies: RetentionPoliciesService,
   quotas: QuotasService,
   upstreams: UpstreamsService,
+  policies: PoliciesService,
   replicationRules: ReplicationRulesService,
   replicationRuns: ReplicationRunsService,
 } as const satisfies ServiceTable[string];
