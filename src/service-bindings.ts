@@ -49,6 +49,7 @@ import {
 } from "./gen/platform/registry/v2/replication_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
+import { SigningKeysService } from "./gen/platform/registry/v2/signing_keys_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
 import { UpstreamsService } from "./gen/platform/registry/v2/upstreams_pb.js";
 import { Advisories } from "./gen/platform/vulnerabilities/v1/advisories_pb.js";
@@ -88,6 +89,7 @@ import { createReposService } from "./registry/repos-service.js";
 import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
+import { createSigningKeysService } from "./registry/supply-chain/keys/signing-keys-service.js";
 import {
   createPoliciesService,
   type PoliciesServiceDeps,
@@ -163,6 +165,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(PoliciesService, createPoliciesService(deps)),
     bindService(ReplicationRulesService, createReplicationRulesService(replicationDepsOf(deps))),
     bindService(ReplicationRunsService, createReplicationRunsService(deps)),
+    bindService(SigningKeysService, createSigningKeysService(deps)),
     bindService(SubscriptionsService, subscriptions),
     bindService(ArtifactsService, artifacts),
     bindService(AdvisoriesService, advisories),

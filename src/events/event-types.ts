@@ -46,6 +46,7 @@ export const EVENT_RESOURCES = {
   quota: { stem: "dev.wharf.api.registry.quota", collection: "/registry/v2/quotas" },
   upstream: { stem: "dev.wharf.api.registry.upstream", collection: "/registry/v2/upstreams" },
   policy: { stem: "dev.wharf.api.registry.policy", collection: "/registry/v2/policies" },
+  signingKey: { stem: "dev.wharf.api.registry.signing_key", collection: "/registry/v2/signingKeys" },
   registration: { stem: "dev.wharf.api.auth", collection: "/auth/v1/register" },
 } as const;
 

@@ -110,7 +110,8 @@ export function createGroupStore(ctx: SqlContext): GroupStore {
         // Rules have no foreign key (their parent is a group or a repo): they go with their parent.
         await tx.db.deleteFrom("immutability_rules").where("parent_uid", "=", uid).execute();
         await tx.db.deleteFrom("pull_policies").where("parent_uid", "=", uid).execute();
-        tx.changed("groups", "immutability_rules", "pull_policies");
+        await tx.db.deleteFrom("trusted_keys").where("parent_uid", "=", uid).execute();
+        tx.changed("groups", "immutability_rules", "pull_policies", "trusted_keys");
         return result.numDeletedRows > 0n;
       });
     },

@@ -135,7 +135,8 @@ export function createRepoStore(ctx: SqlContext): RepoStore {
         // Rules have no foreign key (their parent is a group or a repo): they go with their parent.
         await tx.db.deleteFrom("immutability_rules").where("parent_uid", "=", uid).execute();
         await tx.db.deleteFrom("pull_policies").where("parent_uid", "=", uid).execute();
-        tx.changed("repos", "tags", "tag_history", "immutability_rules", "pull_policies");
+        await tx.db.deleteFrom("trusted_keys").where("parent_uid", "=", uid).execute();
+        tx.changed("repos", "tags", "tag_history", "immutability_rules", "pull_policies", "trusted_keys");
         if (result.numDeletedRows === 0n) return false;
         await countRemoved(tx, uid, held);
         return true;
