@@ -3,10 +3,12 @@ import type { Clock } from "../core/clock.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import type { RegistryDeps } from "../oci/registry-request.js";
 import { createVulnReportRoutes, type VulnReportRoutesDeps } from "../plain-routes/vuln-report-routes.js";
+import type { ImageVulnerabilities } from "../registry/supply-chain/supply-chain.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 import type { ExtraRoute } from "../transport/create-api-handler.js";
 import { createVulnReferrerIngest } from "../vulnreports/referrer-ingest.js";
+import { createImageVulnerabilities } from "../vulnreports/vex/image-vulnerabilities.js";
 
 /** The security data both faces take in: vulnerability reports uploaded to the API or pushed as referrers. */
 export interface SecurityData {
@@ -14,6 +16,8 @@ export interface SecurityData {
   routes: ExtraRoute[];
   /** The registry's ingest of a pushed manifest's vulnerability report referrer (never rejects). */
   vulnReferrers: NonNullable<RegistryDeps["vulnReferrers"]>;
+  /** The unsuppressed findings of images (VEX applied), which pull policies read. */
+  imageVulnerabilities: ImageVulnerabilities;
 }
 
 /**
@@ -34,6 +38,7 @@ export function buildSecurityData(deps: {
 }): SecurityData {
   const { store, blobs, events, vulnReportMaxBytes, clock, logger } = deps;
   return {
+    imageVulnerabilities: createImageVulnerabilities({ store }),
     routes: createVulnReportRoutes({
       store,
       blobs,
