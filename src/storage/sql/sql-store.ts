@@ -32,6 +32,7 @@ import { createTokenRevocationStore } from "./token-revocation-store.js";
 import { createUploadStore } from "./upload-store.js";
 import { createUpstreamStore } from "./upstream-store.js";
 import { createUsageStore } from "./usage-store.js";
+import { createVexStore } from "./vex-store.js";
 import { createVulnReportStore } from "./vuln-report-store.js";
 
 /**
@@ -71,6 +72,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     libraries: createLibraryStore(ctx),
     advisories: createAdvisoryStore(ctx),
     vulnReports: createVulnReportStore(ctx),
+    vex: createVexStore(ctx),
     eol: createEolStore(ctx),
     immutabilityRules: createImmutabilityRuleStore(ctx),
     integrity: createIntegrityStore(ctx),
