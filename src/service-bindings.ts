@@ -38,6 +38,7 @@ import { ArtifactsService } from "./gen/platform/libraries/v2/artifacts_pb.js";
 import { PingService as PingServiceV1 } from "./gen/platform/ping/v1/ping_pb.js";
 import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
 import { Registry } from "./gen/platform/registry/v1/registry_pb.js";
+import { Vex } from "./gen/platform/registry/v1/vex_pb.js";
 import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ImmutabilityRulesService } from "./gen/platform/registry/v2/immutability_pb.js";
@@ -101,6 +102,7 @@ import type { Store } from "./storage/store.js";
 import { createRegistryV1VulnReportHandlers } from "./vulnreports/registry-v1-service.js";
 import { createResolvedVulnsSource } from "./vulnreports/resolved-vulns-source.js";
 import type { VulnReportServiceDeps } from "./vulnreports/service-deps.js";
+import { createVexService } from "./vulnreports/vex/vex-service.js";
 import { createVulnerabilitiesService } from "./vulnreports/vulnerabilities-service.js";
 
 /** What the composition root gives the services: what each domain's services need, together. */
@@ -177,6 +179,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
       ...createEolTagsHandlers(deps),
     }),
     bindService(Vulnerabilities, createVulnerabilitiesService(deps)),
+    bindService(Vex, createVexService(deps)),
     bindService(PingServiceV1, createPingV1Service(ping)),
     bindService(Auth, createAuthV1Service({ ...deps, identities })),
     bindService(Groups, createGroupsV1Service(groups, deps.store)),

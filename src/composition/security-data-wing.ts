@@ -2,18 +2,23 @@ import type { AccessResolver } from "../authz/access.js";
 import type { Clock } from "../core/clock.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import type { RegistryDeps } from "../oci/registry-request.js";
+import { createVexRoutes } from "../plain-routes/vex-routes.js";
 import { createVulnReportRoutes, type VulnReportRoutesDeps } from "../plain-routes/vuln-report-routes.js";
+import type { ImageVulnerabilities } from "../registry/supply-chain/supply-chain.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 import type { ExtraRoute } from "../transport/create-api-handler.js";
 import { createVulnReferrerIngest } from "../vulnreports/referrer-ingest.js";
+import { createImageVulnerabilities } from "../vulnreports/vex/image-vulnerabilities.js";
 
 /** The security data both faces take in: vulnerability reports uploaded to the API or pushed as referrers. */
 export interface SecurityData {
-  /** The API's streamed report upload (`POST` under the vuln report prefix, ADR 0024). */
+  /** The API's streamed report upload (`POST` under the vuln report prefix, ADR 0024) and VEX upload (ADR 0059). */
   routes: ExtraRoute[];
   /** The registry's ingest of a pushed manifest's vulnerability report referrer (never rejects). */
   vulnReferrers: NonNullable<RegistryDeps["vulnReferrers"]>;
+  /** The unsuppressed findings of images (VEX applied), which pull policies read. */
+  imageVulnerabilities: ImageVulnerabilities;
 }
 
 /**
@@ -33,16 +38,18 @@ export function buildSecurityData(deps: {
   logger: (line: object) => void;
 }): SecurityData {
   const { store, blobs, events, vulnReportMaxBytes, clock, logger } = deps;
+  const routeDeps: VulnReportRoutesDeps = {
+    store,
+    blobs,
+    events,
+    vulnReportMaxBytes,
+    verifier: deps.verifier,
+    clock,
+    accessFor: (principal) => deps.access.accessFor(principal),
+  };
   return {
-    routes: createVulnReportRoutes({
-      store,
-      blobs,
-      events,
-      vulnReportMaxBytes,
-      verifier: deps.verifier,
-      clock,
-      accessFor: (principal) => deps.access.accessFor(principal),
-    }),
+    imageVulnerabilities: createImageVulnerabilities({ store }),
+    routes: [...createVulnReportRoutes(routeDeps), ...createVexRoutes(routeDeps)],
     vulnReferrers: createVulnReferrerIngest({
       store,
       blobs,
@@ -51,9 +58,13 @@ export function buildSecurityData(deps: {
       clock,
       log: (outcome) =>
         logger({
-          ...(outcome.stored
-            ? { msg: "vulnerability report stored" }
-            : { level: "warn", msg: "vulnerability report not stored" }),
+          ...("vexUid" in outcome || ("vex" in outcome && outcome.vex)
+            ? outcome.stored
+              ? { msg: "VEX document stored" }
+              : { level: "warn", msg: "VEX document not stored" }
+            : outcome.stored
+              ? { msg: "vulnerability report stored" }
+              : { level: "warn", msg: "vulnerability report not stored" }),
           event: "vuln-report-referrer",
           ...outcome,
         }),

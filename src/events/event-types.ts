@@ -43,6 +43,7 @@ export const EVENT_RESOURCES = {
     collection: "/registry/v2/replicationRuns",
   },
   vulnReport: { stem: "dev.wharf.api.registry.vuln_report", collection: "/registry/v1/vuln_reports" },
+  vex: { stem: "dev.wharf.api.registry.vex", collection: "/registry/v1/vex" },
   quota: { stem: "dev.wharf.api.registry.quota", collection: "/registry/v2/quotas" },
   upstream: { stem: "dev.wharf.api.registry.upstream", collection: "/registry/v2/upstreams" },
   policy: { stem: "dev.wharf.api.registry.policy", collection: "/registry/v2/policies" },
@@ -56,7 +57,8 @@ export type EventResource = keyof typeof EVENT_RESOURCES;
 /**
  * What happened to the resource (`accepted` for terms, `registered` for invite redemption,
  * `warning` and `exceeded` for a registry quota reached at 80 % or refusing a push, `pull_denied`
- * and `pull_warned` for a pull a policy refused or warned about);
+ * and `pull_warned` for a pull a policy refused or warned about, `severity_raised` for a tag whose
+ * newest vulnerability report has more critical or high ones);
  * `created.batch` and `deleted.batch` report a whole batch RPC as one event (role bindings,
  * external group role mappings), as the hosted service does.
  */
@@ -70,6 +72,7 @@ export type EventVerb =
   | "exceeded"
   | "pull_denied"
   | "pull_warned"
+  | "severity_raised"
   | "created.batch"
   | "deleted.batch";
 

@@ -234,7 +234,7 @@ export async function putManifest(
   });
   ex.res.end();
   if (parsed.subject && caller.principal && deps.vulnReferrers) {
-    void deps.vulnReferrers({ repoUid: repo.uid, parsed, principal: caller.principal });
+    void deps.vulnReferrers({ repoUid: repo.uid, parsed, principal: caller.principal, digest });
   }
 }
 

@@ -50,9 +50,15 @@ export interface RegistryDeps {
   metrics?: RegistryMetrics | undefined;
   /**
    * Told of every committed manifest with a subject, after the push is answered: stores the
-   * vulnerability report a referrer carries (ADR 0024). Must not reject.
+   * vulnerability report (ADR 0024) or OpenVEX document (ADR 0059) a referrer carries; `digest` is
+   * the referrer's own. Must not reject.
    */
-  vulnReferrers?: (args: { repoUid: string; parsed: ParsedManifest; principal: Principal }) => Promise<void>;
+  vulnReferrers?: (args: {
+    repoUid: string;
+    parsed: ParsedManifest;
+    principal: Principal;
+    digest?: string;
+  }) => Promise<void>;
   /** Charges each routed request to its caller's pull or push budget (ADR 0043); none when limits are off. */
   rateLimit?: RegistryRateLimiter | undefined;
   /** Proxies whose `X-Forwarded-*` headers count (`--trust-proxy`); default none. */

@@ -14,6 +14,7 @@ import { Artifacts } from "../gen/platform/libraries/v1/artifacts_pb.js";
 import { PingService as PingServiceV1 } from "../gen/platform/ping/v1/ping_pb.js";
 import { PingService } from "../gen/platform/ping/v2/ping_pb.js";
 import { Registry } from "../gen/platform/registry/v1/registry_pb.js";
+import { Vex } from "../gen/platform/registry/v1/vex_pb.js";
 import { Vulnerabilities } from "../gen/platform/registry/v1/vulnerabilities_pb.js";
 import { Advisories } from "../gen/platform/vulnerabilities/v1/advisories_pb.js";
 import type { ServiceTable } from "./service-clients.js";
@@ -61,6 +62,7 @@ export const WHARF_SERVICES = {
   registryV1: {
     registry: Registry,
     vulnerabilities: Vulnerabilities,
+    vex: Vex,
   },
   vulnerabilities: VULNERABILITIES_SERVICES,
   advisory: ADVISORY_SERVICES,

@@ -34,6 +34,7 @@ import type { SettingsStore } from "./settings-store.js";
 import type { TrustedKeyStore } from "./trusted-key-store.js";
 import type { UpstreamStore } from "./upstream-store.js";
 import type { UsageStore } from "./usage-store.js";
+import type { VexStore } from "./vex-store.js";
 import type { VulnReportStore } from "./vuln-report-store.js";
 
 /**
@@ -88,6 +89,8 @@ export interface Store {
   advisories: AdvisoryStore;
   /** Vulnerability reports of image digests and their matches (ADR 0024). */
   vulnReports: VulnReportStore;
+  /** OpenVEX documents of image digests and their statements (ADR 0059). */
+  vex: VexStore;
   /** End-of-life cycles and the rules mapping tags to them (`wharf import eol`, ADR 0031). */
   eol: EolTagStore;
   /** Immutability rules of tags under groups and repos (ADR 0045). */

@@ -6,6 +6,9 @@ import { blobKey } from "../storage/blobs/blob-layout.js";
 import { COSIGN_VULN_PREDICATE } from "./formats/parse-report.js";
 import { ingestVulnReport } from "./ingest.js";
 import type { VulnReportServiceDeps } from "./service-deps.js";
+import { ingestVexDocument } from "./vex/ingest-vex.js";
+import { DEFAULT_VEX_MAX_BYTES } from "./vex/openvex.js";
+import { vexLayer } from "./vex/vex-referrer.js";
 
 /** Wharf's artifact (and layer) media type for a raw Grype or Trivy JSON report pushed as a referrer. */
 export const WHARF_VULN_REPORT_ARTIFACT_TYPE = "application/vnd.wharf.vulnreport.v1+json";
@@ -63,24 +66,66 @@ export function vulnReportLayer(parsed: ParsedManifest): Descriptor | undefined 
   );
 }
 
-/** What happened to a referrer's report, for the log. */
+/** What happened to a referrer's report or VEX document, for the log. */
 export type ReferrerOutcome =
   | { stored: true; reportUid: string; subject: string }
-  | { stored: false; subject: string; reason: string };
+  | { stored: true; vexUid: string; subject: string }
+  | { stored: false; subject: string; reason: string; vex?: true };
+
+async function readLayer(deps: VulnReportServiceDeps, layer: Descriptor): Promise<Buffer> {
+  if (layer.size > DEFAULT_VEX_MAX_BYTES) {
+    throw new Error(`the VEX document is larger than ${DEFAULT_VEX_MAX_BYTES} bytes`);
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of await deps.blobs.read(blobKey(parseDigest(layer.digest)))) {
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
 
 /**
- * Builds the registry's hook for pushed referrers: when a committed manifest carries a
- * vulnerability report for its subject (see {@link vulnReportLayer}), the report is read from the
- * layer's blob and stored for the subject digest, as the pusher (same rules as an upload). It runs
- * after the push was answered; a report that fails (bad format, subject not in the repo) never
- * fails the push: `log` hears the outcome either way.
+ * Builds the registry's hook for pushed referrers: when a committed manifest carries an OpenVEX
+ * document (see `vexLayer`) or a vulnerability report (see {@link vulnReportLayer}) for its
+ * subject, it is read from the layer's blob and stored for the subject digest, as the pusher (same
+ * rules as an upload). It runs after the push was answered; a document that fails (bad format,
+ * subject not in the repo) never fails the push: `log` hears the outcome either way.
  */
 export function createVulnReferrerIngest(
   deps: VulnReportServiceDeps & { clock: Clock; log: (outcome: ReferrerOutcome) => void },
-): (args: { repoUid: string; parsed: ParsedManifest; principal: Principal }) => Promise<void> {
-  return async ({ repoUid, parsed, principal }) => {
-    const layer = vulnReportLayer(parsed);
+): (args: {
+  repoUid: string;
+  parsed: ParsedManifest;
+  principal: Principal;
+  digest?: string;
+}) => Promise<void> {
+  return async ({ repoUid, parsed, principal, digest }) => {
     const subject = parsed.subject?.digest;
+    const vex = vexLayer(parsed);
+    if (vex && subject) {
+      try {
+        const row = await ingestVexDocument(
+          deps,
+          { principal, clock: deps.clock },
+          {
+            repoUid,
+            digest: subject,
+            bytes: await readLayer(deps, vex),
+            source: "referrer",
+            referrer: digest ?? "",
+          },
+        );
+        deps.log({ stored: true, vexUid: row.uid, subject });
+      } catch (err) {
+        deps.log({
+          stored: false,
+          subject,
+          reason: err instanceof Error ? err.message : String(err),
+          vex: true,
+        });
+      }
+      return;
+    }
+    const layer = vulnReportLayer(parsed);
     if (!layer || !subject) return;
     try {
       const source = await deps.blobs.read(blobKey(parseDigest(layer.digest)));

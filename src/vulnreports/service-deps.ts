@@ -7,10 +7,14 @@ export const DEFAULT_VULN_REPORT_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
  * The sub-stores the vulnerability report services use: reports and their matches, the repos,
- * manifests and tags reports are of (and tag history, for the daily counts), and `transaction`,
+ * manifests and tags reports are of (and tag history, for the daily counts), the VEX documents
+ * that suppress matches (ADR 0059), and `transaction`,
  * where a report is written (its `tx` is the whole Store: the registry lock, the event).
  */
-export type VulnReportStores = Pick<Store, "repos" | "manifests" | "tags" | "vulnReports" | "transaction">;
+export type VulnReportStores = Pick<
+  Store,
+  "repos" | "manifests" | "tags" | "vulnReports" | "vex" | "transaction"
+>;
 
 /** What the vulnerability report services are built from (the composition root provides it). */
 export interface VulnReportServiceDeps {

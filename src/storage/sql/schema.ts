@@ -487,6 +487,8 @@ export interface Database {
   vuln_metadata_severities: VulnMetadataSeveritiesTable;
   vuln_reports: VulnReportsTable;
   vuln_matches: VulnMatchesTable;
+  vex_documents: VexDocumentsTable;
+  vex_statements: VexStatementsTable;
   eol_cycles: EolCyclesTable;
   eol_rules: EolRulesTable;
   immutability_rules: ImmutabilityRulesTable;
@@ -536,6 +538,40 @@ export interface VulnMatchesTable {
   package_type: string;
   purl: string;
   locations: string;
+}
+
+/** Stored OpenVEX documents (migration 0025). */
+export interface VexDocumentsTable {
+  uid: string;
+  repo_uid: string;
+  digest: string;
+  document_id: string;
+  author: string;
+  issue_time: Int8Column;
+  source: string;
+  referrer: string;
+  content_digest: string;
+  statement_count: Int8Column;
+  applied_count: Int8Column;
+  create_time: Int8Column;
+}
+
+/** The statements of a stored OpenVEX document; `aliases` and `subcomponents` are JSON text. */
+export interface VexStatementsTable {
+  document_uid: string;
+  ordinal: Int8Column;
+  repo_uid: string;
+  digest: string;
+  vulnerability: string;
+  aliases: string;
+  status: string;
+  justification: string;
+  impact_statement: string;
+  action_statement: string;
+  effective_time: Int8Column;
+  /** 1 when a product names the image, else 0. */
+  applies: number;
+  subcomponents: string;
 }
 
 /** `eol_cycles` (migration 0014): primary key (product, cycle); dates are ms, NULL when unknown. */

@@ -34,6 +34,7 @@ import { createTrustedKeyStore } from "./trusted-key-store.js";
 import { createUploadStore } from "./upload-store.js";
 import { createUpstreamStore } from "./upstream-store.js";
 import { createUsageStore } from "./usage-store.js";
+import { createVexStore } from "./vex-store.js";
 import { createVulnReportStore } from "./vuln-report-store.js";
 
 /**
@@ -73,6 +74,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     libraries: createLibraryStore(ctx),
     advisories: createAdvisoryStore(ctx),
     vulnReports: createVulnReportStore(ctx),
+    vex: createVexStore(ctx),
     eol: createEolStore(ctx),
     immutabilityRules: createImmutabilityRuleStore(ctx),
     pullPolicies: createPullPolicyStore(ctx),

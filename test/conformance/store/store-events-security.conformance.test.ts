@@ -5,6 +5,7 @@ import { eolCases } from "./eol.cases.js";
 import { eventCases } from "./events.cases.js";
 import { libraryCases } from "./libraries.cases.js";
 import { redeliveryCases } from "./redelivery.cases.js";
+import { vexCases } from "./vex.cases.js";
 import { vulnReportCases } from "./vuln-reports.cases.js";
 
 // One of four files of the Store seam's conformance suite (split so the runner runs them side by
@@ -15,6 +16,7 @@ forEachEngine("Store conformance: events, libraries, advisories, vulnerability r
   libraryCases(db);
   advisoryCases(db);
   vulnReportCases(db);
+  vexCases(db);
   eolCases(db);
   auditCases(db);
 });

@@ -24,6 +24,7 @@ import { upstreamsMigration } from "./0021-upstreams.js";
 import { replicationMigration } from "./0022-replication.js";
 import { trustedKeysMigration } from "./0023-trusted-keys.js";
 import { pullPoliciesMigration } from "./0024-pull-policies.js";
+import { vexMigration } from "./0025-vex.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -55,6 +56,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0022-replication": replicationMigration(dialect),
     "0023-trusted-keys": trustedKeysMigration(dialect),
     "0024-pull-policies": pullPoliciesMigration(dialect),
+    "0025-vex": vexMigration(dialect),
   };
 }
 

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/registry/v1/registry.proto.
  */
 export const file_platform_registry_v1_registry: GenFile = /*@__PURE__*/
-  fileDesc("CiNwbGF0Zm9ybS9yZWdpc3RyeS92MS9yZWdpc3RyeS5wcm90bxIUcGxhdGZvcm0ucmVnaXN0cnkudjEiOAoUR2V0VnVsblJlcG9ydFJlcXVlc3QSEAoIcmVwb191aWQYASABKAkSDgoGZGlnZXN0GAIgASgJIu8CCgpWdWxuUmVwb3J0EgoKAmlkGAEgASgJEkQKIHZ1bG5lcmFiaWxpdHlfZGJfbGFzdF9idWlsZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBJHChV2dWxuZXJhYmlsaXR5X21hdGNoZXMYAyADKAsyKC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuZXJhYmlsaXR5TWF0Y2gSOQoHc2Nhbm5lchgEIAEoCzIoLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5SZXBvcnQuU2Nhbm5lchIZChFyZXBvcnRfZ2VuZXJhdGlvbhgFIAEoAxIXCg9yYXdfdnVsbl9yZXBvcnQYBiABKAwSLQoJbGFzdF9zZWVuGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBooCgdTY2FubmVyEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCSKkAQoSVnVsbmVyYWJpbGl0eU1hdGNoEjoKDXZ1bG5lcmFiaWxpdHkYASABKAsyIy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuZXJhYmlsaXR5EioKA3BrZxgCIAEoCzIdLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlBhY2thZ2USJgoDZml4GAMgASgLMhkucGxhdGZvcm0ucmVnaXN0cnkudjEuRml4IuwECg1WdWxuZXJhYmlsaXR5EgoKAmlkGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEj4KCHNldmVyaXR5GAMgASgOMiwucGxhdGZvcm0ucmVnaXN0cnkudjEuVnVsbmVyYWJpbGl0eS5TZXZlcml0eRIOCgZzb3VyY2UYBCABKAkSNgoEY3ZzcxgFIAMoCzIoLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5lcmFiaWxpdHkuQ3ZzcxIPCgdjcGVfdXJpGAYgAygJEhQKDHJlbGF0ZWRfdXJscxgHIAMoCRJHCgphZHZpc29yaWVzGAggAygLMjMucGxhdGZvcm0ucmVnaXN0cnkudjEuVnVsbmVyYWJpbGl0eS5BZHZpc29yaWVzRW50cnkSWQoXcmVsYXRlZF92dWxuZXJhYmlsaXRpZXMYCSADKAsyOC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuZXJhYmlsaXR5LlJlbGF0ZWRWdWxuZXJhYmlsaXR5EhIKCmRpc3BsYXlfaWQYCiABKAkaMQoPQWR2aXNvcmllc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaJgoEQ3ZzcxINCgVzY29yZRgBIAEoARIPCgd2ZXJzaW9uGAIgASgJGjIKFFJlbGF0ZWRWdWxuZXJhYmlsaXR5EgoKAmlkGAEgASgJEg4KBnNvdXJjZRgCIAEoCSJECghTZXZlcml0eRILCgdVTktOT1dOEAASBwoDTE9XEAESCgoGTUVESVVNEAISCAoESElHSBADEgwKCENSSVRJQ0FMEAQiaAoHUGFja2FnZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg8KB3ZlcnNpb24YAyABKAkSDwoHbGljZW5zZRgEIAEoCRITCgtkZXNjcmlwdGlvbhgFIAEoCRIMCgRwdXJsGAYgASgJIoUBCgNGaXgSEAoIdmVyc2lvbnMYASADKAkSLgoFc3RhdGUYAiABKA4yHy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5GaXguU3RhdGUiPAoFU3RhdGUSCwoHVU5LTk9XThAAEgkKBUZJWEVEEAESDQoJTk9UX0ZJWEVEEAISDAoIV09OVF9GSVgQAzK0DgoIUmVnaXN0cnkStwEKDUdldFZ1bG5SZXBvcnQSKi5wbGF0Zm9ybS5yZWdpc3RyeS52MS5HZXRWdWxuUmVwb3J0UmVxdWVzdBogLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5SZXBvcnQiWKq7GBASBMUMlAUiCHJlcG9fdWlkgtPkkwI+EjwvcmVnaXN0cnkvdjEvcmVwb3Mve3JlcG9fdWlkPSoqfS9kaWdlc3RzL3tkaWdlc3R9L3Z1bG5yZXBvcnQScwoJTGlzdFJlcG9zEiAucGxhdGZvcm0ucmVnaXN0cnkudjEuUmVwb0ZpbHRlchoeLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlJlcG9MaXN0IiSquxgGEgLFDBgBgtPkkwIUEhIvcmVnaXN0cnkvdjEvcmVwb3MSlQEKCkNyZWF0ZVJlcG8SJy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5DcmVhdGVSZXBvUmVxdWVzdBoaLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlJlcG8iQqq7GA8SAsMMIglwYXJlbnRfaWSC0+STAik6BHJlcG8iIS9yZWdpc3RyeS92MS9yZXBvcy97cGFyZW50X2lkPSoqfRJ3CgpVcGRhdGVSZXBvEhoucGxhdGZvcm0ucmVnaXN0cnkudjEuUmVwbxoaLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlJlcG8iMaq7GAgSAsQMIgJpZILT5JMCHzoBKhoaL3JlZ2lzdHJ5L3YxL3JlcG9zL3tpZD0qKn0SfQoKRGVsZXRlUmVwbxInLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkRlbGV0ZVJlcG9SZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5Ii6quxgIEgLGDCICaWSC0+STAhwqGi9yZWdpc3RyeS92MS9yZXBvcy97aWQ9Kip9Em8KCExpc3RUYWdzEh8ucGxhdGZvcm0ucmVnaXN0cnkudjEuVGFnRmlsdGVyGh0ucGxhdGZvcm0ucmVnaXN0cnkudjEuVGFnTGlzdCIjqrsYBhICzQwYAYLT5JMCExIRL3JlZ2lzdHJ5L3YxL3RhZ3MSjAEKCUNyZWF0ZVRhZxImLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkNyZWF0ZVRhZ1JlcXVlc3QaGS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWciPKq7GA0SAssMIgdyZXBvX2lkgtPkkwIlOgN0YWciHi9yZWdpc3RyeS92MS90YWdzL3tyZXBvX2lkPSoqfRJzCglVcGRhdGVUYWcSGS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWcaGS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWciMKq7GAgSAssMIgJpZILT5JMCHjoBKhoZL3JlZ2lzdHJ5L3YxL3RhZ3Mve2lkPSoqfRJ6CglEZWxldGVUYWcSJi5wbGF0Zm9ybS5yZWdpc3RyeS52MS5EZWxldGVUYWdSZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5Ii2quxgIEgLODCICaWSC0+STAhsqGS9yZWdpc3RyeS92MS90YWdzL3tpZD0qKn0SpAEKDkxpc3RUYWdIaXN0b3J5EicucGxhdGZvcm0ucmVnaXN0cnkudjEuVGFnSGlzdG9yeVJlcXVlc3QaJC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWdIaXN0b3J5TGlzdCJDqrsYDxICzQwiCXBhcmVudF9pZILT5JMCKhIoL3JlZ2lzdHJ5L3YxL3RhZ3Mve3BhcmVudF9pZD0qKn0vaGlzdG9yeRKmAQoIR2V0QXJjaHMSIi5wbGF0Zm9ybS5yZWdpc3RyeS52MS5BcmNoc1JlcXVlc3QaGy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5BcmNocyJZqrsYDxIExQzPDCIHcmVwb19pZILT5JMCQBI+L3JlZ2lzdHJ5L3YxL3JlcG9zL3tyZXBvX2lkPSoqfS9kaWdlc3RzL3tkaWdlc3R9L2FyY2hpdGVjdHVyZXMSmgEKB0dldFNpemUSIS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5TaXplUmVxdWVzdBoaLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlNpemUiUKq7GA8SBMUMzwwiB3JlcG9faWSC0+STAjcSNS9yZWdpc3RyeS92MS9yZXBvcy97cmVwb19pZD0qKn0vZGlnZXN0cy97ZGlnZXN0fS9zaXplEooBCgtMaXN0RW9sVGFncxIoLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkxpc3RFb2xUYWdzUmVxdWVzdBopLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkxpc3RFb2xUYWdzUmVzcG9uc2UiJqq7GAYSAs0MGAGC0+STAhYSFC9yZWdpc3RyeS92MS9lb2x0YWdzYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_registry_v1_eol_tags, file_platform_registry_v1_repos_tags]);
+  fileDesc("CiNwbGF0Zm9ybS9yZWdpc3RyeS92MS9yZWdpc3RyeS5wcm90bxIUcGxhdGZvcm0ucmVnaXN0cnkudjEiOAoUR2V0VnVsblJlcG9ydFJlcXVlc3QSEAoIcmVwb191aWQYASABKAkSDgoGZGlnZXN0GAIgASgJIqYDCgpWdWxuUmVwb3J0EgoKAmlkGAEgASgJEkQKIHZ1bG5lcmFiaWxpdHlfZGJfbGFzdF9idWlsZF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBJHChV2dWxuZXJhYmlsaXR5X21hdGNoZXMYAyADKAsyKC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuZXJhYmlsaXR5TWF0Y2gSOQoHc2Nhbm5lchgEIAEoCzIoLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5SZXBvcnQuU2Nhbm5lchIZChFyZXBvcnRfZ2VuZXJhdGlvbhgFIAEoAxIXCg9yYXdfdnVsbl9yZXBvcnQYBiABKAwSLQoJbGFzdF9zZWVuGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbChN2dWxuZXJhYmlsaXR5X2NvdW50GAggASgDEhgKEHN1cHByZXNzZWRfY291bnQYCSABKAMaKAoHU2Nhbm5lchIMCgRuYW1lGAEgASgJEg8KB3ZlcnNpb24YAiABKAki6QEKElZ1bG5lcmFiaWxpdHlNYXRjaBI6Cg12dWxuZXJhYmlsaXR5GAEgASgLMiMucGxhdGZvcm0ucmVnaXN0cnkudjEuVnVsbmVyYWJpbGl0eRIqCgNwa2cYAiABKAsyHS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5QYWNrYWdlEiYKA2ZpeBgDIAEoCzIZLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkZpeBISCgpzdXBwcmVzc2VkGAQgASgIEi8KA3ZleBgFIAEoCzIiLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZleFN0YXRlbWVudCKqAQoMVmV4U3RhdGVtZW50Eg4KBnN0YXR1cxgBIAEoCRIVCg1qdXN0aWZpY2F0aW9uGAIgASgJEhgKEGltcGFjdF9zdGF0ZW1lbnQYAyABKAkSGAoQYWN0aW9uX3N0YXRlbWVudBgEIAEoCRIQCghkb2N1bWVudBgFIAEoCRItCgl0aW1lc3RhbXAYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIuwECg1WdWxuZXJhYmlsaXR5EgoKAmlkGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEj4KCHNldmVyaXR5GAMgASgOMiwucGxhdGZvcm0ucmVnaXN0cnkudjEuVnVsbmVyYWJpbGl0eS5TZXZlcml0eRIOCgZzb3VyY2UYBCABKAkSNgoEY3ZzcxgFIAMoCzIoLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5lcmFiaWxpdHkuQ3ZzcxIPCgdjcGVfdXJpGAYgAygJEhQKDHJlbGF0ZWRfdXJscxgHIAMoCRJHCgphZHZpc29yaWVzGAggAygLMjMucGxhdGZvcm0ucmVnaXN0cnkudjEuVnVsbmVyYWJpbGl0eS5BZHZpc29yaWVzRW50cnkSWQoXcmVsYXRlZF92dWxuZXJhYmlsaXRpZXMYCSADKAsyOC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuZXJhYmlsaXR5LlJlbGF0ZWRWdWxuZXJhYmlsaXR5EhIKCmRpc3BsYXlfaWQYCiABKAkaMQoPQWR2aXNvcmllc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaJgoEQ3ZzcxINCgVzY29yZRgBIAEoARIPCgd2ZXJzaW9uGAIgASgJGjIKFFJlbGF0ZWRWdWxuZXJhYmlsaXR5EgoKAmlkGAEgASgJEg4KBnNvdXJjZRgCIAEoCSJECghTZXZlcml0eRILCgdVTktOT1dOEAASBwoDTE9XEAESCgoGTUVESVVNEAISCAoESElHSBADEgwKCENSSVRJQ0FMEAQiaAoHUGFja2FnZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg8KB3ZlcnNpb24YAyABKAkSDwoHbGljZW5zZRgEIAEoCRITCgtkZXNjcmlwdGlvbhgFIAEoCRIMCgRwdXJsGAYgASgJIoUBCgNGaXgSEAoIdmVyc2lvbnMYASADKAkSLgoFc3RhdGUYAiABKA4yHy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5GaXguU3RhdGUiPAoFU3RhdGUSCwoHVU5LTk9XThAAEgkKBUZJWEVEEAESDQoJTk9UX0ZJWEVEEAISDAoIV09OVF9GSVgQAzK0DgoIUmVnaXN0cnkStwEKDUdldFZ1bG5SZXBvcnQSKi5wbGF0Zm9ybS5yZWdpc3RyeS52MS5HZXRWdWxuUmVwb3J0UmVxdWVzdBogLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5SZXBvcnQiWKq7GBASBMUMlAUiCHJlcG9fdWlkgtPkkwI+EjwvcmVnaXN0cnkvdjEvcmVwb3Mve3JlcG9fdWlkPSoqfS9kaWdlc3RzL3tkaWdlc3R9L3Z1bG5yZXBvcnQScwoJTGlzdFJlcG9zEiAucGxhdGZvcm0ucmVnaXN0cnkudjEuUmVwb0ZpbHRlchoeLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlJlcG9MaXN0IiSquxgGEgLFDBgBgtPkkwIUEhIvcmVnaXN0cnkvdjEvcmVwb3MSlQEKCkNyZWF0ZVJlcG8SJy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5DcmVhdGVSZXBvUmVxdWVzdBoaLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlJlcG8iQqq7GA8SAsMMIglwYXJlbnRfaWSC0+STAik6BHJlcG8iIS9yZWdpc3RyeS92MS9yZXBvcy97cGFyZW50X2lkPSoqfRJ3CgpVcGRhdGVSZXBvEhoucGxhdGZvcm0ucmVnaXN0cnkudjEuUmVwbxoaLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlJlcG8iMaq7GAgSAsQMIgJpZILT5JMCHzoBKhoaL3JlZ2lzdHJ5L3YxL3JlcG9zL3tpZD0qKn0SfQoKRGVsZXRlUmVwbxInLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkRlbGV0ZVJlcG9SZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5Ii6quxgIEgLGDCICaWSC0+STAhwqGi9yZWdpc3RyeS92MS9yZXBvcy97aWQ9Kip9Em8KCExpc3RUYWdzEh8ucGxhdGZvcm0ucmVnaXN0cnkudjEuVGFnRmlsdGVyGh0ucGxhdGZvcm0ucmVnaXN0cnkudjEuVGFnTGlzdCIjqrsYBhICzQwYAYLT5JMCExIRL3JlZ2lzdHJ5L3YxL3RhZ3MSjAEKCUNyZWF0ZVRhZxImLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkNyZWF0ZVRhZ1JlcXVlc3QaGS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWciPKq7GA0SAssMIgdyZXBvX2lkgtPkkwIlOgN0YWciHi9yZWdpc3RyeS92MS90YWdzL3tyZXBvX2lkPSoqfRJzCglVcGRhdGVUYWcSGS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWcaGS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWciMKq7GAgSAssMIgJpZILT5JMCHjoBKhoZL3JlZ2lzdHJ5L3YxL3RhZ3Mve2lkPSoqfRJ6CglEZWxldGVUYWcSJi5wbGF0Zm9ybS5yZWdpc3RyeS52MS5EZWxldGVUYWdSZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5Ii2quxgIEgLODCICaWSC0+STAhsqGS9yZWdpc3RyeS92MS90YWdzL3tpZD0qKn0SpAEKDkxpc3RUYWdIaXN0b3J5EicucGxhdGZvcm0ucmVnaXN0cnkudjEuVGFnSGlzdG9yeVJlcXVlc3QaJC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5UYWdIaXN0b3J5TGlzdCJDqrsYDxICzQwiCXBhcmVudF9pZILT5JMCKhIoL3JlZ2lzdHJ5L3YxL3RhZ3Mve3BhcmVudF9pZD0qKn0vaGlzdG9yeRKmAQoIR2V0QXJjaHMSIi5wbGF0Zm9ybS5yZWdpc3RyeS52MS5BcmNoc1JlcXVlc3QaGy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5BcmNocyJZqrsYDxIExQzPDCIHcmVwb19pZILT5JMCQBI+L3JlZ2lzdHJ5L3YxL3JlcG9zL3tyZXBvX2lkPSoqfS9kaWdlc3RzL3tkaWdlc3R9L2FyY2hpdGVjdHVyZXMSmgEKB0dldFNpemUSIS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5TaXplUmVxdWVzdBoaLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlNpemUiUKq7GA8SBMUMzwwiB3JlcG9faWSC0+STAjcSNS9yZWdpc3RyeS92MS9yZXBvcy97cmVwb19pZD0qKn0vZGlnZXN0cy97ZGlnZXN0fS9zaXplEooBCgtMaXN0RW9sVGFncxIoLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkxpc3RFb2xUYWdzUmVxdWVzdBopLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkxpc3RFb2xUYWdzUmVzcG9uc2UiJqq7GAYSAs0MGAGC0+STAhYSFC9yZWdpc3RyeS92MS9lb2x0YWdzYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_registry_v1_eol_tags, file_platform_registry_v1_repos_tags]);
 
 /**
  * @generated from message platform.registry.v1.GetVulnReportRequest
@@ -92,6 +92,20 @@ export type VulnReport = Message<"platform.registry.v1.VulnReport"> & {
    * @generated from field: google.protobuf.Timestamp last_seen = 7;
    */
   lastSeen?: Timestamp | undefined;
+
+  /**
+   * How many distinct vulnerabilities have a match VEX does not suppress (ADR 0059).
+   *
+   * @generated from field: int64 vulnerability_count = 8;
+   */
+  vulnerabilityCount: bigint;
+
+  /**
+   * How many distinct vulnerabilities VEX suppresses in every match.
+   *
+   * @generated from field: int64 suppressed_count = 9;
+   */
+  suppressedCount: bigint;
 };
 
 /**
@@ -143,6 +157,21 @@ export type VulnerabilityMatch = Message<"platform.registry.v1.VulnerabilityMatc
    * @generated from field: platform.registry.v1.Fix fix = 3;
    */
   fix?: Fix | undefined;
+
+  /**
+   * True when the VEX statement deciding this match (`vex`) says not_affected or fixed (ADR 0059).
+   *
+   * @generated from field: bool suppressed = 4;
+   */
+  suppressed: boolean;
+
+  /**
+   * The newest VEX statement about this match, when there is one (a later `affected` or
+   * `under_investigation` one leaves the match unsuppressed).
+   *
+   * @generated from field: platform.registry.v1.VexStatement vex = 5;
+   */
+  vex?: VexStatement | undefined;
 };
 
 /**
@@ -151,6 +180,58 @@ export type VulnerabilityMatch = Message<"platform.registry.v1.VulnerabilityMatc
  */
 export const VulnerabilityMatchSchema: GenMessage<VulnerabilityMatch> = /*@__PURE__*/
   messageDesc(file_platform_registry_v1_registry, 2);
+
+/**
+ * The VEX statement that decides a vulnerability match (ADR 0059).
+ *
+ * @generated from message platform.registry.v1.VexStatement
+ */
+export type VexStatement = Message<"platform.registry.v1.VexStatement"> & {
+  /**
+   * not_affected, affected, fixed or under_investigation.
+   *
+   * @generated from field: string status = 1;
+   */
+  status: string;
+
+  /**
+   * The OpenVEX justification label ("" when the statement gives none).
+   *
+   * @generated from field: string justification = 2;
+   */
+  justification: string;
+
+  /**
+   * @generated from field: string impact_statement = 3;
+   */
+  impactStatement: string;
+
+  /**
+   * @generated from field: string action_statement = 4;
+   */
+  actionStatement: string;
+
+  /**
+   * The stored document it comes from (a VexDocument id).
+   *
+   * @generated from field: string document = 5;
+   */
+  document: string;
+
+  /**
+   * The statement's timestamp, else its document's.
+   *
+   * @generated from field: google.protobuf.Timestamp timestamp = 6;
+   */
+  timestamp?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message platform.registry.v1.VexStatement.
+ * Use `create(VexStatementSchema)` to create a new message.
+ */
+export const VexStatementSchema: GenMessage<VexStatement> = /*@__PURE__*/
+  messageDesc(file_platform_registry_v1_registry, 3);
 
 /**
  * @generated from message platform.registry.v1.Vulnerability
@@ -216,7 +297,7 @@ export type Vulnerability = Message<"platform.registry.v1.Vulnerability"> & {
  * Use `create(VulnerabilitySchema)` to create a new message.
  */
 export const VulnerabilitySchema: GenMessage<Vulnerability> = /*@__PURE__*/
-  messageDesc(file_platform_registry_v1_registry, 3);
+  messageDesc(file_platform_registry_v1_registry, 4);
 
 /**
  * @generated from message platform.registry.v1.Vulnerability.Cvss
@@ -238,7 +319,7 @@ export type Vulnerability_Cvss = Message<"platform.registry.v1.Vulnerability.Cvs
  * Use `create(Vulnerability_CvssSchema)` to create a new message.
  */
 export const Vulnerability_CvssSchema: GenMessage<Vulnerability_Cvss> = /*@__PURE__*/
-  messageDesc(file_platform_registry_v1_registry, 3, 0);
+  messageDesc(file_platform_registry_v1_registry, 4, 0);
 
 /**
  * @generated from message platform.registry.v1.Vulnerability.RelatedVulnerability
@@ -260,7 +341,7 @@ export type Vulnerability_RelatedVulnerability = Message<"platform.registry.v1.V
  * Use `create(Vulnerability_RelatedVulnerabilitySchema)` to create a new message.
  */
 export const Vulnerability_RelatedVulnerabilitySchema: GenMessage<Vulnerability_RelatedVulnerability> = /*@__PURE__*/
-  messageDesc(file_platform_registry_v1_registry, 3, 1);
+  messageDesc(file_platform_registry_v1_registry, 4, 1);
 
 /**
  * NEGLIGIBLE (Grype) reads as LOW in the tenant view, which has no such level.
@@ -298,7 +379,7 @@ export enum Vulnerability_Severity {
  * Describes the enum platform.registry.v1.Vulnerability.Severity.
  */
 export const Vulnerability_SeveritySchema: GenEnum<Vulnerability_Severity> = /*@__PURE__*/
-  enumDesc(file_platform_registry_v1_registry, 3, 0);
+  enumDesc(file_platform_registry_v1_registry, 4, 0);
 
 /**
  * @generated from message platform.registry.v1.Package
@@ -340,7 +421,7 @@ export type Package = Message<"platform.registry.v1.Package"> & {
  * Use `create(PackageSchema)` to create a new message.
  */
 export const PackageSchema: GenMessage<Package> = /*@__PURE__*/
-  messageDesc(file_platform_registry_v1_registry, 4);
+  messageDesc(file_platform_registry_v1_registry, 5);
 
 /**
  * @generated from message platform.registry.v1.Fix
@@ -362,7 +443,7 @@ export type Fix = Message<"platform.registry.v1.Fix"> & {
  * Use `create(FixSchema)` to create a new message.
  */
 export const FixSchema: GenMessage<Fix> = /*@__PURE__*/
-  messageDesc(file_platform_registry_v1_registry, 5);
+  messageDesc(file_platform_registry_v1_registry, 6);
 
 /**
  * @generated from enum platform.registry.v1.Fix.State
@@ -393,7 +474,7 @@ export enum Fix_State {
  * Describes the enum platform.registry.v1.Fix.State.
  */
 export const Fix_StateSchema: GenEnum<Fix_State> = /*@__PURE__*/
-  enumDesc(file_platform_registry_v1_registry, 5, 0);
+  enumDesc(file_platform_registry_v1_registry, 6, 0);
 
 /**
  * Registry is the v1 registry service: the tenant view of an image's vulnerability report, the v1

@@ -8,7 +8,7 @@ import { file_google_api_annotations } from "../../../google/api/annotations_pb.
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_platform_annotations_iam } from "../../annotations/iam_pb.js";
-import type { Fix } from "./registry_pb.js";
+import type { Fix, VexStatement } from "./registry_pb.js";
 import { file_platform_registry_v1_registry } from "./registry_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/registry/v1/vulnerabilities.proto.
  */
 export const file_platform_registry_v1_vulnerabilities: GenFile = /*@__PURE__*/
-  fileDesc("CipwbGF0Zm9ybS9yZWdpc3RyeS92MS92dWxuZXJhYmlsaXRpZXMucHJvdG8SFHBsYXRmb3JtLnJlZ2lzdHJ5LnYxIk8KF0NyZWF0ZVZ1bG5SZXBvcnRSZXF1ZXN0EhAKCHJlcG9fdWlkGAEgASgJEg4KBmRpZ2VzdBgCIAEoCRISCgpyYXdfcmVwb3J0GAMgASgMIrIBCgtTY2FubmVySW5mbxI0CgRuYW1lGAEgASgOMiYucGxhdGZvcm0ucmVnaXN0cnkudjEuU2Nhbm5lckluZm8uTmFtZRIPCgd2ZXJzaW9uGAIgASgJEjEKDWRiX2J1aWxkX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIikKBE5hbWUSCwoHVU5LTk9XThAAEgkKBUdSWVBFEAESCQoFVFJJVlkQAiKTAgoPSW1hZ2VWdWxuUmVwb3J0Eg4KBmRpZ2VzdBgBIAEoCRIyCgdzY2FubmVyGAIgASgLMiEucGxhdGZvcm0ucmVnaXN0cnkudjEuU2Nhbm5lckluZm8SLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASQQoPdnVsbmVyYWJpbGl0aWVzGAQgAygLMigucGxhdGZvcm0ucmVnaXN0cnkudjEuSW1hZ2VWdWxuZXJhYmlsaXR5Eg8KB3JlcG9faWQYBSABKAkSDwoHY3VycmVudBgGIAEoCBIKCgJpZBgHIAEoCRIbChN2dWxuZXJhYmlsaXR5X2NvdW50GAggASgDIrcDChJJbWFnZVZ1bG5lcmFiaWxpdHkSCgoCaWQYASABKAkSDwoHYWxpYXNlcxgCIAMoCRINCgVwdXJscxgDIAMoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRIPCgdkZXRhaWxzGAUgASgJEkMKCHNldmVyaXR5GAYgASgOMjEucGxhdGZvcm0ucmVnaXN0cnkudjEuSW1hZ2VWdWxuZXJhYmlsaXR5LlNldmVyaXR5EjsKBGN2c3MYByADKAsyLS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5JbWFnZVZ1bG5lcmFiaWxpdHkuQ3ZzcxImCgNmaXgYCCABKAsyGS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5GaXgSFAoMcmVsYXRlZF91cmxzGAkgAygJEhEKCWxvY2F0aW9ucxgKIAMoCRomCgRDdnNzEg0KBXNjb3JlGAEgASgJEg8KB3ZlcnNpb24YAiABKAkiVAoIU2V2ZXJpdHkSCwoHVU5LTk9XThAAEg4KCk5FR0xJR0lCTEUQARIHCgNMT1cQAhIKCgZNRURJVU0QAxIICgRISUdIEAQSDAoIQ1JJVElDQUwQBSKKAQoWTGlzdFZ1bG5SZXBvcnRzUmVxdWVzdBIPCgdyZXBvX2lkGAEgASgJEg4KBmRpZ2VzdBgCIAEoCRILCgN0YWcYAyABKAkSDwoHc2Nhbm5lchgEIAEoCRIxCg1jcmVhdGVkX3NpbmNlGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJPChdMaXN0VnVsblJlcG9ydHNSZXNwb25zZRI0CgVpdGVtcxgBIAMoCzIlLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkltYWdlVnVsblJlcG9ydCIrCg5JbWFnZVJlZmVyZW5jZRIMCgRyZXBvGAEgASgJEgsKA3RhZxgCIAEoCSLEAQobTGlzdFZ1bG5Db3VudFJlcG9ydHNSZXF1ZXN0EgwKBHJlcG8YASABKAkSCwoDdGFnGAIgASgJEigKBGZyb20YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKAnRvGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI4CgpyZWZlcmVuY2VzGAUgAygLMiQucGxhdGZvcm0ucmVnaXN0cnkudjEuSW1hZ2VSZWZlcmVuY2UiXwoJVnVsbkNvdW50EkMKCHNldmVyaXR5GAEgASgOMjEucGxhdGZvcm0ucmVnaXN0cnkudjEuSW1hZ2VWdWxuZXJhYmlsaXR5LlNldmVyaXR5Eg0KBWNvdW50GAIgASgDIrwCCg9WdWxuQ291bnRSZXBvcnQSDAoEcmVwbxgBIAEoCRILCgN0YWcYAiABKAkSKAoEZGF0ZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoLdnVsbl9jb3VudHMYBCADKAsyHy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuQ291bnQSEgoKc2l6ZV9ieXRlcxgFIAEoAxIPCgdjdmVfaWRzGAYgAygJEhMKC2xvd19jdmVfaWRzGAcgAygJEhMKC21lZF9jdmVfaWRzGAggAygJEhQKDGhpZ2hfY3ZlX2lkcxgJIAMoCRIUCgxjcml0X2N2ZV9pZHMYCiADKAkSGgoSbmVnbGlnaWJsZV9jdmVfaWRzGAsgAygJEhcKD3Vua25vd25fY3ZlX2lkcxgMIAMoCSJUChxMaXN0VnVsbkNvdW50UmVwb3J0c1Jlc3BvbnNlEjQKBWl0ZW1zGAEgAygLMiUucGxhdGZvcm0ucmVnaXN0cnkudjEuVnVsbkNvdW50UmVwb3J0ImoKF0dldFJhd1Z1bG5SZXBvcnRSZXF1ZXN0Eg4KBmRpZ2VzdBgBIAEoCRIPCgdzY2FubmVyGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIowBCg1SYXdWdWxuUmVwb3J0Eg4KBmRpZ2VzdBgBIAEoCRIPCgdzY2FubmVyGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJhd19yZXBvcnQYBCABKAkSFgoOcmF3X3JlcG9ydF91cmwYBSABKAkyggcKD1Z1bG5lcmFiaWxpdGllcxK5AQoQQ3JlYXRlVnVsblJlcG9ydBItLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkNyZWF0ZVZ1bG5SZXBvcnRSZXF1ZXN0GiUucGxhdGZvcm0ucmVnaXN0cnkudjEuSW1hZ2VWdWxuUmVwb3J0Ik+quxgQEgT8DP4MIghyZXBvX3VpZILT5JMCNToKcmF3X3JlcG9ydCInL3JlZ2lzdHJ5L3YxL3Z1bG5fcmVwb3J0cy97cmVwb191aWQ9Kip9EpsBCg9MaXN0VnVsblJlcG9ydHMSLC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5MaXN0VnVsblJlcG9ydHNSZXF1ZXN0Gi0ucGxhdGZvcm0ucmVnaXN0cnkudjEuTGlzdFZ1bG5SZXBvcnRzUmVzcG9uc2UiK6q7GAYSAv0MGAGC0+STAhsSGS9yZWdpc3RyeS92MS92dWxuX3JlcG9ydHMSsQEKFExpc3RWdWxuQ291bnRSZXBvcnRzEjEucGxhdGZvcm0ucmVnaXN0cnkudjEuTGlzdFZ1bG5Db3VudFJlcG9ydHNSZXF1ZXN0GjIucGxhdGZvcm0ucmVnaXN0cnkudjEuTGlzdFZ1bG5Db3VudFJlcG9ydHNSZXNwb25zZSIyqrsYBhIC/QwYAYLT5JMCIhIgL3JlZ2lzdHJ5L3YxL3Z1bG5fcmVwb3J0cy9jb3VudHMSxgEKHkxpc3RWdWxuQ291bnRSZXBvcnRzQ3VtdWxhdGl2ZRIxLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkxpc3RWdWxuQ291bnRSZXBvcnRzUmVxdWVzdBoyLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkxpc3RWdWxuQ291bnRSZXBvcnRzUmVzcG9uc2UiPaq7GAYSAv0MGAGC0+STAi0SKy9yZWdpc3RyeS92MS92dWxuX3JlcG9ydHMvY291bnRzX2N1bXVsYXRpdmUSlwEKEEdldFJhd1Z1bG5SZXBvcnQSLS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5HZXRSYXdWdWxuUmVwb3J0UmVxdWVzdBojLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlJhd1Z1bG5SZXBvcnQiL6q7GAYSAv0MGAGC0+STAh8SHS9yZWdpc3RyeS92MS92dWxuX3JlcG9ydHMvcmF3YgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_registry_v1_registry]);
+  fileDesc("CipwbGF0Zm9ybS9yZWdpc3RyeS92MS92dWxuZXJhYmlsaXRpZXMucHJvdG8SFHBsYXRmb3JtLnJlZ2lzdHJ5LnYxIk8KF0NyZWF0ZVZ1bG5SZXBvcnRSZXF1ZXN0EhAKCHJlcG9fdWlkGAEgASgJEg4KBmRpZ2VzdBgCIAEoCRISCgpyYXdfcmVwb3J0GAMgASgMIrIBCgtTY2FubmVySW5mbxI0CgRuYW1lGAEgASgOMiYucGxhdGZvcm0ucmVnaXN0cnkudjEuU2Nhbm5lckluZm8uTmFtZRIPCgd2ZXJzaW9uGAIgASgJEjEKDWRiX2J1aWxkX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIikKBE5hbWUSCwoHVU5LTk9XThAAEgkKBUdSWVBFEAESCQoFVFJJVlkQAiKtAgoPSW1hZ2VWdWxuUmVwb3J0Eg4KBmRpZ2VzdBgBIAEoCRIyCgdzY2FubmVyGAIgASgLMiEucGxhdGZvcm0ucmVnaXN0cnkudjEuU2Nhbm5lckluZm8SLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASQQoPdnVsbmVyYWJpbGl0aWVzGAQgAygLMigucGxhdGZvcm0ucmVnaXN0cnkudjEuSW1hZ2VWdWxuZXJhYmlsaXR5Eg8KB3JlcG9faWQYBSABKAkSDwoHY3VycmVudBgGIAEoCBIKCgJpZBgHIAEoCRIbChN2dWxuZXJhYmlsaXR5X2NvdW50GAggASgDEhgKEHN1cHByZXNzZWRfY291bnQYCSABKAMi/AMKEkltYWdlVnVsbmVyYWJpbGl0eRIKCgJpZBgBIAEoCRIPCgdhbGlhc2VzGAIgAygJEg0KBXB1cmxzGAMgAygJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEg8KB2RldGFpbHMYBSABKAkSQwoIc2V2ZXJpdHkYBiABKA4yMS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5JbWFnZVZ1bG5lcmFiaWxpdHkuU2V2ZXJpdHkSOwoEY3ZzcxgHIAMoCzItLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkltYWdlVnVsbmVyYWJpbGl0eS5DdnNzEiYKA2ZpeBgIIAEoCzIZLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkZpeBIUCgxyZWxhdGVkX3VybHMYCSADKAkSEQoJbG9jYXRpb25zGAogAygJEhIKCnN1cHByZXNzZWQYCyABKAgSLwoDdmV4GAwgASgLMiIucGxhdGZvcm0ucmVnaXN0cnkudjEuVmV4U3RhdGVtZW50GiYKBEN2c3MSDQoFc2NvcmUYASABKAkSDwoHdmVyc2lvbhgCIAEoCSJUCghTZXZlcml0eRILCgdVTktOT1dOEAASDgoKTkVHTElHSUJMRRABEgcKA0xPVxACEgoKBk1FRElVTRADEggKBEhJR0gQBBIMCghDUklUSUNBTBAFIooBChZMaXN0VnVsblJlcG9ydHNSZXF1ZXN0Eg8KB3JlcG9faWQYASABKAkSDgoGZGlnZXN0GAIgASgJEgsKA3RhZxgDIAEoCRIPCgdzY2FubmVyGAQgASgJEjEKDWNyZWF0ZWRfc2luY2UYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIk8KF0xpc3RWdWxuUmVwb3J0c1Jlc3BvbnNlEjQKBWl0ZW1zGAEgAygLMiUucGxhdGZvcm0ucmVnaXN0cnkudjEuSW1hZ2VWdWxuUmVwb3J0IisKDkltYWdlUmVmZXJlbmNlEgwKBHJlcG8YASABKAkSCwoDdGFnGAIgASgJIsQBChtMaXN0VnVsbkNvdW50UmVwb3J0c1JlcXVlc3QSDAoEcmVwbxgBIAEoCRILCgN0YWcYAiABKAkSKAoEZnJvbRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoCdG8YBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjgKCnJlZmVyZW5jZXMYBSADKAsyJC5wbGF0Zm9ybS5yZWdpc3RyeS52MS5JbWFnZVJlZmVyZW5jZSJfCglWdWxuQ291bnQSQwoIc2V2ZXJpdHkYASABKA4yMS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5JbWFnZVZ1bG5lcmFiaWxpdHkuU2V2ZXJpdHkSDQoFY291bnQYAiABKAMivAIKD1Z1bG5Db3VudFJlcG9ydBIMCgRyZXBvGAEgASgJEgsKA3RhZxgCIAEoCRIoCgRkYXRlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0Cgt2dWxuX2NvdW50cxgEIAMoCzIfLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5Db3VudBISCgpzaXplX2J5dGVzGAUgASgDEg8KB2N2ZV9pZHMYBiADKAkSEwoLbG93X2N2ZV9pZHMYByADKAkSEwoLbWVkX2N2ZV9pZHMYCCADKAkSFAoMaGlnaF9jdmVfaWRzGAkgAygJEhQKDGNyaXRfY3ZlX2lkcxgKIAMoCRIaChJuZWdsaWdpYmxlX2N2ZV9pZHMYCyADKAkSFwoPdW5rbm93bl9jdmVfaWRzGAwgAygJIlQKHExpc3RWdWxuQ291bnRSZXBvcnRzUmVzcG9uc2USNAoFaXRlbXMYASADKAsyJS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuQ291bnRSZXBvcnQiagoXR2V0UmF3VnVsblJlcG9ydFJlcXVlc3QSDgoGZGlnZXN0GAEgASgJEg8KB3NjYW5uZXIYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAijAEKDVJhd1Z1bG5SZXBvcnQSDgoGZGlnZXN0GAEgASgJEg8KB3NjYW5uZXIYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcmF3X3JlcG9ydBgEIAEoCRIWCg5yYXdfcmVwb3J0X3VybBgFIAEoCSKlBAoSVnVsblNldmVyaXR5UmFpc2VkEg8KB3JlcG9faWQYASABKAkSDAoEcmVwbxgCIAEoCRILCgN0YWcYAyABKAkSDgoGZGlnZXN0GAQgASgJEhEKCXJlcG9ydF9pZBgFIAEoCRIPCgdzY2FubmVyGAYgASgJEkkKCHByZXZpb3VzGAcgASgLMjcucGxhdGZvcm0ucmVnaXN0cnkudjEuVnVsblNldmVyaXR5UmFpc2VkLlNldmVyaXR5Q291bnRzEkgKB2N1cnJlbnQYCCABKAsyNy5wbGF0Zm9ybS5yZWdpc3RyeS52MS5WdWxuU2V2ZXJpdHlSYWlzZWQuU2V2ZXJpdHlDb3VudHMSWQoTbmV3X3Z1bG5lcmFiaWxpdGllcxgJIAMoCzI8LnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLlZ1bG5TZXZlcml0eVJhaXNlZC5SYWlzZWRWdWxuZXJhYmlsaXR5EhEKCXRydW5jYXRlZBgKIAEoCBowCg5TZXZlcml0eUNvdW50cxIQCghjcml0aWNhbBgBIAEoAxIMCgRoaWdoGAIgASgDGnoKE1JhaXNlZFZ1bG5lcmFiaWxpdHkSCgoCaWQYASABKAkSEAoIc2V2ZXJpdHkYAiABKAkSFAoMcGFja2FnZV9uYW1lGAMgASgJEhcKD3BhY2thZ2VfdmVyc2lvbhgEIAEoCRIWCg5maXhlZF92ZXJzaW9ucxgFIAMoCTKCBwoPVnVsbmVyYWJpbGl0aWVzErkBChBDcmVhdGVWdWxuUmVwb3J0Ei0ucGxhdGZvcm0ucmVnaXN0cnkudjEuQ3JlYXRlVnVsblJlcG9ydFJlcXVlc3QaJS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5JbWFnZVZ1bG5SZXBvcnQiT6q7GBASBPwM/gwiCHJlcG9fdWlkgtPkkwI1OgpyYXdfcmVwb3J0IicvcmVnaXN0cnkvdjEvdnVsbl9yZXBvcnRzL3tyZXBvX3VpZD0qKn0SmwEKD0xpc3RWdWxuUmVwb3J0cxIsLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkxpc3RWdWxuUmVwb3J0c1JlcXVlc3QaLS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5MaXN0VnVsblJlcG9ydHNSZXNwb25zZSIrqrsYBhIC/QwYAYLT5JMCGxIZL3JlZ2lzdHJ5L3YxL3Z1bG5fcmVwb3J0cxKxAQoUTGlzdFZ1bG5Db3VudFJlcG9ydHMSMS5wbGF0Zm9ybS5yZWdpc3RyeS52MS5MaXN0VnVsbkNvdW50UmVwb3J0c1JlcXVlc3QaMi5wbGF0Zm9ybS5yZWdpc3RyeS52MS5MaXN0VnVsbkNvdW50UmVwb3J0c1Jlc3BvbnNlIjKquxgGEgL9DBgBgtPkkwIiEiAvcmVnaXN0cnkvdjEvdnVsbl9yZXBvcnRzL2NvdW50cxLGAQoeTGlzdFZ1bG5Db3VudFJlcG9ydHNDdW11bGF0aXZlEjEucGxhdGZvcm0ucmVnaXN0cnkudjEuTGlzdFZ1bG5Db3VudFJlcG9ydHNSZXF1ZXN0GjIucGxhdGZvcm0ucmVnaXN0cnkudjEuTGlzdFZ1bG5Db3VudFJlcG9ydHNSZXNwb25zZSI9qrsYBhIC/QwYAYLT5JMCLRIrL3JlZ2lzdHJ5L3YxL3Z1bG5fcmVwb3J0cy9jb3VudHNfY3VtdWxhdGl2ZRKXAQoQR2V0UmF3VnVsblJlcG9ydBItLnBsYXRmb3JtLnJlZ2lzdHJ5LnYxLkdldFJhd1Z1bG5SZXBvcnRSZXF1ZXN0GiMucGxhdGZvcm0ucmVnaXN0cnkudjEuUmF3VnVsblJlcG9ydCIvqrsYBhIC/QwYAYLT5JMCHxIdL3JlZ2lzdHJ5L3YxL3Z1bG5fcmVwb3J0cy9yYXdiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_registry_v1_registry]);
 
 /**
  * @generated from message platform.registry.v1.CreateVulnReportRequest
@@ -151,13 +151,21 @@ export type ImageVulnReport = Message<"platform.registry.v1.ImageVulnReport"> & 
   id: string;
 
   /**
-   * How many distinct vulnerabilities the report holds. CreateVulnReport (and the report's event)
-   * answer this count without the `vulnerabilities` themselves: a report can hold tens of
-   * thousands; read them with ListVulnReports or GetVulnReport.
+   * How many distinct vulnerabilities the report holds that VEX does not suppress (ADR 0059).
+   * CreateVulnReport (and the report's event) answer this count without the `vulnerabilities`
+   * themselves: a report can hold tens of thousands; read them with ListVulnReports or GetVulnReport.
    *
    * @generated from field: int64 vulnerability_count = 8;
    */
   vulnerabilityCount: bigint;
+
+  /**
+   * How many distinct vulnerabilities VEX suppresses (in every package they were found in); they
+   * are still listed, marked `suppressed`.
+   *
+   * @generated from field: int64 suppressed_count = 9;
+   */
+  suppressedCount: bigint;
 };
 
 /**
@@ -220,6 +228,20 @@ export type ImageVulnerability = Message<"platform.registry.v1.ImageVulnerabilit
    * @generated from field: repeated string locations = 10;
    */
   locations: string[];
+
+  /**
+   * True when VEX suppresses the vulnerability in every package it was found in (ADR 0059).
+   *
+   * @generated from field: bool suppressed = 11;
+   */
+  suppressed: boolean;
+
+  /**
+   * The VEX statement deciding it (of its first suppressed match, else of its first match with one).
+   *
+   * @generated from field: platform.registry.v1.VexStatement vex = 12;
+   */
+  vex?: VexStatement | undefined;
 };
 
 /**
@@ -607,6 +629,143 @@ export type RawVulnReport = Message<"platform.registry.v1.RawVulnReport"> & {
  */
 export const RawVulnReportSchema: GenMessage<RawVulnReport> = /*@__PURE__*/
   messageDesc(file_platform_registry_v1_vulnerabilities, 12);
+
+/**
+ * The body of `dev.wharf.api.registry.vuln_report.severity_raised.v1` (ADR 0059): a tag whose
+ * newest report has more unsuppressed CRITICAL or HIGH vulnerabilities than the previous report of
+ * the same digest and scanner.
+ *
+ * @generated from message platform.registry.v1.VulnSeverityRaised
+ */
+export type VulnSeverityRaised = Message<"platform.registry.v1.VulnSeverityRaised"> & {
+  /**
+   * @generated from field: string repo_id = 1;
+   */
+  repoId: string;
+
+  /**
+   * The repo's registry path (acme/prod/api).
+   *
+   * @generated from field: string repo = 2;
+   */
+  repo: string;
+
+  /**
+   * @generated from field: string tag = 3;
+   */
+  tag: string;
+
+  /**
+   * @generated from field: string digest = 4;
+   */
+  digest: string;
+
+  /**
+   * The new report's id.
+   *
+   * @generated from field: string report_id = 5;
+   */
+  reportId: string;
+
+  /**
+   * GRYPE or TRIVY.
+   *
+   * @generated from field: string scanner = 6;
+   */
+  scanner: string;
+
+  /**
+   * @generated from field: platform.registry.v1.VulnSeverityRaised.SeverityCounts previous = 7;
+   */
+  previous?: VulnSeverityRaised_SeverityCounts | undefined;
+
+  /**
+   * @generated from field: platform.registry.v1.VulnSeverityRaised.SeverityCounts current = 8;
+   */
+  current?: VulnSeverityRaised_SeverityCounts | undefined;
+
+  /**
+   * The CRITICAL and HIGH vulnerabilities the previous report did not have (at most 100).
+   *
+   * @generated from field: repeated platform.registry.v1.VulnSeverityRaised.RaisedVulnerability new_vulnerabilities = 9;
+   */
+  newVulnerabilities: VulnSeverityRaised_RaisedVulnerability[];
+
+  /**
+   * True when there were more than `new_vulnerabilities` holds.
+   *
+   * @generated from field: bool truncated = 10;
+   */
+  truncated: boolean;
+};
+
+/**
+ * Describes the message platform.registry.v1.VulnSeverityRaised.
+ * Use `create(VulnSeverityRaisedSchema)` to create a new message.
+ */
+export const VulnSeverityRaisedSchema: GenMessage<VulnSeverityRaised> = /*@__PURE__*/
+  messageDesc(file_platform_registry_v1_vulnerabilities, 13);
+
+/**
+ * @generated from message platform.registry.v1.VulnSeverityRaised.SeverityCounts
+ */
+export type VulnSeverityRaised_SeverityCounts = Message<"platform.registry.v1.VulnSeverityRaised.SeverityCounts"> & {
+  /**
+   * @generated from field: int64 critical = 1;
+   */
+  critical: bigint;
+
+  /**
+   * @generated from field: int64 high = 2;
+   */
+  high: bigint;
+};
+
+/**
+ * Describes the message platform.registry.v1.VulnSeverityRaised.SeverityCounts.
+ * Use `create(VulnSeverityRaised_SeverityCountsSchema)` to create a new message.
+ */
+export const VulnSeverityRaised_SeverityCountsSchema: GenMessage<VulnSeverityRaised_SeverityCounts> = /*@__PURE__*/
+  messageDesc(file_platform_registry_v1_vulnerabilities, 13, 0);
+
+/**
+ * @generated from message platform.registry.v1.VulnSeverityRaised.RaisedVulnerability
+ */
+export type VulnSeverityRaised_RaisedVulnerability = Message<"platform.registry.v1.VulnSeverityRaised.RaisedVulnerability"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * CRITICAL or HIGH.
+   *
+   * @generated from field: string severity = 2;
+   */
+  severity: string;
+
+  /**
+   * @generated from field: string package_name = 3;
+   */
+  packageName: string;
+
+  /**
+   * @generated from field: string package_version = 4;
+   */
+  packageVersion: string;
+
+  /**
+   * @generated from field: repeated string fixed_versions = 5;
+   */
+  fixedVersions: string[];
+};
+
+/**
+ * Describes the message platform.registry.v1.VulnSeverityRaised.RaisedVulnerability.
+ * Use `create(VulnSeverityRaised_RaisedVulnerabilitySchema)` to create a new message.
+ */
+export const VulnSeverityRaised_RaisedVulnerabilitySchema: GenMessage<VulnSeverityRaised_RaisedVulnerability> = /*@__PURE__*/
+  messageDesc(file_platform_registry_v1_vulnerabilities, 13, 1);
 
 /**
  * Vulnerabilities stores and serves scanner reports of image digests (ADR 0024).

@@ -1,0 +1,96 @@
+import { createJsonEncoders } from "../codec/json-encoder.js";
+import { invalidArgument } from "../core/errors.js";
+import { isUidp } from "../core/uidp.js";
+import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import { VexDocumentSchema } from "../gen/platform/registry/v1/vex_pb.js";
+import type { ExtraRoute } from "../transport/create-api-handler.js";
+import { domainForPackage, toDomainError } from "../transport/error-mapping.js";
+import { sendError, sendJson } from "../transport/http-response.js";
+import { authenticateBearer } from "../transport/plain-route.js";
+import { ingestVexDocument } from "../vulnreports/vex/ingest-vex.js";
+import { DEFAULT_VEX_MAX_BYTES } from "../vulnreports/vex/openvex.js";
+import { vexDocumentMessage } from "../vulnreports/vex/vex-mapping.js";
+import type { VulnReportRoutesDeps } from "./vuln-report-routes.js";
+
+/** The REST path prefix of CreateVexDocument: `POST /registry/v1/vex/{repo_uid}?digest=…`. */
+export const VEX_UPLOAD_PREFIX = "/registry/v1/vex/";
+
+const DOMAIN = domainForPackage("platform.registry.v1");
+const encode = createJsonEncoders(undefined)(VexDocumentSchema);
+
+/** Reads the whole body, refusing it past `limit` bytes. */
+async function readBody(body: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) throw invalidArgument("document", `the document is larger than ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The document of an upload body: the body itself (the OpenVEX JSON), or, when the body is a JSON
+ * string, the bytes it holds in base64 (what `body: "document"` means for a bytes field, so
+ * generic REST clients work too).
+ */
+function documentBytes(body: Buffer): Buffer {
+  const text = body.toString("utf8").trimStart();
+  if (!text.startsWith('"')) return body;
+  try {
+    return Buffer.from(String(JSON.parse(text)), "base64");
+  } catch {
+    throw invalidArgument("document", "the body is a JSON string that does not end");
+  }
+}
+
+/**
+ * The REST form of CreateVexDocument, served as a plain route rather than by the transcoder (ADR
+ * 0059): the body is the OpenVEX JSON as it is (up to 4 MiB), like CreateVulnReport's. Same
+ * capability as the RPC (CAP_VULN_REPORT_CREATE), checked at the repo; answers the stored
+ * VexDocument JSON, or google.rpc.Status JSON.
+ */
+export function createVexRoutes(deps: VulnReportRoutesDeps): ExtraRoute[] {
+  const limit = DEFAULT_VEX_MAX_BYTES;
+  return [
+    {
+      path: VEX_UPLOAD_PREFIX,
+      prefix: true,
+      method: "POST",
+      async handler(req, res) {
+        try {
+          const url = new URL(req.url ?? "/", "http://localhost");
+          let repoUid: string;
+          try {
+            repoUid = decodeURIComponent(url.pathname.slice(VEX_UPLOAD_PREFIX.length));
+          } catch {
+            throw invalidArgument("repo_uid", "malformed percent-encoding in the URL path");
+          }
+          const principal = await authenticateBearer(req, deps.verifier);
+          if (!isUidp(repoUid)) throw invalidArgument("repo_uid", "repo_uid must be a repo uid");
+          await deps.accessFor(principal).require(repoUid, [Capability.CAP_VULN_REPORT_CREATE]);
+          if (Number(req.headers["content-length"] ?? 0) > limit) {
+            throw invalidArgument("document", `the document is larger than ${limit} bytes`);
+          }
+          const row = await ingestVexDocument(
+            deps,
+            { principal, clock: deps.clock },
+            {
+              repoUid,
+              digest: url.searchParams.get("digest") ?? "",
+              bytes: documentBytes(await readBody(req as AsyncIterable<Uint8Array>, limit)),
+              source: "upload",
+            },
+          );
+          sendJson(res, 200, JSON.stringify(encode(vexDocumentMessage(row))), {
+            "cache-control": "no-store",
+          });
+        } catch (err) {
+          req.resume();
+          sendError(req, res, toDomainError(err), DOMAIN, { "cache-control": "no-store" });
+        }
+      },
+    },
+  ];
+}
