@@ -48,6 +48,7 @@ import {
 } from "./gen/platform/registry/v2/replication_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
+import { SbomService } from "./gen/platform/registry/v2/sbom_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
 import { UpstreamsService } from "./gen/platform/registry/v2/upstreams_pb.js";
 import { Advisories } from "./gen/platform/vulnerabilities/v1/advisories_pb.js";
@@ -87,6 +88,7 @@ import { createReposService } from "./registry/repos-service.js";
 import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
+import { createSbomService, type SbomServiceDeps } from "./registry/supply-chain/sbom/sbom-service.js";
 import { createTagsService } from "./registry/tags-service.js";
 import { createUpstreamsService, type UpstreamsServiceDeps } from "./registry/upstreams/upstreams-service.js";
 import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
@@ -100,6 +102,7 @@ import { createVulnerabilitiesService } from "./vulnreports/vulnerabilities-serv
 export interface ServiceDeps
   extends IamServiceDeps,
     RegistryServiceDeps,
+    SbomServiceDeps,
     SubscriptionsServiceDeps,
     ArtifactsServiceDeps,
     AdvisoriesServiceDeps,
@@ -150,6 +153,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ReposService, repos),
     bindService(TagsService, tags),
     bindService(ImagesService, images),
+    bindService(SbomService, createSbomService(deps)),
     bindService(ImmutabilityRulesService, createImmutabilityRulesService(deps)),
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(QuotasService, createQuotasService(deps)),
