@@ -58,7 +58,8 @@ const PATHS = buildPaths();
 
 /** A package while its fields stream in. */
 interface Partial {
-  where: string;
+  /** Where it sits, for messages (built only when one is needed). */
+  readonly where: string;
   indices: number[];
   name?: unknown;
   version?: unknown;
@@ -102,15 +103,19 @@ function partialFor(
   limits: SbomLimits,
 ): Partial {
   const isSpdx = rel[0] === "packages";
-  const indices = rel.filter((k): k is number => typeof k === "number");
-  const key = indices.join(".");
   const map: Map<number | string, Partial> = isSpdx ? collected.spdx : collected.cdx;
-  const id = isSpdx ? (indices[0] ?? 0) : key;
+  const id = isSpdx ? (rel[1] as number) : rel.slice(0, -1).join(".");
   let partial = map.get(id);
   if (partial === undefined) {
     if (collected.spdx.size + collected.cdx.size >= limits.maxPackages)
       throw new SbomFormatError(`the SBOM lists more than the limit of ${limits.maxPackages} packages`);
-    partial = { where: location(root, rel.slice(0, -1)), indices };
+    const path = rel.slice(0, -1);
+    partial = {
+      get where() {
+        return location(root, path);
+      },
+      indices: isSpdx ? [id as number] : path.filter((k): k is number => typeof k === "number"),
+    };
     map.set(id, partial);
   }
   return partial;
