@@ -10,6 +10,7 @@ import { buildOperations } from "./composition/operations.js";
 import { bindPorts } from "./composition/ports.js";
 import { buildRegistryDeps } from "./composition/registry-wing.js";
 import { type ReplicationTunables, startReplication } from "./composition/replication-wing.js";
+import { buildSbomReader } from "./composition/sbom.js";
 import { buildSecurityData } from "./composition/security-data-wing.js";
 import { type ShutdownPlan, waitOutDelay } from "./composition/shutdown-plan.js";
 import { buildTls } from "./composition/tls.js";
@@ -144,6 +145,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       vulnReportMaxBytes: config.vulnReportMaxBytes,
     });
     const securityRoutes = securityData.routes;
+    const sboms = buildSbomReader({ config, store, blobs });
     // The worker starts once the registry's deps exist; until then a queued run waits for its poll.
     let replication: ReturnType<typeof startReplication> | undefined;
     const replicationQueued = () => replication?.poke();
@@ -153,6 +155,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
         audit: audit.api,
         upstreams,
         replicationQueued,
+        sboms,
       }),
     );
     const registryDeps = buildRegistryDeps({

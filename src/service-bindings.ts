@@ -50,6 +50,7 @@ import {
 } from "./gen/platform/registry/v2/replication_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
+import { SbomService } from "./gen/platform/registry/v2/sbom_pb.js";
 import { SigningKeysService } from "./gen/platform/registry/v2/signing_keys_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
 import { UpstreamsService } from "./gen/platform/registry/v2/upstreams_pb.js";
@@ -95,6 +96,7 @@ import {
   createPoliciesService,
   type PoliciesServiceDeps,
 } from "./registry/supply-chain/policies/policies-service.js";
+import { createSbomService, type SbomServiceDeps } from "./registry/supply-chain/sbom/sbom-service.js";
 import { createTagsService } from "./registry/tags-service.js";
 import { createUpstreamsService, type UpstreamsServiceDeps } from "./registry/upstreams/upstreams-service.js";
 import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
@@ -109,6 +111,7 @@ import { createVulnerabilitiesService } from "./vulnreports/vulnerabilities-serv
 export interface ServiceDeps
   extends IamServiceDeps,
     RegistryServiceDeps,
+    SbomServiceDeps,
     SubscriptionsServiceDeps,
     ArtifactsServiceDeps,
     AdvisoriesServiceDeps,
@@ -160,6 +163,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ReposService, repos),
     bindService(TagsService, tags),
     bindService(ImagesService, images),
+    bindService(SbomService, createSbomService(deps)),
     bindService(ImmutabilityRulesService, createImmutabilityRulesService(deps)),
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(QuotasService, createQuotasService(deps)),

@@ -10,6 +10,7 @@ import { createLoginFlow } from "../login/login-flow.js";
 import { createUpstreamOidc } from "../oidc/upstream-oidc-client.js";
 import { createFederationRoutes } from "../plain-routes/federation-routes.js";
 import { createLoginRoutes } from "../plain-routes/login-routes.js";
+import type { SbomReader } from "../registry/supply-chain/supply-chain.js";
 import { createServiceBindings } from "../service-bindings.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
@@ -56,6 +57,8 @@ export interface ApiWingDeps {
   upstreams: Pick<Upstreams, "secrets">;
   /** Told when a replication run was queued through the API. */
   replicationQueued?: (() => void) | undefined;
+  /** The SBOM reader SbomService answers from (`buildSbomReader`). */
+  sboms: SbomReader;
 }
 
 /**
@@ -85,6 +88,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     publicNamespace: config.publicNamespace,
     secrets: deps.upstreams.secrets,
     replicationQueued: deps.replicationQueued,
+    sboms: deps.sboms,
   });
   const { metrics, readiness } = deps.operations;
   const apiLimit = config.rateLimits?.api;

@@ -54,6 +54,8 @@ export interface WharfConfig {
   metricsPublic: boolean;
   /** Largest vulnerability report an upload accepts, in bytes (default 256 MiB; ADR 0024). */
   vulnReportMaxBytes: number;
+  /** Largest SBOM GetSbom reads, in bytes (default 64 MiB; ADR 0060). */
+  sbomMaxBytes: number;
   /** Grace period after an EOL date before ListEolTags calls a tag inactive, in calendar months (default 6). */
   eolGraceMonths: number;
   /**
@@ -146,6 +148,7 @@ export interface ConfigInput {
   eventsRetention?: string | undefined;
   metricsPublic?: string | undefined;
   vulnReportMaxMb?: string | undefined;
+  sbomMaxMb?: string | undefined;
   eolGraceMonths?: string | undefined;
   cacheTtl?: string | undefined;
   shutdownDelay?: string | undefined;
@@ -191,6 +194,7 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   eventsRetention: "WHARF_EVENTS_RETENTION",
   metricsPublic: "WHARF_METRICS_PUBLIC",
   vulnReportMaxMb: "WHARF_VULN_REPORT_MAX_MB",
+  sbomMaxMb: "WHARF_SBOM_MAX_MB",
   eolGraceMonths: "WHARF_EOL_GRACE_MONTHS",
   cacheTtl: "WHARF_CACHE_TTL",
   shutdownDelay: "WHARF_SHUTDOWN_DELAY",
@@ -247,6 +251,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     events: parseEvents(pick),
     metricsPublic: parseFlag(pick("metricsPublic"), "metrics-public"),
     vulnReportMaxBytes: parseMegabytes(pick("vulnReportMaxMb") ?? "256", "vuln-report-max-mb"),
+    sbomMaxBytes: parseMegabytes(pick("sbomMaxMb") ?? "64", "sbom-max-mb"),
     eolGraceMonths: parseMonths(pick("eolGraceMonths") ?? "6", "eol-grace-months"),
     cacheTtlMs: optional(pick("cacheTtl"), (v) => parseDurationMs(v, "cache-ttl")),
     shutdown: {

@@ -18,6 +18,7 @@ import { expectJson } from "../support/api-assertions.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { ociErrorOf, pushImage } from "../support/registry-push.js";
+import { attachSbom } from "../support/sbom-referrer.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 // The authorization matrix: every RPC of every bound service (enumerated from the generated
@@ -590,6 +591,8 @@ const ROWS: Record<string, Row> = {
     request: (f) => ({ repoUid: f.repo, digest: f.digest }),
   },
   "platform.registry.v2.ImagesService/GetSize": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
+  // The fixture image carries an SPDX referrer, so a caller past authorization gets its packages.
+  "platform.registry.v2.SbomService/GetSbom": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
 
   "platform.registry.v2.QuotasService/GetUsage": { request: (f) => ({ groupUid: f.orgA }) },
   // No built-in role holds registry_quotas.update: A's owner is refused like everyone else here.
@@ -1083,6 +1086,18 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       )
     ).name;
     const image = await pushImage(wharf, `acme/${bareRepoName}`, "v1", registryToken, "matrix");
+    await attachSbom(
+      wharf,
+      `acme/${bareRepoName}`,
+      registryToken,
+      image.digest,
+      readFileSync(new URL("../fixtures/sbom/spdx-2.3.json", import.meta.url)),
+      {
+        artifactType: "application/spdx+json",
+        layerMediaType: "application/spdx+json",
+        subjectSize: image.manifest.length,
+      },
+    );
     // An EOL rule covering the repo's tags, so ListEolTags has A's tag to show or hide.
     await wharf.store.eol.putRule({
       orgUid: orgA,

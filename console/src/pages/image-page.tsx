@@ -16,6 +16,7 @@ import { Link } from "../lib/router";
 import { useQuery } from "../lib/use-query";
 import { type VulnFilter, visibleMatches, vulnerabilityLink } from "../lib/vuln-filter";
 import { useClient } from "../lib/wharf-context";
+import { ImageSbom } from "./image-sbom";
 
 /** One image digest of a repository: architectures and sizes, referrers, the vulnerability report. */
 export default function ImagePage(params: Record<string, string>) {
@@ -84,6 +85,7 @@ export default function ImagePage(params: Record<string, string>) {
         )}
       </section>
       {details.data && <VulnerabilityReport details={details.data} />}
+      <ImageSbom repoUid={repoUid} digest={digest} />
       {pinned && <PullInstructions reference={pinned} />}
     </main>
   );

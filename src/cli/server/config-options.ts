@@ -126,6 +126,11 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     help: "largest vulnerability report an upload takes (default 256)",
   },
   {
+    flags: "--sbom-max-mb <n>",
+    field: "sbomMaxMb",
+    help: "largest SBOM an image's SBOM is read from, in MiB (default 64)",
+  },
+  {
     flags: "--eol-grace-months <n>",
     field: "eolGraceMonths",
     help: "months a tag stays in grace after its EOL date (default 6)",

@@ -8,6 +8,7 @@ import {
 } from "../../gen/platform/registry/v2/replication_pb.js";
 import { ReposService } from "../../gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "../../gen/platform/registry/v2/retention_pb.js";
+import { SbomService } from "../../gen/platform/registry/v2/sbom_pb.js";
 import { SigningKeysService } from "../../gen/platform/registry/v2/signing_keys_pb.js";
 import { TagsService } from "../../gen/platform/registry/v2/tags_pb.js";
 import { UpstreamsService } from "../../gen/platform/registry/v2/upstreams_pb.js";
@@ -26,4 +27,5 @@ export const REGISTRY_SERVICES = {
   replicationRules: ReplicationRulesService,
   replicationRuns: ReplicationRunsService,
   signingKeys: SigningKeysService,
+  sbom: SbomService,
 } as const satisfies ServiceTable[string];

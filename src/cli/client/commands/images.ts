@@ -27,6 +27,7 @@ import {
 import { registerImmutability } from "./images-immutability.js";
 import { registerImagesQuotas } from "./images-quotas.js";
 import { registerRetention } from "./images-retention.js";
+import { registerImagesSbom } from "./images-sbom.js";
 
 const repoView = protoView(RepoSchema, [
   field("UID", "uid"),
@@ -141,6 +142,7 @@ export function registerImages(program: Command, bindFor: BindFor): void {
   registerRetention(images, bind);
   registerImagesQuotas(images, bind);
   registerImmutability(images, bind);
+  registerImagesSbom(images, bind);
   images
     .command("history <image:tag>")
     .description(
