@@ -30,6 +30,7 @@ import type {
 import type { ReplicationStore } from "./replication-store.js";
 import type { RetentionStore } from "./retention-store.js";
 import type { SettingsStore } from "./settings-store.js";
+import type { TrustedKeyStore } from "./trusted-key-store.js";
 import type { UpstreamStore } from "./upstream-store.js";
 import type { UsageStore } from "./usage-store.js";
 import type { VulnReportStore } from "./vuln-report-store.js";
@@ -102,6 +103,8 @@ export interface Store {
   upstreams: UpstreamStore;
   /** Replication rules, their runs and the ON_PUSH cursors (ADR 0054). */
   replication: ReplicationStore;
+  /** Public keys trusted to sign images, under groups and repos (ADR 0056). */
+  trustedKeys: TrustedKeyStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

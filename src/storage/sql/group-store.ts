@@ -109,7 +109,8 @@ export function createGroupStore(ctx: SqlContext): GroupStore {
         const result = await tx.db.deleteFrom("groups").where("uid", "=", uid).executeTakeFirst();
         // Rules have no foreign key (their parent is a group or a repo): they go with their parent.
         await tx.db.deleteFrom("immutability_rules").where("parent_uid", "=", uid).execute();
-        tx.changed("groups", "immutability_rules");
+        await tx.db.deleteFrom("trusted_keys").where("parent_uid", "=", uid).execute();
+        tx.changed("groups", "immutability_rules", "trusted_keys");
         return result.numDeletedRows > 0n;
       });
     },

@@ -134,7 +134,8 @@ export function createRepoStore(ctx: SqlContext): RepoStore {
         const result = await tx.db.deleteFrom("repos").where("uid", "=", uid).executeTakeFirst();
         // Rules have no foreign key (their parent is a group or a repo): they go with their parent.
         await tx.db.deleteFrom("immutability_rules").where("parent_uid", "=", uid).execute();
-        tx.changed("repos", "tags", "tag_history", "immutability_rules");
+        await tx.db.deleteFrom("trusted_keys").where("parent_uid", "=", uid).execute();
+        tx.changed("repos", "tags", "tag_history", "immutability_rules", "trusted_keys");
         if (result.numDeletedRows === 0n) return false;
         await countRemoved(tx, uid, held);
         return true;

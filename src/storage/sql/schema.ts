@@ -496,6 +496,7 @@ export interface Database {
   org_usage_digests: OrgUsageDigestsTable;
   audit_records: AuditRecordsTable;
   upstreams: UpstreamsTable;
+  trusted_keys: TrustedKeysTable;
   replication_rules: ReplicationRulesTable;
   replication_runs: ReplicationRunsTable;
   replication_push_cursors: ReplicationPushCursorsTable;
@@ -624,6 +625,20 @@ export interface UpstreamsTable {
   tag_ttl_ms: Int8Column;
   create_time: Int8Column;
   update_time: Int8Column;
+}
+
+/**
+ * `trusted_keys` (migration 0023): public keys trusted to sign images, under a group or a repo.
+ * Unique (parent_uid, name); `public_key_pem` is normalised SPKI PEM, `fingerprint` hex SHA-256 of its DER.
+ */
+export interface TrustedKeysTable {
+  uid: string;
+  parent_uid: string;
+  name: string;
+  public_key_pem: string;
+  algorithm: string;
+  fingerprint: string;
+  create_time: Int8Column;
 }
 /** `replication_rules` (migration 0022): remote_password is sealed; interval_ms 0 unless INTERVAL. */
 export interface ReplicationRulesTable {

@@ -29,6 +29,7 @@ import { createSubscriptionStore } from "./subscription-store.js";
 import { createTagStore } from "./tag-store.js";
 import { createTermsAcceptanceStore } from "./terms-acceptance-store.js";
 import { createTokenRevocationStore } from "./token-revocation-store.js";
+import { createTrustedKeyStore } from "./trusted-key-store.js";
 import { createUploadStore } from "./upload-store.js";
 import { createUpstreamStore } from "./upstream-store.js";
 import { createUsageStore } from "./usage-store.js";
@@ -79,6 +80,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     audit: createAuditStore(ctx),
     upstreams: createUpstreamStore(ctx),
     replication: createReplicationStore(ctx),
+    trustedKeys: createTrustedKeyStore(ctx),
     dialect: ctx.dialect.name,
     changes: ctx.changes,
     transaction: (fn, signal) => {

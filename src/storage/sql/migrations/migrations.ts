@@ -22,6 +22,7 @@ import { auditLogMigration } from "./0019-audit-log.js";
 import { deliveryRedeliveryMigration } from "./0020-delivery-redelivery.js";
 import { upstreamsMigration } from "./0021-upstreams.js";
 import { replicationMigration } from "./0022-replication.js";
+import { trustedKeysMigration } from "./0023-trusted-keys.js";
 
 /**
  * Every migration, by name. Names sort in application order (`NNNN-name`); a released migration is
@@ -51,6 +52,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     "0020-delivery-redelivery": deliveryRedeliveryMigration(dialect),
     "0021-upstreams": upstreamsMigration(dialect),
     "0022-replication": replicationMigration(dialect),
+    "0023-trusted-keys": trustedKeysMigration(dialect),
   };
 }
 
