@@ -9,6 +9,8 @@ import { createLifecycle } from "./composition/lifecycle.js";
 import { buildOperations } from "./composition/operations.js";
 import { bindPorts } from "./composition/ports.js";
 import { buildRegistryDeps } from "./composition/registry-wing.js";
+import { buildSignatureVerifier } from "./composition/signature-verifier.js";
+import { buildTrustedKeyring } from "./composition/trusted-keyring.js";
 import { type ReplicationTunables, startReplication } from "./composition/replication-wing.js";
 import { buildSecurityData } from "./composition/security-data-wing.js";
 import { type ShutdownPlan, waitOutDelay } from "./composition/shutdown-plan.js";
@@ -144,12 +146,17 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
       vulnReportMaxBytes: config.vulnReportMaxBytes,
     });
     const securityRoutes = securityData.routes;
+    const keyring = buildTrustedKeyring({ store, clock, onClose });
+    const signatures = await buildSignatureVerifier({
+      ...{ ...base, config, events: delivery.events, keyring, onClose },
+    });
     // The worker starts once the registry's deps exist; until then a queued run waits for its poll.
     let replication: ReturnType<typeof startReplication> | undefined;
     const replicationQueued = () => replication?.poke();
     api.serve(
       buildApiHandler({
         ...{ ...base, config, pageTokens, access, tokens, delivery, operations, securityRoutes },
+        signatures,
         audit: audit.api,
         upstreams,
         replicationQueued,

@@ -40,6 +40,7 @@ import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
 import { Registry } from "./gen/platform/registry/v1/registry_pb.js";
 import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
+import { SignaturesService } from "./gen/platform/registry/v2/signatures_pb.js";
 import { ImmutabilityRulesService } from "./gen/platform/registry/v2/immutability_pb.js";
 import { QuotasService } from "./gen/platform/registry/v2/quotas_pb.js";
 import {
@@ -87,6 +88,8 @@ import { createReposService } from "./registry/repos-service.js";
 import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
+import { createSignaturesService } from "./registry/supply-chain/signatures/signatures-service.js";
+import type { SignatureVerifier } from "./registry/supply-chain/supply-chain.js";
 import { createTagsService } from "./registry/tags-service.js";
 import { createUpstreamsService, type UpstreamsServiceDeps } from "./registry/upstreams/upstreams-service.js";
 import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
@@ -110,6 +113,8 @@ export interface ServiceDeps
     UpstreamsServiceDeps {
   /** The whole Store: each domain's deps name the sub-stores it uses, and the Store has them all. */
   store: Store;
+  /** Finds and verifies image signatures (SignaturesService, the verified signers of tags). */
+  signatures: SignatureVerifier;
   /** Told when a replication run was queued through the API (the worker looks for it at once). */
   replicationQueued?: (() => void) | undefined;
 }
@@ -150,6 +155,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ReposService, repos),
     bindService(TagsService, tags),
     bindService(ImagesService, images),
+    bindService(SignaturesService, createSignaturesService(deps)),
     bindService(ImmutabilityRulesService, createImmutabilityRulesService(deps)),
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(QuotasService, createQuotasService(deps)),

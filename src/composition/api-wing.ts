@@ -12,6 +12,7 @@ import { createFederationRoutes } from "../plain-routes/federation-routes.js";
 import { createLoginRoutes } from "../plain-routes/login-routes.js";
 import { createServiceBindings } from "../service-bindings.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
+import type { SignatureVerifier } from "../registry/supply-chain/supply-chain.js";
 import type { Store } from "../storage/store.js";
 import { createApiRateLimiter } from "../transport/api-rate-limit.js";
 import { createApiReferenceRoutes } from "../transport/api-reference-routes.js";
@@ -56,6 +57,8 @@ export interface ApiWingDeps {
   upstreams: Pick<Upstreams, "secrets">;
   /** Told when a replication run was queued through the API. */
   replicationQueued?: (() => void) | undefined;
+  /** The signature verifier (SignaturesService, the verified signers of tags; ADR 0057). */
+  signatures: SignatureVerifier;
 }
 
 /**
@@ -85,6 +88,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     publicNamespace: config.publicNamespace,
     secrets: deps.upstreams.secrets,
     replicationQueued: deps.replicationQueued,
+    signatures: deps.signatures,
   });
   const { metrics, readiness } = deps.operations;
   const apiLimit = config.rateLimits?.api;

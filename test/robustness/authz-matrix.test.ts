@@ -542,6 +542,9 @@ const ROWS: Record<string, Row> = {
     request: (f) => ({ repoUid: f.repo, digest: f.digest }),
   },
   "platform.registry.v2.ImagesService/GetSize": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
+  "platform.registry.v2.SignaturesService/ListSignatures": {
+    request: (f) => ({ repoUid: f.repo, digest: f.digest }),
+  },
 
   "platform.registry.v2.QuotasService/GetUsage": { request: (f) => ({ groupUid: f.orgA }) },
   // No built-in role holds registry_quotas.update: A's owner is refused like everyone else here.

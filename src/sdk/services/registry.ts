@@ -7,6 +7,7 @@ import {
 } from "../../gen/platform/registry/v2/replication_pb.js";
 import { ReposService } from "../../gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "../../gen/platform/registry/v2/retention_pb.js";
+import { SignaturesService } from "../../gen/platform/registry/v2/signatures_pb.js";
 import { TagsService } from "../../gen/platform/registry/v2/tags_pb.js";
 import { UpstreamsService } from "../../gen/platform/registry/v2/upstreams_pb.js";
 import type { ServiceTable } from "../service-clients.js";
@@ -22,4 +23,5 @@ export const REGISTRY_SERVICES = {
   upstreams: UpstreamsService,
   replicationRules: ReplicationRulesService,
   replicationRuns: ReplicationRunsService,
+  signatures: SignaturesService,
 } as const satisfies ServiceTable[string];
