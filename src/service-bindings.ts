@@ -40,7 +40,6 @@ import { PingService } from "./gen/platform/ping/v2/ping_pb.js";
 import { Registry } from "./gen/platform/registry/v1/registry_pb.js";
 import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
-import { SignaturesService } from "./gen/platform/registry/v2/signatures_pb.js";
 import { ImmutabilityRulesService } from "./gen/platform/registry/v2/immutability_pb.js";
 import { QuotasService } from "./gen/platform/registry/v2/quotas_pb.js";
 import {
@@ -49,6 +48,8 @@ import {
 } from "./gen/platform/registry/v2/replication_pb.js";
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
+import { SignaturesService } from "./gen/platform/registry/v2/signatures_pb.js";
+import { SigningKeysService } from "./gen/platform/registry/v2/signing_keys_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
 import { UpstreamsService } from "./gen/platform/registry/v2/upstreams_pb.js";
 import { Advisories } from "./gen/platform/vulnerabilities/v1/advisories_pb.js";
@@ -88,6 +89,7 @@ import { createReposService } from "./registry/repos-service.js";
 import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
+import { createSigningKeysService } from "./registry/supply-chain/keys/signing-keys-service.js";
 import { createSignaturesService } from "./registry/supply-chain/signatures/signatures-service.js";
 import type { SignatureVerifier } from "./registry/supply-chain/supply-chain.js";
 import { createTagsService } from "./registry/tags-service.js";
@@ -162,6 +164,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(UpstreamsService, createUpstreamsService(deps)),
     bindService(ReplicationRulesService, createReplicationRulesService(replicationDepsOf(deps))),
     bindService(ReplicationRunsService, createReplicationRunsService(deps)),
+    bindService(SigningKeysService, createSigningKeysService(deps)),
     bindService(SubscriptionsService, subscriptions),
     bindService(ArtifactsService, artifacts),
     bindService(AdvisoriesService, advisories),

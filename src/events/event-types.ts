@@ -45,6 +45,7 @@ export const EVENT_RESOURCES = {
   vulnReport: { stem: "dev.wharf.api.registry.vuln_report", collection: "/registry/v1/vuln_reports" },
   quota: { stem: "dev.wharf.api.registry.quota", collection: "/registry/v2/quotas" },
   upstream: { stem: "dev.wharf.api.registry.upstream", collection: "/registry/v2/upstreams" },
+  signingKey: { stem: "dev.wharf.api.registry.signing_key", collection: "/registry/v2/signingKeys" },
   registration: { stem: "dev.wharf.api.auth", collection: "/auth/v1/register" },
 } as const;
 

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { type DescMethod, fromJson, getOption, type JsonValue, toJson } from "@bufbuild/protobuf";
@@ -72,6 +73,8 @@ interface Fixtures {
   retentionPolicy: string;
   /** An upstream of A (its URL a documentation address: nothing ever connects to it). */
   upstream: string;
+  /** A signing key registered at A. */
+  signingKey: string;
   /** A MANUAL replication rule of A (its remote is a closed loopback port) and one run of it. */
   replicationRule: string;
   replicationRun: string;
@@ -125,6 +128,7 @@ interface FreshFixtures {
   immutabilityRule(): Promise<string>;
   retentionPolicy(): Promise<string>;
   upstream(): Promise<string>;
+  signingKey(): Promise<string>;
   replicationRule(): Promise<string>;
   accountAssociation(): Promise<string>;
   /** The code of a new invite to the viewer role at a new folder of A. */
@@ -132,6 +136,10 @@ interface FreshFixtures {
 }
 
 const VIEWER = BUILT_IN_ROLE_UIDS.viewer;
+/** A public key for the signing keys of the matrix. */
+const MATRIX_KEY_PEM = generateKeyPairSync("ec", { namedCurve: "P-256" })
+  .publicKey.export({ type: "spki", format: "pem" })
+  .toString();
 /** A library artifact imported before the matrix runs (library data belongs to no organization). */
 const MATRIX_ARTIFACT = artifactUid("JAVA", "org.example:matrix");
 const uidsOf = (items: unknown) => ((items as { uid: string }[] | undefined) ?? []).map((i) => i.uid);
@@ -472,6 +480,23 @@ const ROWS: Record<string, Row> = {
   },
   "platform.registry.v2.UpstreamsService/DeleteUpstream": {
     request: async (_f, fresh) => ({ uid: await fresh.upstream() }),
+  },
+
+  "platform.registry.v2.SigningKeysService/ListSigningKeys": {
+    request: (f) => ({ uidp: { childrenOf: f.orgA } }),
+    list: { sees: (r, f) => uidsOf(r.signingKeys).includes(f.signingKey) },
+  },
+  "platform.registry.v2.SigningKeysService/GetSigningKey": {
+    request: (f) => ({ uid: f.signingKey }),
+  },
+  "platform.registry.v2.SigningKeysService/CreateSigningKey": {
+    request: (f, fresh) => ({
+      parent: f.repo,
+      signingKey: { name: fresh.name("key"), publicKeyPem: MATRIX_KEY_PEM },
+    }),
+  },
+  "platform.registry.v2.SigningKeysService/DeleteSigningKey": {
+    request: async (_f, fresh) => ({ uid: await fresh.signingKey() }),
   },
 
   "platform.registry.v2.RetentionPoliciesService/ListRetentionPolicies": {
@@ -996,6 +1021,8 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       post(`/registry/v2/immutabilityRules/${orgA}`, { tagPatterns: ["matrix-never-*"] });
     const upstream = () =>
       post(`/registry/v2/upstreams/${orgA}`, { name: name("up"), url: "https://192.0.2.1" });
+    const signingKey = () =>
+      post(`/registry/v2/signingKeys/${orgA}`, { name: name("key"), publicKeyPem: MATRIX_KEY_PEM });
     const replicationRule = () =>
       post(`/registry/v2/replicationRules/${orgA}`, {
         name: name("rule"),
@@ -1076,6 +1103,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       immutabilityRule: await immutabilityRule(),
       retentionPolicy: await retentionPolicy(),
       upstream: await upstream(),
+      signingKey: await signingKey(),
       replicationRule: replicationRuleUid,
       replicationRun,
       pendingDelivery: "",
@@ -1118,6 +1146,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       immutabilityRule,
       retentionPolicy,
       upstream,
+      signingKey,
       replicationRule,
       async accountAssociation() {
         const g = await group();

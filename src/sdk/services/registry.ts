@@ -8,6 +8,7 @@ import {
 import { ReposService } from "../../gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "../../gen/platform/registry/v2/retention_pb.js";
 import { SignaturesService } from "../../gen/platform/registry/v2/signatures_pb.js";
+import { SigningKeysService } from "../../gen/platform/registry/v2/signing_keys_pb.js";
 import { TagsService } from "../../gen/platform/registry/v2/tags_pb.js";
 import { UpstreamsService } from "../../gen/platform/registry/v2/upstreams_pb.js";
 import type { ServiceTable } from "../service-clients.js";
@@ -24,4 +25,5 @@ export const REGISTRY_SERVICES = {
   replicationRules: ReplicationRulesService,
   replicationRuns: ReplicationRunsService,
   signatures: SignaturesService,
+  signingKeys: SigningKeysService,
 } as const satisfies ServiceTable[string];

@@ -7,6 +7,7 @@ import { replicationCases } from "./replication.cases.js";
 import { repoTagCases } from "./repos-tags.cases.js";
 import { retentionCases } from "./retention.cases.js";
 import { transactionCases } from "./transactions.cases.js";
+import { trustedKeyCases } from "./trusted-keys.cases.js";
 import { upstreamCases } from "./upstreams.cases.js";
 import { usageCases } from "./usage.cases.js";
 
@@ -23,4 +24,5 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   retentionCases(db);
   upstreamCases(db);
   replicationCases(db);
+  trustedKeyCases(db);
 });
