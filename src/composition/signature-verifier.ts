@@ -4,7 +4,10 @@ import type { Clock } from "../core/clock.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import { createRegistryContent } from "../registry/data-plane/registry-content.js";
 import { createSignatureVerifier } from "../registry/supply-chain/signatures/signature-verifier.js";
-import { parseTrustedRoot, type SigstoreTrustedRoot } from "../registry/supply-chain/signatures/sigstore-bundle.js";
+import {
+  parseTrustedRoot,
+  type SigstoreTrustedRoot,
+} from "../registry/supply-chain/signatures/sigstore-bundle.js";
 import type { SignatureVerifier, TrustedKeyring } from "../registry/supply-chain/supply-chain.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";

@@ -17,7 +17,9 @@ export interface SignaturesServiceDeps {
  * SignaturesService: the signatures of an image, each verified against the keys trusted at the
  * repo and its folders. NOT_FOUND for a repo or a manifest the repo does not hold.
  */
-export function createSignaturesService(deps: SignaturesServiceDeps): ServiceHandlers<typeof SignaturesService> {
+export function createSignaturesService(
+  deps: SignaturesServiceDeps,
+): ServiceHandlers<typeof SignaturesService> {
   const { store } = deps;
   return {
     async listSignatures(req) {

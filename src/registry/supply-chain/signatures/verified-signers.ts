@@ -7,7 +7,10 @@ import type { SignatureVerifier } from "../supply-chain.js";
  * verify. One verifier lookup per distinct (repo, digest), served from its cache on repeats; the
  * tags are changed in place and returned.
  */
-export async function withVerifiedSigners(verifier: SignatureVerifier | undefined, tags: Tag[]): Promise<Tag[]> {
+export async function withVerifiedSigners(
+  verifier: SignatureVerifier | undefined,
+  tags: Tag[],
+): Promise<Tag[]> {
   if (!verifier) return tags;
   const byImage = new Map<string, Promise<Tag["verifiedSigners"]>>();
   const signersOf = (repoUid: string, digest: string) => {
