@@ -13,8 +13,10 @@ import { type ReplicationTunables, startReplication } from "./composition/replic
 import { buildSbomReader } from "./composition/sbom.js";
 import { buildSecurityData } from "./composition/security-data-wing.js";
 import { type ShutdownPlan, waitOutDelay } from "./composition/shutdown-plan.js";
+import { buildSignatureVerifier } from "./composition/signature-verifier.js";
 import { buildTls } from "./composition/tls.js";
 import { buildTokens } from "./composition/tokens.js";
+import { buildTrustedKeyring } from "./composition/trusted-keyring.js";
 import { buildUpstreams } from "./composition/upstreams.js";
 import type { WharfConfig } from "./config/config.js";
 import { servingStoreOptions } from "./config/open-configured-store.js";
@@ -146,12 +148,17 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     });
     const securityRoutes = securityData.routes;
     const sboms = buildSbomReader({ config, store, blobs });
+    const keyring = buildTrustedKeyring({ store, clock, onClose });
+    const signatures = await buildSignatureVerifier({
+      ...{ ...base, config, events: delivery.events, keyring, onClose },
+    });
     // The worker starts once the registry's deps exist; until then a queued run waits for its poll.
     let replication: ReturnType<typeof startReplication> | undefined;
     const replicationQueued = () => replication?.poke();
     api.serve(
       buildApiHandler({
         ...{ ...base, config, pageTokens, access, tokens, delivery, operations, securityRoutes },
+        signatures,
         audit: audit.api,
         upstreams,
         replicationQueued,

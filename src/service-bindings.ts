@@ -51,6 +51,7 @@ import {
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
 import { SbomService } from "./gen/platform/registry/v2/sbom_pb.js";
+import { SignaturesService } from "./gen/platform/registry/v2/signatures_pb.js";
 import { SigningKeysService } from "./gen/platform/registry/v2/signing_keys_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
 import { UpstreamsService } from "./gen/platform/registry/v2/upstreams_pb.js";
@@ -97,6 +98,8 @@ import {
   type PoliciesServiceDeps,
 } from "./registry/supply-chain/policies/policies-service.js";
 import { createSbomService, type SbomServiceDeps } from "./registry/supply-chain/sbom/sbom-service.js";
+import { createSignaturesService } from "./registry/supply-chain/signatures/signatures-service.js";
+import type { SignatureVerifier } from "./registry/supply-chain/supply-chain.js";
 import { createTagsService } from "./registry/tags-service.js";
 import { createUpstreamsService, type UpstreamsServiceDeps } from "./registry/upstreams/upstreams-service.js";
 import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
@@ -123,6 +126,8 @@ export interface ServiceDeps
     Omit<PoliciesServiceDeps, "store"> {
   /** The whole Store: each domain's deps name the sub-stores it uses, and the Store has them all. */
   store: Store;
+  /** Finds and verifies image signatures (SignaturesService, the verified signers of tags). */
+  signatures: SignatureVerifier;
   /** Told when a replication run was queued through the API (the worker looks for it at once). */
   replicationQueued?: (() => void) | undefined;
 }
@@ -164,6 +169,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(TagsService, tags),
     bindService(ImagesService, images),
     bindService(SbomService, createSbomService(deps)),
+    bindService(SignaturesService, createSignaturesService(deps)),
     bindService(ImmutabilityRulesService, createImmutabilityRulesService(deps)),
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(QuotasService, createQuotasService(deps)),

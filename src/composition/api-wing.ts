@@ -10,7 +10,7 @@ import { createLoginFlow } from "../login/login-flow.js";
 import { createUpstreamOidc } from "../oidc/upstream-oidc-client.js";
 import { createFederationRoutes } from "../plain-routes/federation-routes.js";
 import { createLoginRoutes } from "../plain-routes/login-routes.js";
-import type { SbomReader } from "../registry/supply-chain/supply-chain.js";
+import type { SbomReader, SignatureVerifier } from "../registry/supply-chain/supply-chain.js";
 import { createServiceBindings } from "../service-bindings.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
@@ -59,6 +59,8 @@ export interface ApiWingDeps {
   replicationQueued?: (() => void) | undefined;
   /** The SBOM reader SbomService answers from (`buildSbomReader`). */
   sboms: SbomReader;
+  /** The signature verifier (SignaturesService, the verified signers of tags; ADR 0057). */
+  signatures: SignatureVerifier;
 }
 
 /**
@@ -89,6 +91,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     secrets: deps.upstreams.secrets,
     replicationQueued: deps.replicationQueued,
     sboms: deps.sboms,
+    signatures: deps.signatures,
   });
   const { metrics, readiness } = deps.operations;
   const apiLimit = config.rateLimits?.api;

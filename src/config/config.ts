@@ -88,6 +88,11 @@ export interface WharfConfig {
   mirrorUpstreams: MirrorUpstream[];
   /** Replication (ADR 0054): how long a run's lease lasts; a killed server's run is taken over after it (ms, default 1 min). */
   replication: { leaseMs: number };
+  /**
+   * A Sigstore trusted-root JSON file (Fulcio CAs, Rekor and CT log keys; ADR 0057), absolute; ""
+   * = none: keyless (certificate) signature bundles do not verify.
+   */
+  sigstoreTrustedRoot: string;
 }
 
 /** The rate limits of `--rate-limit-api` and `--rate-limit-registry` (ADR 0043); a limit left out is off. */
@@ -168,6 +173,7 @@ export interface ConfigInput {
   /** Comma-separated `<registry host>=<org>/<upstream name>` (the flag is repeatable; its values are joined). */
   mirrorUpstream?: string | undefined;
   replicationLease?: string | undefined;
+  sigstoreTrustedRoot?: string | undefined;
 }
 
 /** Environment variable of each option. */
@@ -213,6 +219,7 @@ export const CONFIG_ENV: Record<keyof ConfigInput, string> = {
   auditRetention: "WHARF_AUDIT_RETENTION",
   mirrorUpstream: "WHARF_MIRROR_UPSTREAM",
   replicationLease: "WHARF_REPLICATION_LEASE",
+  sigstoreTrustedRoot: "WHARF_SIGSTORE_TRUSTED_ROOT",
 };
 
 /** An invalid configuration value; the CLI prints the message and exits 2. */
@@ -274,6 +281,7 @@ export function loadConfig(flags: ConfigInput, env: NodeJS.ProcessEnv = process.
     replication: {
       leaseMs: parseDurationMs(pick("replicationLease") ?? "1m", "replication-lease"),
     },
+    sigstoreTrustedRoot: optional(pick("sigstoreTrustedRoot"), (v) => resolve(v)) ?? "",
   };
 }
 

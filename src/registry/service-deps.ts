@@ -2,6 +2,7 @@ import type { PageTokenCodec } from "../core/list.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
+import type { SignatureVerifier } from "./supply-chain/supply-chain.js";
 
 /**
  * The sub-stores the registry services read: repos and tags, the parent groups of new repos, the
@@ -31,4 +32,6 @@ export interface RegistryServiceDeps {
   pageTokens: PageTokenCodec;
   /** Writes events into the outbox, in the transaction of the change they report. */
   events: EventRecorder;
+  /** Verifies image signatures (a tag's verified signers); tags show none without it. */
+  signatures?: SignatureVerifier | undefined;
 }

@@ -15,6 +15,7 @@ import { refuseImmutableTag } from "./immutability/tag-guard.js";
 import { tagMessage } from "./mapping.js";
 import { validateDigest, validateTagName } from "./names.js";
 import type { RegistryServiceDeps } from "./service-deps.js";
+import { withVerifiedSigners } from "./supply-chain/signatures/verified-signers.js";
 import { deleteTagRecorded } from "./tag-deletion.js";
 import { restoreTag, restoreTarget } from "./tag-restore.js";
 import { refuseWriteInUpstreamNamespace } from "./upstreams/upstream-namespace.js";
@@ -32,6 +33,7 @@ const TAG_LIST = namedResourceList<TagRow>();
  * protects is not moved by CreateTag, deleted by DeleteTag or moved by RestoreTag:
  * FAILED_PRECONDITION `TAG_IMMUTABLE` (ADR 0045). RestoreTag is `tag.updated`, or `tag.created`
  * when it brings a deleted tag back; a restore to the digest the tag already names records nothing.
+ * List and Get fill `verifiedSigners` from the signature verifier when the deps have one.
  */
 export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<typeof TagsService> {
   const { store } = deps;
@@ -51,7 +53,7 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
       );
       const tags = await withEolDeprecation(store, page.items, ctx.clock.now());
       return {
-        tags: tags.map(tagMessage),
+        tags: await withVerifiedSigners(deps.signatures, tags.map(tagMessage)),
         ...pageEnvelope(page),
       };
     },
@@ -60,7 +62,8 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
       const row = await store.tags.get(req.uid);
       if (!row) throw notFound("tag", req.uid);
       const [shown = row] = await withEolDeprecation(store, [row], ctx.clock.now());
-      return tagMessage(shown);
+      const [message = tagMessage(shown)] = await withVerifiedSigners(deps.signatures, [tagMessage(shown)]);
+      return message;
     },
 
     async createTag(req, ctx) {

@@ -593,6 +593,9 @@ const ROWS: Record<string, Row> = {
   "platform.registry.v2.ImagesService/GetSize": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
   // The fixture image carries an SPDX referrer, so a caller past authorization gets its packages.
   "platform.registry.v2.SbomService/GetSbom": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
+  "platform.registry.v2.SignaturesService/ListSignatures": {
+    request: (f) => ({ repoUid: f.repo, digest: f.digest }),
+  },
 
   "platform.registry.v2.QuotasService/GetUsage": { request: (f) => ({ groupUid: f.orgA }) },
   // No built-in role holds registry_quotas.update: A's owner is refused like everyone else here.

@@ -208,6 +208,11 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = [
     help: "how long a replication run is held by its server; a killed server's run restarts elsewhere after it (default 1m)",
   },
   {
+    flags: "--sigstore-trusted-root <file>",
+    field: "sigstoreTrustedRoot",
+    help: "Sigstore trusted_root.json (Fulcio CAs, Rekor and CT log keys) that keyless signature bundles are verified against (default: none, keyless bundles do not verify)",
+  },
+  {
     flags: "--log-level <level>",
     field: "logLevel",
     help: "least severe log line written: trace, debug, info, warn, error, fatal or silent (default info)",
@@ -235,6 +240,7 @@ export const SERVE_ONLY_FIELDS: readonly (keyof ConfigInput)[] = [
   "auditRetention",
   "mirrorUpstream",
   "replicationLease",
+  "sigstoreTrustedRoot",
   "logLevel",
   "logFormat",
 ];

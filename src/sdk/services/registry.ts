@@ -9,6 +9,7 @@ import {
 import { ReposService } from "../../gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "../../gen/platform/registry/v2/retention_pb.js";
 import { SbomService } from "../../gen/platform/registry/v2/sbom_pb.js";
+import { SignaturesService } from "../../gen/platform/registry/v2/signatures_pb.js";
 import { SigningKeysService } from "../../gen/platform/registry/v2/signing_keys_pb.js";
 import { TagsService } from "../../gen/platform/registry/v2/tags_pb.js";
 import { UpstreamsService } from "../../gen/platform/registry/v2/upstreams_pb.js";
@@ -26,6 +27,7 @@ export const REGISTRY_SERVICES = {
   policies: PoliciesService,
   replicationRules: ReplicationRulesService,
   replicationRuns: ReplicationRunsService,
+  signatures: SignaturesService,
   signingKeys: SigningKeysService,
   sbom: SbomService,
 } as const satisfies ServiceTable[string];

@@ -66,6 +66,8 @@ export function createManifestStore(ctx: SqlContext): ManifestStore {
           { foreignKey: () => notFound("repo", row.repoUid) },
         );
         if ((inserted.numInsertedOrUpdatedRows ?? 0n) === 0n) return;
+        // On the change feed: a new manifest may be a signature, SBOM or VEX referrer (issue 37's caches).
+        tx.changed("manifests");
         const unique = new Map(references.map((ref) => [ref.digest, ref.kind]));
         await countManifestAdded(
           tx,
@@ -98,6 +100,7 @@ export function createManifestStore(ctx: SqlContext): ManifestStore {
           .where("digest", "=", digest)
           .executeTakeFirst();
         if (result.numDeletedRows === 0n) return false;
+        tx.changed("manifests");
         await countRemoved(tx, repoUid, held);
         return true;
       });

@@ -28,13 +28,15 @@ function tableServices(): DescService[] {
 }
 
 /**
- * Lists the reference leaves unpaged: v1 lists answer `{items}` whole (reference §3), and the
- * advisory documents feed is bounded by its filters.
+ * Lists the reference leaves unpaged: v1 lists answer `{items}` whole (reference §3), the
+ * advisory documents feed is bounded by its filters, and an image's signatures by the verifier's
+ * cap (100; extensions.md fixes their answer as `{signatures}`).
  */
 function unpaged(service: DescService, method: string): boolean {
   return (
     /\.v1\./.test(service.typeName) ||
-    `${service.typeName}.${method}` === "platform.advisory.v2.SecurityAdvisoryService.ListDocuments"
+    `${service.typeName}.${method}` === "platform.advisory.v2.SecurityAdvisoryService.ListDocuments" ||
+    `${service.typeName}.${method}` === "platform.registry.v2.SignaturesService.ListSignatures"
   );
 }
 

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/registry/v2/tags.proto.
  */
 export const file_platform_registry_v2_tags: GenFile = /*@__PURE__*/
-  fileDesc("Ch9wbGF0Zm9ybS9yZWdpc3RyeS92Mi90YWdzLnByb3RvEhRwbGF0Zm9ybS5yZWdpc3RyeS52MiKmAQoDVGFnEgsKA3VpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBmRpZ2VzdBgDIAEoCRISCgpkZXByZWNhdGVkGAQgASgIEi8KC2NyZWF0ZV90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi1wEKD0xpc3RUYWdzUmVxdWVzdBIsCgR1aWRwGAEgASgLMh4ucGxhdGZvcm0uY29tbW9uLnYyLlVJRFBGaWx0ZXISDAoEbmFtZRgCIAEoCRIOCgZkaWdlc3QYAyABKAkSMQoNdXBkYXRlZF9zaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAUgASgFEhIKCnBhZ2VfdG9rZW4YBiABKAkSEAoIb3JkZXJfYnkYByABKAkSDAoEc2tpcBgIIAEoBSKPAQoQTGlzdFRhZ3NSZXNwb25zZRInCgR0YWdzGAEgAygLMhkucGxhdGZvcm0ucmVnaXN0cnkudjIuVGFnEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRIYCgt0b3RhbF9jb3VudBgDIAEoA0gAiAEBEg8KB3NraXBwZWQYBCABKAVCDgoMX3RvdGFsX2NvdW50IhwKDUdldFRhZ1JlcXVlc3QSCwoDdWlkGAEgASgJIkoKEENyZWF0ZVRhZ1JlcXVlc3QSDgoGcGFyZW50GAEgASgJEiYKA3RhZxgCIAEoCzIZLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLlRhZyIfChBEZWxldGVUYWdSZXF1ZXN0EgsKA3VpZBgBIAEoCSJaChFSZXN0b3JlVGFnUmVxdWVzdBILCgN1aWQYASABKAkSDgoGZGlnZXN0GAIgASgJEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMqIFCgtUYWdzU2VydmljZRJ+CghMaXN0VGFncxIlLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkxpc3RUYWdzUmVxdWVzdBomLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkxpc3RUYWdzUmVzcG9uc2UiI6q7GAYSAs0MGAGC0+STAhMSES9yZWdpc3RyeS92Mi90YWdzEnkKBkdldFRhZxIjLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkdldFRhZ1JlcXVlc3QaGS5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5UYWciL6q7GAkSAs0MIgN1aWSC0+STAhwSGi9yZWdpc3RyeS92Mi90YWdzL3t1aWQ9Kip9EooBCglDcmVhdGVUYWcSJi5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5DcmVhdGVUYWdSZXF1ZXN0GhkucGxhdGZvcm0ucmVnaXN0cnkudjIuVGFnIjqquxgMEgLLDCIGcGFyZW50gtPkkwIkOgN0YWciHS9yZWdpc3RyeS92Mi90YWdzL3twYXJlbnQ9Kip9EnwKCURlbGV0ZVRhZxImLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkRlbGV0ZVRhZ1JlcXVlc3QaFi5nb29nbGUucHJvdG9idWYuRW1wdHkiL6q7GAkSAs4MIgN1aWSC0+STAhwqGi9yZWdpc3RyeS92Mi90YWdzL3t1aWQ9Kip9EowBCgpSZXN0b3JlVGFnEicucGxhdGZvcm0ucmVnaXN0cnkudjIuUmVzdG9yZVRhZ1JlcXVlc3QaGS5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5UYWciOqq7GAkSAswMIgN1aWSC0+STAic6ASoiIi9yZWdpc3RyeS92Mi90YWdzL3t1aWQ9Kip9OnJlc3RvcmViBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_common_v2_uidp]);
+  fileDesc("Ch9wbGF0Zm9ybS9yZWdpc3RyeS92Mi90YWdzLnByb3RvEhRwbGF0Zm9ybS5yZWdpc3RyeS52MiLmAQoDVGFnEgsKA3VpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBmRpZ2VzdBgDIAEoCRISCgpkZXByZWNhdGVkGAQgASgIEi8KC2NyZWF0ZV90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASPgoQdmVyaWZpZWRfc2lnbmVycxgHIAMoCzIkLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLlZlcmlmaWVkU2lnbmVyIjMKDlZlcmlmaWVkU2lnbmVyEg8KB2tleV91aWQYASABKAkSEAoIa2V5X25hbWUYAiABKAki1wEKD0xpc3RUYWdzUmVxdWVzdBIsCgR1aWRwGAEgASgLMh4ucGxhdGZvcm0uY29tbW9uLnYyLlVJRFBGaWx0ZXISDAoEbmFtZRgCIAEoCRIOCgZkaWdlc3QYAyABKAkSMQoNdXBkYXRlZF9zaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAUgASgFEhIKCnBhZ2VfdG9rZW4YBiABKAkSEAoIb3JkZXJfYnkYByABKAkSDAoEc2tpcBgIIAEoBSKPAQoQTGlzdFRhZ3NSZXNwb25zZRInCgR0YWdzGAEgAygLMhkucGxhdGZvcm0ucmVnaXN0cnkudjIuVGFnEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRIYCgt0b3RhbF9jb3VudBgDIAEoA0gAiAEBEg8KB3NraXBwZWQYBCABKAVCDgoMX3RvdGFsX2NvdW50IhwKDUdldFRhZ1JlcXVlc3QSCwoDdWlkGAEgASgJIkoKEENyZWF0ZVRhZ1JlcXVlc3QSDgoGcGFyZW50GAEgASgJEiYKA3RhZxgCIAEoCzIZLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLlRhZyIfChBEZWxldGVUYWdSZXF1ZXN0EgsKA3VpZBgBIAEoCSJaChFSZXN0b3JlVGFnUmVxdWVzdBILCgN1aWQYASABKAkSDgoGZGlnZXN0GAIgASgJEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMqIFCgtUYWdzU2VydmljZRJ+CghMaXN0VGFncxIlLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkxpc3RUYWdzUmVxdWVzdBomLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkxpc3RUYWdzUmVzcG9uc2UiI6q7GAYSAs0MGAGC0+STAhMSES9yZWdpc3RyeS92Mi90YWdzEnkKBkdldFRhZxIjLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkdldFRhZ1JlcXVlc3QaGS5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5UYWciL6q7GAkSAs0MIgN1aWSC0+STAhwSGi9yZWdpc3RyeS92Mi90YWdzL3t1aWQ9Kip9EooBCglDcmVhdGVUYWcSJi5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5DcmVhdGVUYWdSZXF1ZXN0GhkucGxhdGZvcm0ucmVnaXN0cnkudjIuVGFnIjqquxgMEgLLDCIGcGFyZW50gtPkkwIkOgN0YWciHS9yZWdpc3RyeS92Mi90YWdzL3twYXJlbnQ9Kip9EnwKCURlbGV0ZVRhZxImLnBsYXRmb3JtLnJlZ2lzdHJ5LnYyLkRlbGV0ZVRhZ1JlcXVlc3QaFi5nb29nbGUucHJvdG9idWYuRW1wdHkiL6q7GAkSAs4MIgN1aWSC0+STAhwqGi9yZWdpc3RyeS92Mi90YWdzL3t1aWQ9Kip9EowBCgpSZXN0b3JlVGFnEicucGxhdGZvcm0ucmVnaXN0cnkudjIuUmVzdG9yZVRhZ1JlcXVlc3QaGS5wbGF0Zm9ybS5yZWdpc3RyeS52Mi5UYWciOqq7GAkSAswMIgN1aWSC0+STAic6ASoiIi9yZWdpc3RyeS92Mi90YWdzL3t1aWQ9Kip9OnJlc3RvcmViBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_common_v2_uidp]);
 
 /**
  * @generated from message platform.registry.v2.Tag
@@ -59,6 +59,14 @@ export type Tag = Message<"platform.registry.v2.Tag"> & {
    * @generated from field: google.protobuf.Timestamp update_time = 6;
    */
   updateTime?: Timestamp | undefined;
+
+  /**
+   * Output only (GetTag, ListTags): the trusted keys whose signatures of `digest` verify
+   * (SignaturesService.ListSignatures); empty when no trusted key signed it.
+   *
+   * @generated from field: repeated platform.registry.v2.VerifiedSigner verified_signers = 7;
+   */
+  verifiedSigners: VerifiedSigner[];
 };
 
 /**
@@ -67,6 +75,34 @@ export type Tag = Message<"platform.registry.v2.Tag"> & {
  */
 export const TagSchema: GenMessage<Tag> = /*@__PURE__*/
   messageDesc(file_platform_registry_v2_tags, 0);
+
+/**
+ * A trusted key that signed an image.
+ *
+ * @generated from message platform.registry.v2.VerifiedSigner
+ */
+export type VerifiedSigner = Message<"platform.registry.v2.VerifiedSigner"> & {
+  /**
+   * The SigningKey's uid.
+   *
+   * @generated from field: string key_uid = 1;
+   */
+  keyUid: string;
+
+  /**
+   * The SigningKey's name.
+   *
+   * @generated from field: string key_name = 2;
+   */
+  keyName: string;
+};
+
+/**
+ * Describes the message platform.registry.v2.VerifiedSigner.
+ * Use `create(VerifiedSignerSchema)` to create a new message.
+ */
+export const VerifiedSignerSchema: GenMessage<VerifiedSigner> = /*@__PURE__*/
+  messageDesc(file_platform_registry_v2_tags, 1);
 
 /**
  * @generated from message platform.registry.v2.ListTagsRequest
@@ -126,7 +162,7 @@ export type ListTagsRequest = Message<"platform.registry.v2.ListTagsRequest"> & 
  * Use `create(ListTagsRequestSchema)` to create a new message.
  */
 export const ListTagsRequestSchema: GenMessage<ListTagsRequest> = /*@__PURE__*/
-  messageDesc(file_platform_registry_v2_tags, 1);
+  messageDesc(file_platform_registry_v2_tags, 2);
 
 /**
  * @generated from message platform.registry.v2.ListTagsResponse
@@ -158,7 +194,7 @@ export type ListTagsResponse = Message<"platform.registry.v2.ListTagsResponse"> 
  * Use `create(ListTagsResponseSchema)` to create a new message.
  */
 export const ListTagsResponseSchema: GenMessage<ListTagsResponse> = /*@__PURE__*/
-  messageDesc(file_platform_registry_v2_tags, 2);
+  messageDesc(file_platform_registry_v2_tags, 3);
 
 /**
  * @generated from message platform.registry.v2.GetTagRequest
@@ -175,7 +211,7 @@ export type GetTagRequest = Message<"platform.registry.v2.GetTagRequest"> & {
  * Use `create(GetTagRequestSchema)` to create a new message.
  */
 export const GetTagRequestSchema: GenMessage<GetTagRequest> = /*@__PURE__*/
-  messageDesc(file_platform_registry_v2_tags, 3);
+  messageDesc(file_platform_registry_v2_tags, 4);
 
 /**
  * @generated from message platform.registry.v2.CreateTagRequest
@@ -199,7 +235,7 @@ export type CreateTagRequest = Message<"platform.registry.v2.CreateTagRequest"> 
  * Use `create(CreateTagRequestSchema)` to create a new message.
  */
 export const CreateTagRequestSchema: GenMessage<CreateTagRequest> = /*@__PURE__*/
-  messageDesc(file_platform_registry_v2_tags, 4);
+  messageDesc(file_platform_registry_v2_tags, 5);
 
 /**
  * @generated from message platform.registry.v2.DeleteTagRequest
@@ -216,7 +252,7 @@ export type DeleteTagRequest = Message<"platform.registry.v2.DeleteTagRequest"> 
  * Use `create(DeleteTagRequestSchema)` to create a new message.
  */
 export const DeleteTagRequestSchema: GenMessage<DeleteTagRequest> = /*@__PURE__*/
-  messageDesc(file_platform_registry_v2_tags, 5);
+  messageDesc(file_platform_registry_v2_tags, 6);
 
 /**
  * @generated from message platform.registry.v2.RestoreTagRequest
@@ -249,7 +285,7 @@ export type RestoreTagRequest = Message<"platform.registry.v2.RestoreTagRequest"
  * Use `create(RestoreTagRequestSchema)` to create a new message.
  */
 export const RestoreTagRequestSchema: GenMessage<RestoreTagRequest> = /*@__PURE__*/
-  messageDesc(file_platform_registry_v2_tags, 6);
+  messageDesc(file_platform_registry_v2_tags, 7);
 
 /**
  * TagsService reads and moves tags. Every change of a tag's digest appends a tag-history record
