@@ -8,6 +8,7 @@ import { scheduleGarbageCollection } from "./composition/garbage-collection.js";
 import { createLifecycle } from "./composition/lifecycle.js";
 import { buildOperations } from "./composition/operations.js";
 import { bindPorts } from "./composition/ports.js";
+import { buildPullPolicies } from "./composition/pull-policies.js";
 import { buildRegistryDeps } from "./composition/registry-wing.js";
 import { type ReplicationTunables, startReplication } from "./composition/replication-wing.js";
 import { buildSbomReader } from "./composition/sbom.js";
@@ -152,6 +153,10 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const signatures = await buildSignatureVerifier({
       ...{ ...base, config, events: delivery.events, keyring, onClose },
     });
+    const pullPolicies = buildPullPolicies({
+      ...{ store, clock, logger, config, events: delivery.events, keyring, signatures, sboms, onClose },
+      vulnerabilities: securityData.imageVulnerabilities,
+    });
     // The worker starts once the registry's deps exist; until then a queued run waits for its poll.
     let replication: ReturnType<typeof startReplication> | undefined;
     const replicationQueued = () => replication?.poke();
@@ -163,12 +168,14 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
         upstreams,
         replicationQueued,
         sboms,
+        pullPolicies,
       }),
     );
     const registryDeps = buildRegistryDeps({
       ...{ ...base, config, access, issuer: tokens.issuer, revocations: tokens.revocations },
       ...{ pullTokens: tokens.federation.pullTokens, delivery, operations, securityData, audit },
       upstreams,
+      pullPolicies,
     });
     onClose(
       unsubscribeAsync(

@@ -36,6 +36,12 @@ export interface RegistryAudit {
   /** Queues the OK record of a manifest pull (nothing without `--audit-pulls`). */
   pulled(facts: RegistryRequestFacts, target: { resource: string; repoUid: string }): void;
   /**
+   * Queues the OK record of a manifest pull served with a pull policy's warning (ADR 0058), with
+   * `reason` (which WARN policies and rules) as its result reason; written with or without
+   * `--audit-pulls`.
+   */
+  warned(facts: RegistryRequestFacts, target: { resource: string; repoUid: string }, reason: string): void;
+  /**
    * Queues the DENIED record of a refused request (401 with credentials, 403, 429): `reason` is the
    * OCI error code; the group is looked up at flush time from `repository` (when there is one).
    */
@@ -74,6 +80,16 @@ export function createRegistryAudit(deps: {
           resource: target.resource,
           group: target.repoUid,
           resultCode: "OK",
+        }),
+      });
+    },
+    warned(facts, target, reason) {
+      buffer.add({
+        row: row("registry.pull", facts, {
+          resource: target.resource,
+          group: target.repoUid,
+          resultCode: "OK",
+          resultReason: reason,
         }),
       });
     },

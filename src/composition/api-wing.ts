@@ -10,6 +10,7 @@ import { createLoginFlow } from "../login/login-flow.js";
 import { createUpstreamOidc } from "../oidc/upstream-oidc-client.js";
 import { createFederationRoutes } from "../plain-routes/federation-routes.js";
 import { createLoginRoutes } from "../plain-routes/login-routes.js";
+import type { PullPolicies } from "../registry/supply-chain/policies/pull-policies.js";
 import type { SbomReader, SignatureVerifier } from "../registry/supply-chain/supply-chain.js";
 import { createServiceBindings } from "../service-bindings.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
@@ -61,6 +62,8 @@ export interface ApiWingDeps {
   sboms: SbomReader;
   /** The signature verifier (SignaturesService, the verified signers of tags; ADR 0057). */
   signatures: SignatureVerifier;
+  /** The pull-policy evaluator EvaluatePolicies answers from (ADR 0058). */
+  pullPolicies?: PullPolicies | undefined;
 }
 
 /**
@@ -92,6 +95,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     replicationQueued: deps.replicationQueued,
     sboms: deps.sboms,
     signatures: deps.signatures,
+    pullPolicies: deps.pullPolicies,
   });
   const { metrics, readiness } = deps.operations;
   const apiLimit = config.rateLimits?.api;

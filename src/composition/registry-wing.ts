@@ -24,6 +24,7 @@ import { createRegistryContent } from "../registry/data-plane/registry-content.j
 import { createRepoResolver } from "../registry/data-plane/repo-resolver.js";
 import { createPullThrough, type PullThrough } from "../registry/pull-through/pull-through.js";
 import { createRemoteRegistry } from "../registry/remote/remote-client.js";
+import type { PullPolicies } from "../registry/supply-chain/policies/pull-policies.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
 import { trustedProxies } from "../transport/client-address.js";
@@ -62,6 +63,8 @@ export interface RegistryWingDeps {
    * go through the pull-through cache (ADR 0052).
    */
   upstreams?: Pick<Upstreams, "directory"> | undefined;
+  /** The pull-policy evaluator every manifest GET/HEAD asks (ADR 0058); none: no policy is enforced. */
+  pullPolicies?: PullPolicies | undefined;
   /** Where the cache logs (one warning per upstream per tagTtl while it serves cached copies). */
   logger?: ((line: object) => void) | undefined;
 }
@@ -139,6 +142,7 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
       ...(deps.config.cacheTtlMs === undefined ? {} : { ttlMs: deps.config.cacheTtlMs }),
     }),
     upstreams: deps.upstreams?.directory,
+    pullPolicy: deps.pullPolicies,
   };
 }
 

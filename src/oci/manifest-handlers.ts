@@ -115,6 +115,50 @@ async function servedManifest(
 }
 
 /**
+ * Asks the pull policies about a pull (ADR 0058): throws 403 DENIED naming each ENFORCE policy's
+ * failed rules (the refusal's audit record names them too); answers the `Warning` header values of
+ * WARN policies (and queues their audit record), or undefined when no policy acts on the pull.
+ */
+async function pullPolicyWarnings(
+  deps: RegistryDeps,
+  ex: Exchange,
+  name: string,
+  reference: string,
+  repoUid: string,
+  manifest: StoredManifest,
+  principal: Principal | undefined,
+): Promise<string[] | undefined> {
+  if (deps.pullPolicy === undefined) return undefined;
+  const verdict = await deps.pullPolicy.checkPull({
+    repoUid,
+    repository: name,
+    digest: manifest.digest,
+    tag: isDigest(reference) ? undefined : reference,
+    content: manifest.content,
+    principal,
+  });
+  if (verdict === undefined) return undefined;
+  if (verdict.deniedMessage !== undefined) {
+    const err = ociError("DENIED", verdict.deniedMessage, {
+      violations: verdict.violations.map((v) => ({
+        policy: v.policy,
+        mode: v.mode,
+        rule: v.rule,
+        detail: v.detail,
+      })),
+    });
+    err.auditReason = verdict.auditReason;
+    throw err;
+  }
+  deps.audit?.warned(
+    auditFacts(ex, principal),
+    { resource: referenceName(name, reference), repoUid },
+    verdict.auditReason,
+  );
+  return verdict.warnings;
+}
+
+/**
  * GET/HEAD `/v2/<name>/manifests/<reference>`: the stored bytes with their media type and digest;
  * 404 MANIFEST_UNKNOWN for a reference that names none (an invalid one included).
  */
@@ -128,6 +172,9 @@ export async function getManifest(
     publicFallback: publicManifest(deps, reference),
   });
   const { repo, manifest } = await servedManifest(deps, ex, name, reference, resolved, caller.principal);
+  const warnings = await pullPolicyWarnings(deps, ex, name, reference, repo.uid, manifest, caller.principal);
+  // One `Warning` field line per WARN policy.
+  if (warnings !== undefined) ex.res.setHeader("warning", warnings);
   ex.res.writeHead(200, {
     "content-type": manifest.mediaType,
     "content-length": manifest.content.byteLength,

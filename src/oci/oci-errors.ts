@@ -47,6 +47,8 @@ export type OciErrorCode = keyof typeof OCI_ERROR_STATUS;
 /** An error answered with the spec's envelope `{"errors":[{code, message, detail}]}`. */
 export class OciError extends Error {
   readonly status: number;
+  /** More than the code for the audit record of a refusal (e.g. which pull policy and rules refused). */
+  auditReason?: string;
   constructor(
     readonly code: OciErrorCode,
     message: string,

@@ -29,7 +29,7 @@ export function auditRefusal(
     actionOf(route, ex.req.method ?? "GET"),
     auditFacts(ex, principal),
     { resource: resourceOf(route, ex), repository: name },
-    error.code,
+    error.auditReason === undefined ? error.code : `${error.code}: ${error.auditReason}`,
   );
 }
 

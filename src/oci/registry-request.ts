@@ -14,6 +14,7 @@ import type { RegistryContent } from "../registry/data-plane/registry-content.js
 import type { RepoResolver, ResolvedName } from "../registry/data-plane/repo-resolver.js";
 import type { ParsedManifest } from "../registry/manifest-parser.js";
 import type { PullThrough } from "../registry/pull-through/pull-through.js";
+import type { PullPolicies } from "../registry/supply-chain/policies/pull-policies.js";
 import type { UpstreamDirectory } from "../registry/upstreams/upstream-directory.js";
 import type { TrustedProxies } from "../transport/client-address.js";
 import type { MirrorNames } from "./mirror-names.js";
@@ -83,6 +84,12 @@ export interface RegistryDeps {
    * there are refused for every caller (ADR 0051). None when omitted.
    */
   upstreams?: UpstreamDirectory | undefined;
+  /**
+   * Pull policies (ADR 0058): asked on every manifest GET/HEAD once the manifest is known, before
+   * anything is answered; an ENFORCE violation is 403 DENIED, a WARN one a `Warning` header. None
+   * when omitted (nothing is refused).
+   */
+  pullPolicy?: PullPolicies | undefined;
 }
 
 /** One request/response pair with its parsed URL. */
