@@ -99,7 +99,7 @@ export function createVulnReportRoutes(deps: VulnReportRoutesDeps): ExtraRoute[]
           if (Number(req.headers["content-length"] ?? 0) > limit) {
             throw invalidArgument("raw_report", `the report is larger than ${limit} bytes`);
           }
-          const { row, matches } = await ingestVulnReport(
+          const { row, matches, verdicts } = await ingestVulnReport(
             deps,
             { principal, clock: deps.clock },
             {
@@ -108,9 +108,14 @@ export function createVulnReportRoutes(deps: VulnReportRoutesDeps): ExtraRoute[]
               source: await reportBody(req as AsyncIterable<Uint8Array>, limit),
             },
           );
-          sendJson(res, 200, JSON.stringify(encode(imageVulnReportMessage(row, matches, "summary"))), {
-            "cache-control": "no-store",
-          });
+          sendJson(
+            res,
+            200,
+            JSON.stringify(encode(imageVulnReportMessage(row, matches, "summary", verdicts))),
+            {
+              "cache-control": "no-store",
+            },
+          );
         } catch (err) {
           // The client may still be sending: drain the rest so it reads the answer.
           req.resume();

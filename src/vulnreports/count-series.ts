@@ -85,7 +85,7 @@ function countReport(
 
 /**
  * ListVulnCountReports and its cumulative form: per reference (repo, tag) and per UTC day from
- * `from` to `to` inclusive, one row. `daily`: the vulnerabilities of the image the tag pointed to
+ * `from` to `to` inclusive, one row, counting only the vulnerabilities VEX does not suppress. `daily`: the vulnerabilities of the image the tag pointed to
  * at the end of that day. `cumulative`: every distinct vulnerability id seen on that day or an
  * earlier day of the range (its severity the latest seen). Days the tag resolved to nothing are
  * left out. A repo the caller cannot see (or that does not exist) yields no rows.
@@ -119,7 +119,13 @@ export async function countSeries(
     }
     const repo = await resolveRepo(deps, within, ref.repo);
     if (!repo) continue;
-    const days = await tagDays(deps.store, { repoUid: repo.uid, tagName: ref.tag, fromDay: from, toDay: to });
+    const days = await tagDays(deps.store, {
+      repoUid: repo.uid,
+      tagName: ref.tag,
+      fromDay: from,
+      toDay: to,
+      vex: deps.store,
+    });
     const sizes = new Map<string, number>();
     const seen = new Map<string, DayVulnerability>();
     for (const day of days) {

@@ -2,6 +2,7 @@ import { DAY_MS, startOfDay } from "../core/utc-day.js";
 import type { Store } from "../storage/store.js";
 import type { VulnMatchRecord, VulnReportRow } from "../storage/vuln-report-store.js";
 import { SEVERITIES, type VulnSeverity } from "./report-model.js";
+import { reportVerdicts, unsuppressed } from "./vex/report-verdicts.js";
 
 /** Most tag history rows read for one tag (years of daily pushes). */
 const HISTORY_LIMIT = 100_000;
@@ -59,11 +60,12 @@ export function reportForDay(reports: readonly VulnReportRow[], dayEnd: number):
  * `tagName` of `repoUid` pointed to at the end of the day (from the tag history) and the
  * vulnerabilities of that image (see {@link reportForDay}). Days before the tag first existed, or
  * after it was deleted, have an empty digest and no vulnerabilities. Reads each digest's reports
- * and matches once.
+ * and matches once. With `vex`, matches VEX suppresses now are left out (ADR 0059: VEX is applied
+ * as it stands, to every day).
  */
 export async function tagDays(
   store: Pick<Store, "tags" | "vulnReports">,
-  args: { repoUid: string; tagName: string; fromDay: number; toDay: number },
+  args: { repoUid: string; tagName: string; fromDay: number; toDay: number; vex?: Pick<Store, "vex"> },
 ): Promise<TagDay[]> {
   const first = startOfDay(args.fromDay);
   const last = startOfDay(args.toDay);
@@ -95,7 +97,11 @@ export async function tagDays(
       if (report) {
         let vulns = matchesOf.get(report.uid);
         if (!vulns) {
-          vulns = vulnerabilitiesOf((await store.vulnReports.matches([report.uid])).get(report.uid) ?? []);
+          const matches = await store.vulnReports.matches([report.uid]);
+          const verdicts = args.vex
+            ? (await reportVerdicts(args.vex, [report], matches)).get(report.uid)
+            : undefined;
+          vulns = vulnerabilitiesOf(unsuppressed(matches.get(report.uid) ?? [], verdicts));
           matchesOf.set(report.uid, vulns);
         }
         entry.report = report;

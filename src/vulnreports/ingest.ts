@@ -18,11 +18,28 @@ import { parseVulnReport } from "./formats/parse-report.js";
 import { imageVulnReportMessage } from "./report-mapping.js";
 import type { NormalizedReport } from "./report-model.js";
 import { DEFAULT_VULN_REPORT_MAX_BYTES, type VulnReportServiceDeps } from "./service-deps.js";
+import { type PreviousReport, recordSeverityRaised } from "./severity-raised.js";
+import { type ReportVerdicts, reportVerdicts } from "./vex/report-verdicts.js";
 
-/** A stored report with its matches. */
+/** A stored report with its matches and VEX's verdicts on them. */
 export interface IngestedReport {
   row: VulnReportRow;
   matches: VulnMatchRecord[];
+  verdicts: ReportVerdicts;
+}
+
+/** The current report of (repo, digest, scanner) before a new one replaces it, VEX applied. */
+async function currentReport(
+  tx: Store,
+  repoUid: string,
+  digest: string,
+  scanner: string,
+): Promise<PreviousReport | undefined> {
+  const row = await tx.vulnReports.current(repoUid, digest, scanner);
+  if (!row) return undefined;
+  const matches = await tx.vulnReports.matches([row.uid]);
+  const verdicts = await reportVerdicts(tx, [row], matches);
+  return { row, matches: matches.get(row.uid) ?? [], verdicts: verdicts.get(row.uid) ?? [] };
 }
 
 function tooLarge(limit: number): DomainError {
@@ -83,7 +100,9 @@ async function readReport(
 /**
  * Stores a scanner report of image `digest` in repo `repoUid` as the current report of its scanner
  * (the previous one becomes history), with the raw bytes in blob storage, and records a
- * `registry.vuln_report.created` event. NOT_FOUND when the repo or the manifest is missing;
+ * `registry.vuln_report.created` event, and a `severity_raised` one per tag of the image when it
+ * has more critical or high unsuppressed vulnerabilities than the report it replaced (ADR 0059).
+ * NOT_FOUND when the repo or the manifest is missing;
  * INVALID_ARGUMENT for a bad digest or a report in no format Wharf reads (nothing is stored);
  * RESOURCE_EXHAUSTED past the size limit.
  */
@@ -94,7 +113,8 @@ export async function ingestVulnReport(
 ): Promise<IngestedReport> {
   const { repoUid, digest } = args;
   validateDigest(digest);
-  if (!(await deps.store.repos.get(repoUid))) throw notFound("repo", repoUid);
+  const repo = await deps.store.repos.get(repoUid);
+  if (!repo) throw notFound("repo", repoUid);
   if (!(await deps.store.manifests.has(repoUid, digest))) throw notFound("manifest", digest);
   const { parsed, rawDigest, rawSize, tempKey } = await readReport(deps, args.source);
   const key = blobKey(parseDigest(rawDigest));
@@ -111,6 +131,7 @@ export async function ingestVulnReport(
     if (!(await deps.blobs.stat(key)))
       throw unavailable("the report's bytes were collected meanwhile; upload it again");
     const now = ctx.clock.now();
+    const previous = await currentReport(tx, repoUid, digest, parsed.scanner.name);
     const row = await tx.vulnReports.insert(
       {
         uid: newChildUid(repoUid),
@@ -127,15 +148,20 @@ export async function ingestVulnReport(
       },
       matches,
     );
-    return { row, matches };
+    const verdicts = (await reportVerdicts(tx, [row], new Map([[row.uid, matches]]))).get(row.uid) ?? [];
+    // The created event is recorded here, before the severity_raised ones it causes, so receivers
+    // see them in that order and the call's audit record names the report (the first change).
+    await deps.events.change(tx, ctx, {
+      resource: "vulnReport",
+      verb: "created",
+      subject: row.uid,
+      group: repoUid,
+      schema: ImageVulnReportSchema,
+      // The event carries the report without its vulnerabilities: a report can hold thousands.
+      body: imageVulnReportMessage(row, matches, "summary", verdicts),
+    });
+    await recordSeverityRaised(tx, deps.events, ctx, { repo, row, matches, verdicts, previous });
+    return { row, matches, verdicts };
   };
-  return recordedMutation(deps, ctx, write, ({ row }) => ({
-    resource: "vulnReport",
-    verb: "created",
-    subject: row.uid,
-    group: repoUid,
-    schema: ImageVulnReportSchema,
-    // The event carries the report without its vulnerabilities: a report can hold thousands.
-    body: imageVulnReportMessage(row, matches, "summary"),
-  }));
+  return recordedMutation(deps, ctx, write, () => undefined);
 }

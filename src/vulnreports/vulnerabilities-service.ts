@@ -13,6 +13,7 @@ import { countSeries } from "./count-series.js";
 import { ingestVulnReport } from "./ingest.js";
 import { imageVulnReportMessage } from "./report-mapping.js";
 import type { VulnReportServiceDeps } from "./service-deps.js";
+import { reportVerdicts } from "./vex/report-verdicts.js";
 
 /** Most reports one ListVulnReports answers (v1 lists have no paging); newest first. */
 export const LIST_VULN_REPORTS_LIMIT = 200;
@@ -42,12 +43,12 @@ export function createVulnerabilitiesService(
   const { store } = deps;
   return {
     async createVulnReport(req, ctx) {
-      const { row, matches } = await ingestVulnReport(deps, ctx, {
+      const { row, matches, verdicts } = await ingestVulnReport(deps, ctx, {
         repoUid: req.repoUid,
         digest: req.digest,
         source: req.rawReport,
       });
-      return imageVulnReportMessage(row, matches, "summary");
+      return imageVulnReportMessage(row, matches, "summary", verdicts);
     },
 
     async listVulnReports(req, ctx) {
@@ -73,7 +74,12 @@ export function createVulnerabilitiesService(
       }
       const rows = await store.vulnReports.list(filter, LIST_VULN_REPORTS_LIMIT);
       const matches = await store.vulnReports.matches(rows.map((r) => r.uid));
-      return { items: rows.map((r) => imageVulnReportMessage(r, matches.get(r.uid) ?? [])) };
+      const verdicts = await reportVerdicts(store, rows, matches);
+      return {
+        items: rows.map((r) =>
+          imageVulnReportMessage(r, matches.get(r.uid) ?? [], "full", verdicts.get(r.uid)),
+        ),
+      };
     },
 
     async listVulnCountReports(req, ctx) {

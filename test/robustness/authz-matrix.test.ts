@@ -51,6 +51,11 @@ const UNAUTHENTICATED_RPCS: Record<string, string> = {
 
 /** A scanner report the vulnerability report RPCs read and write (test/fixtures/vulnreports). */
 const GRYPE_REPORT = readFileSync(new URL("../fixtures/vulnreports/grype.json", import.meta.url));
+/** An OpenVEX document about `digest` (test/fixtures/vex), as CreateVexDocument takes it (base64). */
+function vexDocumentAbout(digest: string): string {
+  const text = readFileSync(new URL("../fixtures/vex/openvex-not-affected.json", import.meta.url), "utf8");
+  return Buffer.from(text.replaceAll("a".repeat(64), digest.slice("sha256:".length))).toString("base64");
+}
 /** The fixtures in organization A that requests name, created once before the matrix runs. */
 interface Fixtures {
   orgA: string;
@@ -636,6 +641,9 @@ const ROWS: Record<string, Row> = {
   "platform.registry.v1.Registry/GetSize": { request: (f) => ({ repoId: f.repo, digest: f.digest }) },
   "platform.registry.v1.Vulnerabilities/CreateVulnReport": {
     request: (f) => ({ repoUid: f.repo, digest: f.digest, rawReport: GRYPE_REPORT.toString("base64") }),
+  },
+  "platform.registry.v1.Vex/CreateVexDocument": {
+    request: (f) => ({ repoUid: f.repo, digest: f.digest, document: vexDocumentAbout(f.digest) }),
   },
   "platform.registry.v1.Vulnerabilities/ListVulnReports": {
     request: (f) => ({ digest: f.digest }),

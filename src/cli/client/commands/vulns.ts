@@ -9,6 +9,7 @@ import {
   type VulnReport,
   VulnReportSchema,
 } from "../../../gen/platform/registry/v1/registry_pb.js";
+import { Vex } from "../../../gen/platform/registry/v1/vex_pb.js";
 import { ReposService } from "../../../gen/platform/registry/v2/repos_pb.js";
 import { WharfApiError } from "../../../sdk/errors.js";
 import type { CommandContext } from "../context.js";
@@ -24,6 +25,7 @@ import {
   severityName,
   summarize,
 } from "../vuln-summary.js";
+import { registerVulnsVex } from "./vulns-vex.js";
 
 const FIX_STATES: Record<Fix_State, string> = {
   [Fix_State.UNKNOWN]: "unknown",
@@ -40,9 +42,17 @@ const matchView: View<VulnerabilityMatch> = {
     { header: "INSTALLED", cell: (m) => m.pkg?.version ?? "" },
     { header: "FIXED IN", cell: (m) => (m.fix?.versions ?? []).join(", ") },
     { header: "STATE", cell: (m) => FIX_STATES[m.fix?.state ?? Fix_State.UNKNOWN] ?? "unknown" },
+    { header: "VEX", cell: vexCell },
   ],
   id: (m) => m.vulnerability?.id ?? "",
 };
+
+/** A match's VEX verdict: `suppressed (<justification or status>)`, a non-suppressing status, or "". */
+function vexCell(m: VulnerabilityMatch): string {
+  if (!m.vex) return "";
+  if (m.suppressed) return `suppressed (${m.vex.justification || m.vex.status})`;
+  return m.vex.status;
+}
 
 const summaryView: View<SeverityCount> = {
   columns: [
@@ -56,7 +66,7 @@ const summaryView: View<SeverityCount> = {
 const SERVICES = {
   iam: { groups: GroupsService },
   registry: { repos: ReposService },
-  registryV1: { registry: Registry },
+  registryV1: { registry: Registry, vex: Vex },
 };
 
 /** `wharf vulns …`: the vulnerability report of an image. */
@@ -84,6 +94,7 @@ export function registerVulns(program: Command, bindFor: BindFor): void {
         printReport(ctx, report, filterMatches(report.vulnerabilityMatches, filter));
       }),
     );
+  registerVulnsVex(vulns, bind);
 }
 
 /**
@@ -107,8 +118,8 @@ async function imageReport(ctx: CommandContext, ref: string): Promise<VulnReport
 }
 
 /**
- * Prints a report: as a table the summary of every match (by severity, with fixable counts), then
- * the `shown` matches; as JSON/YAML the report with `shown` as its matches; `-o id` the ids shown.
+ * Prints a report: as a table the summary of the matches VEX does not suppress (by severity, with
+ * fixable counts) and how many it does, then the `shown` matches (suppressed ones marked in VEX); as JSON/YAML the report with `shown` as its matches; `-o id` the ids shown.
  */
 function printReport(ctx: CommandContext, report: VulnReport, shown: VulnerabilityMatch[]): void {
   if (ctx.format === "json" || ctx.format === "yaml") {
@@ -125,9 +136,10 @@ function printReport(ctx: CommandContext, report: VulnReport, shown: Vulnerabili
   ctx.stdout.write(
     `report ${report.id} (${scanner}, stored ${timeCell(report.lastSeen)}, database built ${timeCell(report.vulnerabilityDbLastBuildTime)})\n`,
   );
-  ctx.stdout.write(
-    render(summarize(report.vulnerabilityMatches), summaryView, "table", { color: ctx.color }),
-  );
+  const open = report.vulnerabilityMatches.filter((m) => !m.suppressed);
+  ctx.stdout.write(render(summarize(open), summaryView, "table", { color: ctx.color }));
+  const suppressed = report.vulnerabilityMatches.length - open.length;
+  if (suppressed > 0) ctx.stdout.write(`${suppressed} matches suppressed by VEX (not counted above)\n`);
   ctx.stdout.write(`${shown.length} of ${report.vulnerabilityMatches.length} matches shown\n`);
   if (shown.length > 0) ctx.stdout.write(render(shown, matchView, "table", { color: ctx.color }));
 }
