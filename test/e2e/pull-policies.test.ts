@@ -167,8 +167,8 @@ forEachEngine(
         await expectError(await createPolicy(org, body), { status: 400, code: 3, field });
       }
       await expectError(await createPolicy("d".repeat(40), { name: "x", mode: "WARN", requireSbom: true }), {
-        status: 403,
-        code: 7,
+        status: 404,
+        code: 5,
       });
       // Another organization's owner neither sees nor changes acme's policies.
       await expectError(await wharf.api(`/registry/v2/policies/${created.uid}`, { token: ownerB }), {
@@ -184,6 +184,7 @@ forEachEngine(
       await json(`/registry/v2/policies/${created.uid}`, { method: "DELETE" });
       await expectError(await wharf.api(`/registry/v2/policies/${created.uid}`, { token: admin }), {
         status: 404,
+        code: 5,
       });
     });
 

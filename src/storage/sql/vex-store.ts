@@ -41,6 +41,8 @@ export function createVexStore(ctx: SqlContext): VexStore {
       if (parentOf(row.uid) !== row.repoUid)
         throw new Error(`store: "${row.repoUid}" is not the parent of "${row.uid}"`);
       return ctx.transaction(async (tx) => {
+        // Caches of decisions that read suppressions (pull policies) drop their entries on this batch.
+        tx.changed("vex_statements");
         await guardWrite(
           tx,
           () =>

@@ -75,6 +75,8 @@ export function createVulnReportStore(ctx: SqlContext): VulnReportStore {
       if (parentOf(row.uid) !== row.repoUid)
         throw new Error(`store: "${row.repoUid}" is not the parent of "${row.uid}"`);
       return ctx.transaction(async (tx) => {
+        // Caches of decisions that read reports (pull policies) drop their entries on this batch.
+        tx.changed("vuln_reports");
         if (tx.dialect.name === "postgres") {
           const key = `vuln-report|${row.repoUid}|${row.digest}|${row.scanner}`;
           await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(tx.db);
