@@ -19,6 +19,7 @@ const GROUPS: Record<ClientGroup, () => Promise<Register>> = {
   advisories: async () => (await import("./commands/advisories.js")).registerAdvisories,
   audit: async () => (await import("./commands/audit.js")).registerAudit,
   upstreams: async () => (await import("./commands/upstreams.js")).registerUpstreams,
+  policies: async () => (await import("./commands/policies.js")).registerPolicies,
   replication: async () => (await import("./commands/replication.js")).registerReplication,
 };
 

@@ -12,6 +12,7 @@ export const CLIENT_GROUPS = {
   advisories: "security advisories: what a distributor says about a vulnerability in an artifact",
   audit: "the audit log: who did what, allowed or refused",
   upstreams: "pull-through cache upstreams of organizations",
+  policies: "pull policies: signatures, vulnerabilities, end of life and SBOMs a pull must pass",
   replication: "replication rules and runs: copy images to and from other registries",
 } as const;
 
