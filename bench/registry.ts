@@ -50,6 +50,7 @@ import {
   sync,
   writeRandomFile,
 } from "./registry/machine.js";
+import { type PolicyScenario, runPolicyScenario } from "./registry/policy-scenario.js";
 import {
   cpuSecondsOf,
   firstJsonLine,
@@ -341,6 +342,13 @@ async function main(): Promise<void> {
       }
     }
 
+    // Pull policies (ADR 0058): the same GET by a caller policies apply to, without and with one.
+    const policies = await runPolicyScenario({
+      ...{ wharf, wharfDir, work, root, runs: RUNS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS },
+      wrkOptions: WRK,
+      log: (line) => console.log(line),
+    });
+
     report({
       limits: { ...limits, loopback: figure(loopbackRuns) },
       bareBytes: bare.bytes,
@@ -348,6 +356,7 @@ async function main(): Promise<void> {
       loads,
       pageReporting: await freePageReporting(),
     });
+    reportPolicies(policies);
   } finally {
     for (const child of children.reverse()) await stop(child);
     await rm(work, { recursive: true, force: true });
@@ -511,6 +520,27 @@ function report(r: {
   out();
   out(failed === 0 ? "all targets met" : `${failed} target(s) missed`);
   console.log(lines.join("\n"));
+}
+
+/** The pull-policy figures: best and median req/s of each side, their ratio, CPU per request (target ≥ 0.8×). */
+function reportPolicies(p: PolicyScenario): void {
+  const none = figure(p.none.map((l) => l.rps));
+  const withPolicy = figure(p.policy.map((l) => l.rps));
+  const cpu = (loads: { cpuPerRequestUs: number }[]) => figure(loads.map((l) => l.cpuPerRequestUs)).median;
+  console.log("\npull policies (manifest GET by a non-admin caller, bench/gated:3.12)");
+  console.log(
+    `  no policy                     ${fmt(none.best, 0)} req/s (median ${fmt(none.median, 0)}), ${fmt(cpu(p.none))} µs/req server CPU`,
+  );
+  console.log(
+    `  ENFORCE policy, every rule    ${fmt(withPolicy.best, 0)} req/s (median ${fmt(withPolicy.median, 0)}), ${fmt(cpu(p.policy))} µs/req server CPU`,
+  );
+  const ratio = withPolicy.best / none.best;
+  console.log(
+    `  ratio with / without          ${x(ratio)} req/s, ${x(cpu(p.policy) / cpu(p.none))} CPU per request`,
+  );
+  console.log(`  ${ratio >= 0.8 ? "PASS" : "FAIL"} manifest GET with every policy rule ≥ 0.8× no policy`);
+  const errors = [...p.none, ...p.policy].reduce((n, l) => n + l.errors, 0);
+  if (errors > 0) console.log(`  FAIL ${errors} errors during the policy loads`);
 }
 
 if (process.env.BENCH_WORKERS) {

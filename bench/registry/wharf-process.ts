@@ -10,6 +10,7 @@ import { createIssuer } from "../../dist/auth/issuer.js";
 import { ADMIN_IDENTITY_UID } from "../../dist/authz/admin-identity.js";
 import { loadConfig } from "../../dist/config/config.js";
 import { systemClock } from "../../dist/core/clock.js";
+import { newRootUid } from "../../dist/core/uidp.js";
 import { startServer } from "../../dist/server.js";
 import { stopWhenAsked } from "./stop-when-asked.js";
 
@@ -21,6 +22,12 @@ export interface WharfInfo {
   /** Admin tokens (2 h) for the API's and the registry's audience. */
   apiToken: string;
   registryToken: string;
+  /**
+   * A registered identity with no role yet (`bench-puller`) and its registry token (2 h): pulls
+   * that pull policies apply to (the administrator's never are).
+   */
+  pullerUid: string;
+  pullerRegistryToken: string;
 }
 
 const [dataDir, logFile] = process.argv.slice(2);
@@ -50,11 +57,27 @@ async function stop(): Promise<void> {
 }
 stopWhenAsked(stop);
 
+const pullerUid = newRootUid();
+await server.store.identities.insert({
+  uid: pullerUid,
+  name: "bench-puller",
+  description: "",
+  email: "bench-puller@example.com",
+  claimMatch: { issuer: "https://idp.example.com", subject: "bench-puller" },
+  createTime: Date.now(),
+  updateTime: Date.now(),
+});
 const info: WharfInfo = {
   pid: process.pid,
   apiUrl: server.apiUrl,
   registryUrl: server.registryUrl,
   apiToken: await mint(server.apiUrl),
   registryToken: await mint(server.registryUrl),
+  pullerUid,
+  pullerRegistryToken: await issuer.mint({
+    subject: pullerUid,
+    audience: server.registryUrl,
+    ttlSeconds: 7200,
+  }),
 };
 process.stdout.write(`${JSON.stringify(info)}\n`);
