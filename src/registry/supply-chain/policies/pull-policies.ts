@@ -131,16 +131,21 @@ export function createPullPolicies(deps: PullPoliciesDeps): PullPoliciesHandle {
   let policyGeneration = 0;
   let factGeneration = 0;
   const decisions = new Map<string, Promise<CachedDecision>>();
+  // The settled snapshot and decisions, read without awaiting on the pull path (a hit costs no microtask).
+  let ready: PolicySnapshot | undefined;
+  const settled = new Map<string, CachedDecision>();
   const emitted = new Map<string, number>();
 
   const unsubscribe = store.changes.subscribe((batch) => {
     if (touches(batch, ["pull_policies", "groups", "repos"])) {
       policyGeneration++;
       snapshot = undefined;
+      ready = undefined;
     }
     if (touches(batch, SUPPLY_CHAIN_TABLES)) {
       factGeneration++;
       decisions.clear();
+      settled.clear();
     }
   });
 
@@ -169,14 +174,30 @@ export function createPullPolicies(deps: PullPoliciesDeps): PullPoliciesHandle {
     }
     const loading = loadPolicies();
     snapshot = loading;
+    loading.then(
+      (s) => {
+        if (snapshot === loading) ready = s;
+      },
+      () => {},
+    );
     loading.catch(() => {
       if (snapshot === loading) snapshot = undefined;
     });
     return loading;
   }
 
+  /** policiesFor from the settled snapshot, or undefined when it must be (re)loaded. */
+  function readyPoliciesFor(repoUid: string): readonly PullPolicyRow[] | undefined {
+    const s = ready;
+    if (s === undefined || s.expires <= clock.now()) return undefined;
+    return applicableIn(s, repoUid);
+  }
+
   async function policiesFor(repoUid: string): Promise<readonly PullPolicyRow[]> {
-    const s = await policies();
+    return readyPoliciesFor(repoUid) ?? applicableIn(await policies(), repoUid);
+  }
+
+  function applicableIn(s: PolicySnapshot, repoUid: string): readonly PullPolicyRow[] {
     if (s.byParent.size === 0) return NO_POLICIES;
     let found = s.byRepo.get(repoUid);
     if (found === undefined) {
@@ -191,6 +212,8 @@ export function createPullPolicies(deps: PullPoliciesDeps): PullPoliciesHandle {
   async function decide(image: ImageRef, applicable: readonly PullPolicyRow[]): Promise<CachedDecision> {
     const key = `${image.repoUid}\n${image.digest}\n${image.tag ?? ""}`;
     const now = clock.now();
+    const hit = settled.get(key);
+    if (hit !== undefined && hit.expires > now && hit.policies === applicable) return hit;
     const held = decisions.get(key);
     if (held) {
       const d = await held;
@@ -200,6 +223,7 @@ export function createPullPolicies(deps: PullPoliciesDeps): PullPoliciesHandle {
     const started = factGeneration;
     const computing = computeDecision(image, applicable, now).then((d) => {
       if (started !== factGeneration) d.expires = 0;
+      else if (decisions.get(key) === computing) settled.set(key, d);
       return d;
     });
     decisions.set(key, computing);
@@ -208,7 +232,10 @@ export function createPullPolicies(deps: PullPoliciesDeps): PullPoliciesHandle {
     });
     if (decisions.size > maxDecisions) {
       const oldest = decisions.keys().next().value;
-      if (oldest !== undefined) decisions.delete(oldest);
+      if (oldest !== undefined) {
+        decisions.delete(oldest);
+        settled.delete(oldest);
+      }
     }
     return computing;
   }
@@ -297,17 +324,19 @@ export function createPullPolicies(deps: PullPoliciesDeps): PullPoliciesHandle {
     },
 
     async checkPull(request) {
-      const applicable = await policiesFor(request.repoUid);
+      const applicable = readyPoliciesFor(request.repoUid) ?? (await policiesFor(request.repoUid));
       if (applicable.length === 0) return undefined;
       const principal = request.principal;
       if (principal?.isAdmin) return undefined;
       if (request.tag !== undefined && COSIGN_TAG.test(request.tag)) return undefined;
-      if (isReferrer(request.content)) return undefined;
       const identity = principal?.identityUid;
       const acting = (policy: PullPolicyRow) =>
         identity === undefined || !policy.exemptIdentities.includes(identity);
       if (identity !== undefined && !applicable.some(acting)) return undefined;
-      const { decision, acted } = decisionOf(await decide(request, applicable), acting);
+      if (isReferrer(request.content)) return undefined;
+      const cached = await decide(request, applicable);
+      if (cached.violations.size === 0) return undefined;
+      const { decision, acted } = decisionOf(cached, acting);
       if (acted.length === 0) return undefined;
       const verdict: PullVerdict = { ...decision, auditReason: auditReasonOf(decision.violations) };
       if (!decision.allowed) verdict.deniedMessage = deniedMessageOf(decision.violations);
@@ -327,8 +356,10 @@ export function pathOf(repository: string, parentUid: string): string {
 
 /** Whether a manifest's JSON has a top-level `subject` (a referrer). Parsed only when the key appears. */
 export function isReferrer(content: Uint8Array): boolean {
-  if (Buffer.from(content.buffer, content.byteOffset, content.byteLength).indexOf(SUBJECT_KEY) < 0)
-    return false;
+  const bytes = Buffer.isBuffer(content)
+    ? content
+    : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  if (bytes.indexOf(SUBJECT_KEY) < 0) return false;
   try {
     const parsed = JSON.parse(Buffer.from(content).toString("utf8")) as { subject?: unknown };
     return typeof parsed.subject === "object" && parsed.subject !== null;
