@@ -27,6 +27,13 @@ import {
 import { registerImmutability } from "./images-immutability.js";
 import { registerImagesQuotas } from "./images-quotas.js";
 import { registerRetention } from "./images-retention.js";
+import {
+  registerSignatures,
+  type Signer,
+  signaturesOf,
+  signedByCell,
+  verifiedSigners,
+} from "./images-signatures.js";
 
 const repoView = protoView(RepoSchema, [
   field("UID", "uid"),
@@ -74,6 +81,8 @@ export interface ImageDescription {
   digest: string;
   architectures: { architecture: string; size: number }[];
   referrers: { digest: string; artifactType: string; mediaType: string }[];
+  /** The trusted keys whose signatures of the image verify. */
+  signedBy: Signer[];
 }
 
 const describeView: View<ImageDescription> = {
@@ -88,6 +97,7 @@ const describeView: View<ImageDescription> = {
       header: "REFERRERS",
       cell: (d) => d.referrers.map((r) => `${r.artifactType || r.mediaType} ${r.digest}`).join("\n"),
     },
+    { header: "SIGNED BY", cell: (d) => signedByCell(d.signedBy) },
   ],
   id: (d) => d.digest,
 };
@@ -141,6 +151,7 @@ export function registerImages(program: Command, bindFor: BindFor): void {
   registerRetention(images, bind);
   registerImagesQuotas(images, bind);
   registerImmutability(images, bind);
+  registerSignatures(images, bind);
   images
     .command("history <image:tag>")
     .description(
@@ -157,7 +168,9 @@ export function registerImages(program: Command, bindFor: BindFor): void {
     );
   images
     .command("describe <image>")
-    .description("an image (ORG/REPO[:TAG|@DIGEST]): architectures, size per architecture, referrers")
+    .description(
+      "an image (ORG/REPO[:TAG|@DIGEST]): architectures, size per architecture, referrers, the trusted keys that signed it",
+    )
     .action(bind(async (ctx, [ref]: [string]) => print(ctx, [await describe(ctx, ref)], describeView, true)));
   images
     .command("diff <first> <second>")
@@ -433,7 +446,10 @@ async function describe(ctx: CommandContext, ref: string): Promise<ImageDescript
       return { architecture, size: Number(size) };
     }),
   );
-  const referrers = await fetchReferrers(ctx, image.repository, digest);
+  const [referrers, signatures] = await Promise.all([
+    fetchReferrers(ctx, image.repository, digest),
+    signaturesOf(ctx, ref, digest),
+  ]);
   return {
     image: `${image.repository}${image.tag ? `:${image.tag}` : ""}`,
     digest,
@@ -443,6 +459,7 @@ async function describe(ctx: CommandContext, ref: string): Promise<ImageDescript
       artifactType: r.artifactType ?? "",
       mediaType: r.mediaType,
     })),
+    signedBy: verifiedSigners(signatures),
   };
 }
 
