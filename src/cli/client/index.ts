@@ -20,6 +20,7 @@ const GROUPS: Record<ClientGroup, () => Promise<Register>> = {
   audit: async () => (await import("./commands/audit.js")).registerAudit,
   upstreams: async () => (await import("./commands/upstreams.js")).registerUpstreams,
   replication: async () => (await import("./commands/replication.js")).registerReplication,
+  "signing-keys": async () => (await import("./commands/signing-keys.js")).registerSigningKeys,
 };
 
 /** The client group a command line runs, if any (`wharf --api-url U iam …` runs `iam`). */

@@ -13,6 +13,7 @@ export const CLIENT_GROUPS = {
   audit: "the audit log: who did what, allowed or refused",
   upstreams: "pull-through cache upstreams of organizations",
   replication: "replication rules and runs: copy images to and from other registries",
+  "signing-keys": "public keys trusted to sign images, at organizations, folders and repos",
 } as const;
 
 /** A client group's name. */
