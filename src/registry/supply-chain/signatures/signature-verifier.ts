@@ -46,6 +46,7 @@ export type SignatureContent = Pick<RegistryContent, "tagDigest" | "manifest" | 
 
 /** A verifier that also says when it is done with its change-feed subscription. */
 export interface SignatureVerifierHandle extends SignatureVerifier {
+  verifiedSigners(repo: { uid: string; name: string }, digest: string): Promise<VerifiedSigner[]>;
   /** Unsubscribes from the change feed (the cache stops being dropped on changes). */
   close(): void;
 }
