@@ -9,7 +9,7 @@ import { SbomFormatError } from "./sbom-errors.js";
 import { parseSbom, type SbomLimits } from "./sbom-parser.js";
 import { buildxAttestationsOf, cosignSbomTags, sbomLayer } from "./sbom-recognition.js";
 
-/** Default bound on an SBOM's bytes (`--sbom-max-bytes`). */
+/** Default bound on an SBOM's bytes (`--sbom-max-mb`). */
 export const DEFAULT_SBOM_MAX_BYTES = 64 * 1024 * 1024;
 /** Default bound on an SBOM's packages. */
 export const DEFAULT_SBOM_MAX_PACKAGES = 100_000;
@@ -37,9 +37,9 @@ interface Candidate {
 /**
  * The SBOM reader over the registry's store and blobs. An image's SBOMs are the manifests of its repo
  * whose `subject` is the image (OCI 1.1 referrers), cosign's `sha256-<hex>.sbom` / `.att` tags, and
- * docker buildx's attestation manifests for it in the indexes that list it,
- * recognised by {@link sbomLayer} (the manifest only; remembered per manifest digest, since a
- * digest's content never changes). `sbom` parses the newest one (by push time, then digest) with
+ * docker buildx's attestation manifests for it in the indexes that list it, recognised by
+ * {@link sbomLayer} (the manifest only; remembered per manifest digest, since a digest's content
+ * never changes). `hasSbom` never opens an SBOM. `sbom` parses the newest one (by push time, then digest) with
  * {@link parseSbom}; parsed SBOMs are cached per referrer digest (bounded by their packages in total),
  * and concurrent reads of one share a parse. A malformed or too large SBOM rejects with
  * {@link SbomFormatError} naming the referrer.
