@@ -148,7 +148,13 @@ describe("paginate", () => {
 
   it("counts as skipped only the rows left after the cursor, not the whole result", async () => {
     const { fetch } = windowOver(rows);
-    const first = await paginate({ pageSize: 2, pageToken: "", orderBy: "", skip: 0 }, {}, spec, codec, fetch);
+    const first = await paginate(
+      { pageSize: 2, pageToken: "", orderBy: "", skip: 0 },
+      {},
+      spec,
+      codec,
+      fetch,
+    );
     assert.equal(first.skipped, 0);
     const past = { pageSize: 2, pageToken: first.nextPageToken, orderBy: "", skip: 10 };
     const beyond = await paginate(past, {}, spec, codec, fetch);
@@ -168,7 +174,11 @@ describe("paginate", () => {
       codec,
       fetch,
     );
-    assert.equal(last.skipped, 1 + 2, "1 skipped before, then the 2 rows after u4 (of 7: 2 served, 1 skipped, 2 served)");
+    assert.equal(
+      last.skipped,
+      1 + 2,
+      "1 skipped before, then the 2 rows after u4 (of 7: 2 served, 1 skipped, 2 served)",
+    );
   });
 
   it("binds tokens to their query, refuses tampering, and restarts silently after 3 days", async () => {

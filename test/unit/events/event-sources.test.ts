@@ -5,9 +5,11 @@ import { EVENT_RESOURCES } from "../../../src/events/event-types.js";
 
 /** Every REST path the API serves, as the generated OpenAPI document lists them (from the route table). */
 const servedPaths = Object.keys(
-  (JSON.parse(readFileSync(new URL("../../../src/gen/openapi.json", import.meta.url), "utf8")) as {
-    paths: Record<string, unknown>;
-  }).paths,
+  (
+    JSON.parse(readFileSync(new URL("../../../src/gen/openapi.json", import.meta.url), "utf8")) as {
+      paths: Record<string, unknown>;
+    }
+  ).paths,
 );
 
 describe("event sources", () => {
@@ -16,7 +18,13 @@ describe("event sources", () => {
       const served = servedPaths.some(
         (p) => p === collection || p.startsWith(`${collection}/`) || p.startsWith(`${collection}:`),
       );
-      assert.ok(served, `${collection} is no API route (nearest: ${servedPaths.filter((p) => p.startsWith(collection.slice(0, 9))).slice(0, 5).join(", ")})`);
+      assert.ok(
+        served,
+        `${collection} is no API route (nearest: ${servedPaths
+          .filter((p) => p.startsWith(collection.slice(0, 9)))
+          .slice(0, 5)
+          .join(", ")})`,
+      );
     });
   }
 });
