@@ -28,3 +28,12 @@ describe("event sources", () => {
     });
   }
 });
+
+describe("event types in the API reference", () => {
+  const reference = readFileSync(new URL("../../../docs/api.md", import.meta.url), "utf8");
+  for (const [resource, { stem }] of Object.entries(EVENT_RESOURCES)) {
+    it(`${resource}: docs/api.md names ${stem}`, () => {
+      assert.ok(reference.includes(`${stem}.`), `${stem} is not in docs/api.md`);
+    });
+  }
+});
