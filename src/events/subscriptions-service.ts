@@ -68,6 +68,7 @@ function subscriptionMessage(row: SubscriptionRow, status?: SubscriptionStatus):
     uid: row.uid,
     sink: row.sink,
     createTime: toTimestamp(row.createTime),
+    updateTime: toTimestamp(row.createTime),
     status: status && {
       pending: BigInt(status.pending),
       failed: BigInt(status.failed),
