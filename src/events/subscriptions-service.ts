@@ -19,12 +19,7 @@ import {
   SubscriptionSchema,
   type SubscriptionsService,
 } from "../gen/platform/events/v2/subscriptions_pb.js";
-import type {
-  DeliveryRow,
-  DeliveryState,
-  SubscriptionRow,
-  SubscriptionStatus,
-} from "../storage/event-store.js";
+import type { DeliveryState, SubscriptionRow, SubscriptionStatus } from "../storage/event-store.js";
 import type { Store } from "../storage/store.js";
 import { deliveryMessage } from "./delivery-message.js";
 import type { EventRecorder } from "./event-recorder.js";
