@@ -3,7 +3,6 @@ import { after, before, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { BUILT_IN_ROLE_UIDS } from "../../src/authz/built-in-roles.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import * as groupsV1 from "../../src/gen/platform/iam/v1/groups_pb.js";
 import * as bindingsV1 from "../../src/gen/platform/iam/v1/role_bindings_pb.js";
 import * as rolesV1 from "../../src/gen/platform/iam/v1/roles_pb.js";
