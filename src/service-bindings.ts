@@ -192,7 +192,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(Vex, createVexService(deps)),
     bindService(PingServiceV1, createPingV1Service(ping)),
     bindService(Auth, createAuthV1Service({ ...deps, identities })),
-    bindService(Groups, createGroupsV1Service(groups, deps.store)),
+    bindService(Groups, createGroupsV1Service(groups)),
     bindService(Identities, createIdentitiesV1Service(identities)),
     bindService(Roles, createRolesV1Service(roles)),
     bindService(RoleBindings, createRoleBindingsV1Service(roleBindings, roles)),

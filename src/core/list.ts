@@ -120,6 +120,11 @@ interface TokenPayload {
   t: number;
   /** Rows skipped by `skip` so far, accumulated across pages. */
   s: number;
+  /**
+   * Rows of the result before the cursor (skipped or served) up to and including the cursor's row;
+   * absent in tokens issued before it existed.
+   */
+  p?: number;
 }
 
 /**
@@ -153,13 +158,14 @@ export class PageTokenCodec {
     return hash;
   }
 
-  encode(queryHash: string, cursor: Cursor, skipped: number): string {
+  encode(queryHash: string, cursor: Cursor, skipped: number, position?: number): string {
     const payload: TokenPayload = {
       q: queryHash,
       v: cursor.value,
       u: cursor.uid,
       t: this.clock.now(),
       s: skipped,
+      ...(position === undefined ? {} : { p: position }),
     };
     const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
     return `${body}.${this.sign(body)}`;
@@ -170,7 +176,10 @@ export class PageTokenCodec {
    * restarts from the first page). Throws INVALID_ARGUMENT on `page_token` for a malformed or
    * tampered token, or one issued for another query.
    */
-  decode(token: string, queryHash: string): { cursor: Cursor; skipped: number } | undefined {
+  decode(
+    token: string,
+    queryHash: string,
+  ): { cursor: Cursor; skipped: number; position?: number } | undefined {
     const [body, mac, extra] = token.split(".");
     if (!body || !mac || extra !== undefined || !this.verify(body, mac)) {
       throw invalidArgument("page_token", "invalid page token");
@@ -188,7 +197,8 @@ export class PageTokenCodec {
       );
     }
     if (this.clock.now() - payload.t > PAGE_TOKEN_TTL_MS) return undefined;
-    return { cursor: { value: payload.v, uid: payload.u }, skipped: payload.s };
+    const position = typeof payload.p === "number" ? { position: payload.p } : {};
+    return { cursor: { value: payload.v, uid: payload.u }, skipped: payload.s, ...position };
   }
 
   private sign(body: string): string {
@@ -235,12 +245,22 @@ export async function paginate<T>(
     ...(resumed ? { after: resumed.cursor } : {}),
   });
   const items = slice.rows.slice(0, limit);
-  const skippedNow = Math.min(request.skip, Number(slice.total));
+  // `skip` counts only rows that were there to skip: all of it when a row follows them, else at
+  // most the rows left after the cursor (the total minus the rows up to the cursor).
+  const before = resumed ? (resumed.position ?? 0) : 0;
+  const left = Math.max(0, Number(slice.total) - before);
+  const skippedNow = items.length > 0 ? request.skip : Math.min(request.skip, left);
   const skipped = (resumed?.skipped ?? 0) + skippedNow;
   const last = items[items.length - 1];
+  const position = before + skippedNow + items.length;
   const nextPageToken =
     slice.rows.length > limit && last !== undefined
-      ? codec.encode(queryHash, { value: spec.sortValue(last, order.field), uid: spec.uidOf(last) }, skipped)
+      ? codec.encode(
+          queryHash,
+          { value: spec.sortValue(last, order.field), uid: spec.uidOf(last) },
+          skipped,
+          position,
+        )
       : "";
   return { items, nextPageToken, totalCount: slice.total, skipped };
 }

@@ -10,11 +10,11 @@ export const EVENT_RESOURCES = {
   group: { stem: "dev.wharf.api.iam.group", collection: "/iam/v2/groups" },
   identity: { stem: "dev.wharf.api.iam.identity", collection: "/iam/v2/identities" },
   role: { stem: "dev.wharf.api.iam.roles", collection: "/iam/v2/roles" },
-  roleBinding: { stem: "dev.wharf.api.iam.rolebindings", collection: "/iam/v2/rolebindings" },
+  roleBinding: { stem: "dev.wharf.api.iam.rolebindings", collection: "/iam/v2/roleBindings" },
   identityProvider: { stem: "dev.wharf.api.iam.identity_providers", collection: "/iam/v2/identityProviders" },
   accountAssociation: {
     stem: "dev.wharf.api.iam.account_associations",
-    collection: "/iam/v2/account_associations",
+    collection: "/iam/v2/accountAssociations",
   },
   groupInvite: { stem: "dev.wharf.api.iam.group_invite", collection: "/iam/v2/groupInvites" },
   externalGroupRoleMapping: {

@@ -5,8 +5,9 @@ import {
   DEFAULT_PAGE_SIZE,
   type ListSpec,
   MAX_PAGE_SIZE,
-  type PageTokenCodec,
+  PageTokenCodec,
   paginate,
+  parseOrderBy,
 } from "../core/list.js";
 import { pageEnvelope } from "../core/list-specs.js";
 import type { ServiceHandlers } from "../core/service.js";
@@ -18,12 +19,7 @@ import {
   SubscriptionSchema,
   type SubscriptionsService,
 } from "../gen/platform/events/v2/subscriptions_pb.js";
-import type {
-  DeliveryRow,
-  DeliveryState,
-  SubscriptionRow,
-  SubscriptionStatus,
-} from "../storage/event-store.js";
+import type { DeliveryState, SubscriptionRow, SubscriptionStatus } from "../storage/event-store.js";
 import type { Store } from "../storage/store.js";
 import { deliveryMessage } from "./delivery-message.js";
 import type { EventRecorder } from "./event-recorder.js";
@@ -68,6 +64,7 @@ function subscriptionMessage(row: SubscriptionRow, status?: SubscriptionStatus):
     uid: row.uid,
     sink: row.sink,
     createTime: toTimestamp(row.createTime),
+    updateTime: toTimestamp(row.createTime),
     status: status && {
       pending: BigInt(status.pending),
       failed: BigInt(status.failed),
@@ -80,28 +77,29 @@ function subscriptionMessage(row: SubscriptionRow, status?: SubscriptionStatus):
  * Where a delivery page ends: in the subscription's stream (by event seq) or among its
  * redeliveries (by row seq), which are listed after the stream.
  */
+/** The most rows `skip` may pass over in ListDeliveries (each is read to be skipped). */
+export const MAX_DELIVERIES_SKIP = 10_000;
+
+/**
+ * Where a ListDeliveries page resumes: after the stream delivery or redelivery with id `afterId`
+ * (the stream's deliveries come first, then the redeliveries).
+ */
 interface DeliveryPagePosition {
   redeliveries: boolean;
   afterId: number | undefined;
+  skipped: number;
 }
 
-/**
- * A delivery page token: the last delivery id shown as decimal text, prefixed `r` among the
- * redeliveries, in base64url (a bare number is a stream position, as tokens were before).
- */
-function positionOf(pageToken: string): DeliveryPagePosition {
-  if (pageToken === "") return { redeliveries: false, afterId: undefined };
-  const text = Buffer.from(pageToken, "base64url").toString("utf8");
-  const redeliveries = text.startsWith("r");
-  const id = Number(redeliveries ? text.slice(1) : text);
-  if (!/^r?\d+$/.test(text) || !Number.isSafeInteger(id) || id < 0) {
-    throw invalidArgument("page_token", "malformed page token");
-  }
-  return { redeliveries, afterId: id };
-}
-
-function tokenOf(row: DeliveryRow, redeliveries: boolean): string {
-  return Buffer.from(`${redeliveries ? "r" : ""}${row.id}`).toString("base64url");
+/** Reads the signed page token, bound to the subscription and state it was issued for. */
+function positionOf(codec: PageTokenCodec, pageToken: string, queryHash: string): DeliveryPagePosition {
+  const start = { redeliveries: false, afterId: undefined, skipped: 0 };
+  if (pageToken === "") return start;
+  const resumed = codec.decode(pageToken, queryHash);
+  if (resumed === undefined) return start;
+  const afterId = Number(resumed.cursor.value);
+  if (!Number.isSafeInteger(afterId) || afterId < 0)
+    throw invalidArgument("page_token", "invalid page token");
+  return { redeliveries: resumed.cursor.uid === "r", afterId, skipped: resumed.skipped };
 }
 
 /**
@@ -187,38 +185,67 @@ export function createSubscriptionsService(
           `state must be "pending", "failed", "delivered" or empty (got "${req.state}")`,
         );
       }
-      if (!(await store.subscriptions.get(req.subscriptionUid))) {
-        throw notFound("subscription", req.subscriptionUid);
+      if (req.pageSize < 0) throw invalidArgument("page_size", "must not be negative");
+      if (req.skip < 0) throw invalidArgument("skip", "must not be negative");
+      if (req.skip > MAX_DELIVERIES_SKIP) {
+        throw invalidArgument("skip", `at most ${MAX_DELIVERIES_SKIP}; page with page_token instead`);
       }
+      const order = parseOrderBy(req.orderBy, ["create_time"], { field: "create_time", desc: false });
+      if (order.desc) {
+        throw invalidArgument("order_by", "deliveries are listed in event order: create_time asc only");
+      }
+      const status = (await store.subscriptions.statuses([req.subscriptionUid])).get(req.subscriptionUid);
+      if (!status) throw notFound("subscription", req.subscriptionUid);
       const limit = Math.min(req.pageSize > 0 ? req.pageSize : DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
       const state = isDeliveryState(req.state) ? req.state : undefined;
-      const position = positionOf(req.pageToken);
-      // The stream's deliveries first, then the redeliveries; one more row than shown tells
-      // whether there is a next page.
+      const queryHash = PageTokenCodec.queryHash({
+        deliveries: req.subscriptionUid,
+        state: state ?? "",
+        order,
+      });
+      const position = positionOf(deps.pageTokens, req.pageToken, queryHash);
+      // The stream's deliveries first, then the redeliveries; `skip` more rows are read and
+      // passed over, and one more than shown tells whether there is a next page.
+      const wanted = req.skip + limit + 1;
       const stream = position.redeliveries
         ? []
         : await store.events.deliveries({
             subscriptionUid: req.subscriptionUid,
             ...(state ? { state } : {}),
             afterId: position.afterId,
-            limit: limit + 1,
+            limit: wanted,
           });
       const again =
-        stream.length > limit
+        stream.length >= wanted
           ? []
           : await store.events.redeliveries({
               subscriptionUid: req.subscriptionUid,
               ...(state ? { state } : {}),
               afterId: position.redeliveries ? position.afterId : undefined,
-              limit: limit + 1 - stream.length,
+              limit: wanted - stream.length,
             });
       const rows = [...stream, ...again];
-      const shown = rows.slice(0, limit);
+      const skippedNow = Math.min(req.skip, rows.length);
+      const shown = rows.slice(skippedNow, skippedNow + limit);
       const last = shown.at(-1);
-      const more = rows.length > limit && last !== undefined;
+      const more = rows.length > skippedNow + limit && last !== undefined;
+      const skipped = position.skipped + skippedNow;
+      const totalCount =
+        state === "delivered"
+          ? await store.events.deliveredCount(req.subscriptionUid)
+          : state === "pending"
+            ? status.pending
+            : state === "failed"
+              ? status.failed
+              : status.pending + status.failed;
+      const inRedeliveries = last !== undefined && skippedNow + shown.length > stream.length;
       return {
         deliveries: shown.map(deliveryMessage),
-        nextPageToken: more ? tokenOf(last, shown.length > stream.length) : "",
+        nextPageToken: more
+          ? deps.pageTokens.encode(queryHash, { value: last.id, uid: inRedeliveries ? "r" : "s" }, skipped)
+          : "",
+        totalCount: BigInt(totalCount),
+        skipped,
       };
     },
 

@@ -174,5 +174,6 @@ function mappingMessage(row: ExternalGroupRoleMappingRow): ExternalGroupRoleMapp
     roleUid: row.roleUid,
     scope: row.scope,
     createTime: toTimestamp(row.createTime),
+    updateTime: toTimestamp(row.createTime),
   });
 }

@@ -144,6 +144,7 @@ export function groupInviteMessage(row: GroupInviteRow, role: RoleRow | undefine
     keyId: row.keyId,
     expirationTime: toTimestamp(row.expirationTime),
     createTime: toTimestamp(row.createTime),
+    updateTime: toTimestamp(row.createTime),
     ...(role
       ? {
           role: create(GroupInvite_InvitedRoleSchema, {

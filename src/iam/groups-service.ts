@@ -33,7 +33,7 @@ const GROUP_LIST = namedResourceList<GroupRow>();
 
 const GROUP_MASK = {
   known: ["uid", "name", "description", "resource_limits", "verified", "create_time", "update_time"],
-  updatable: ["name", "description"],
+  updatable: ["name", "description", "verified"],
 } as const;
 
 /** ErrorInfo.reason of a refused use of the reserved public namespace name. */
@@ -136,6 +136,15 @@ export function createGroupsService(deps: IamServiceDeps): ServiceHandlers<typeo
         validateDescription(input.description);
         next.description = input.description;
       }
+      if (fields.includes("verified")) {
+        if (!ctx.principal?.isAdmin) {
+          throw permissionDenied("only the platform administrator may verify an organization");
+        }
+        if (parentOf(current.uid) !== "") {
+          throw invalidArgument("verified", "only an organization (a top-level group) is verified");
+        }
+        next.verified = input.verified;
+      }
       const message = groupMessage(next);
       await recordedMutation(deps, ctx, (tx) => requireFound(tx.groups.update(next), "group", input.uid), {
         resource: "group",
@@ -146,6 +155,16 @@ export function createGroupsService(deps: IamServiceDeps): ServiceHandlers<typeo
         body: message,
       });
       return message;
+    },
+
+    async lookupGroup(_req, ctx) {
+      const identity = await store.identities.get(principalOf(ctx).identityUid);
+      const email = identity?.email ?? "";
+      const domain = email.includes("@") ? email.slice(email.lastIndexOf("@") + 1).toLowerCase() : "";
+      const organization = domain === "" ? undefined : await store.groups.getByName("", domain);
+      // One answer for every miss: the call must not tell which part failed.
+      if (!organization?.verified) throw notFound("group", "the verified organization of your email domain");
+      return groupMessage(organization);
     },
 
     async deleteGroup(req, ctx) {

@@ -50,6 +50,7 @@ export function roleBindingMessage(row: RoleBindingRow, parts: BindingParts): Ro
     group: group && { uid: group.uid, name: group.name, description: group.description },
     role: role && { uid: role.uid, name: role.name, description: role.description },
     createTime: toTimestamp(row.createTime),
+    updateTime: toTimestamp(row.updateTime),
   });
 }
 

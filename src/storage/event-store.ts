@@ -248,6 +248,11 @@ export interface EventOutboxStore {
    * at most `limit`. No state: failed (dead letters not requeued) and pending ones; "delivered":
    * kept events of its subtree it has passed since it was created, without a dead letter.
    */
+  /**
+   * How many "delivered" deliveries a subscription has (what `deliveries` and `redeliveries` list
+   * in that state): for ListDeliveries' `totalCount`.
+   */
+  deliveredCount(subscriptionUid: string): Promise<number>;
   deliveries(args: {
     subscriptionUid: string;
     state?: DeliveryState;

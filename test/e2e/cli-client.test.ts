@@ -63,6 +63,15 @@ describe("the wharf client commands", () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, new RegExp(`deleted organization ${doomed.uid}`));
     await fails(["iam", "orgs", "describe", doomed.uid], 4, /NOT_FOUND/);
+
+    const verified = await json<{ verified?: boolean }>(["iam", "orgs", "verify", "acme"]);
+    assert.equal(verified.verified, true, "the administrator verifies an organization");
+    const verifiedTable = await ok(["iam", "orgs", "list", "-o", "table"]);
+    assert.match(verifiedTable, /NAME.*VERIFIED/);
+    assert.match(verifiedTable, /acme[^\n]*yes/);
+    const unverified = await json<{ verified?: boolean }>(["iam", "orgs", "unverify", "acme"]);
+    assert.equal(unverified.verified ?? false, false, "and withdraws it");
+    await fails(["iam", "orgs", "lookup"], 4, /NOT_FOUND: .*verified organization of your email domain/);
   });
 
   it("-v traces each request without the token; --timeout and --api-url are honoured", async () => {

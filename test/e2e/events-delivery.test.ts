@@ -91,7 +91,7 @@ describe("event delivery", () => {
     assert.deepEqual(subjectsOf(receiver.accepted(), "dev.wharf.api.registry.repo.created.v1"), [repoUid]);
   });
 
-  it("a manifest GET produces a pull event (batched); HEAD does not", async () => {
+  it("a manifest GET produces a pull event (batched); HEAD and blob GETs do not", async () => {
     const token = await server.registryToken();
     const image = buildImage("events-pull");
     await pushImage(server, "acme/pulled", "v1", token, image);
@@ -103,6 +103,9 @@ describe("event delivery", () => {
       headers: { accept: "application/vnd.oci.image.manifest.v1+json" },
     });
     assert.equal(head.status, 200, "HEAD works");
+    const blob = await server.registry(`/v2/acme/pulled/blobs/${image.configDigest}`, { token });
+    assert.equal(blob.status, 200, "blob GET works");
+    await blob.arrayBuffer();
     const res = await server.registry("/v2/acme/pulled/manifests/v1", {
       token,
       headers: { accept: "application/vnd.oci.image.manifest.v1+json", "user-agent": "events-test/1" },
@@ -112,7 +115,11 @@ describe("event delivery", () => {
     const pulls = await receiver.waitFor((a) => typesOf(a).includes("dev.wharf.registry.pull.v1"));
     await pause(300);
     const pull = receiver.accepted().filter((d) => d.headers["ce-type"] === "dev.wharf.registry.pull.v1");
-    assert.equal(pull.length, 1, `one pull event for one GET, got ${typesOf(pulls).join(", ")}`);
+    assert.equal(
+      pull.length,
+      1,
+      `one pull event for one manifest GET (not the HEAD, not the blob), got ${typesOf(pulls).join(", ")}`,
+    );
     const body = JSON.parse((pull[0] as ReceivedDelivery).body).body as Record<string, unknown>;
     assert.equal(body.method, "GET", "method");
     assert.equal(body.tag, "v1", "tag pulled");

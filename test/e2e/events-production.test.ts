@@ -188,6 +188,7 @@ forEachEngine("events of API changes", (db) => {
         externalGroupId,
         roleUid: VIEWER,
       });
+      assert.equal(m.updateTime, m.createTime, "a mapping's updateTime is its createTime");
       made[externalGroupId] = m.uid as string;
       return m;
     },
@@ -232,6 +233,7 @@ forEachEngine("events of API changes", (db) => {
     {
       name: "subscription: create (delivered to the subscription itself)",
       act: () => ok("POST", `/events/v2/subscriptions/${org}`, { sink: receiver.url() }),
+      checkAnswer: (sub) => assert.equal(sub.updateTime, sub.createTime, "updateTime is createTime"),
       events: (sub) => [
         {
           source: "/events/v2/subscriptions",
@@ -615,8 +617,10 @@ forEachEngine("events of API changes", (db) => {
         invite = await ok("POST", `/iam/v2/groupInvites/${org}`, { roleUid: VIEWER, ttl: "3600s" });
         return invite;
       },
-      checkAnswer: (created) =>
-        assert.match(created.code as string, /^wharf_inv_/, "the response shows the code"),
+      checkAnswer: (created) => {
+        assert.match(created.code as string, /^wharf_inv_/, "the response shows the code");
+        assert.equal(created.updateTime, created.createTime, "an invite's updateTime is its createTime");
+      },
       events: (created) => [
         {
           type: `${API}.iam.group_invite.created.v1`,

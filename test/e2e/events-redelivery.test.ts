@@ -405,6 +405,54 @@ describe("webhook redelivery", () => {
       { status: 400, code: 3, field: "page_token" },
     );
   });
+
+  it("follows the list conventions: totalCount, skip, a token bound to its state, refusals", async () => {
+    await drained(sub);
+    const all = await deliveries(sub, "delivered");
+    assert.ok(all.length >= 6, `enough deliveries to page (${all.length})`);
+    type Page = {
+      deliveries?: DeliveryJson[];
+      nextPageToken?: string;
+      totalCount?: string;
+      skipped?: number;
+    };
+    const list = (query: string) =>
+      server.api(`/events/v2/deliveries?subscriptionUid=${sub}&${query}`, { token: server.adminToken });
+    const first = await expectJson<Page>(await list("state=delivered&pageSize=2&skip=1"));
+    assert.equal(first.totalCount, String(all.length), "totalCount counts every delivered delivery");
+    assert.equal(first.skipped, 1);
+    assert.deepEqual(
+      (first.deliveries ?? []).map((d) => d.uid),
+      all.slice(1, 3).map((d) => d.uid),
+      "skip passes over the first",
+    );
+    const second = await expectJson<Page>(
+      await list(`state=delivered&pageSize=2&skip=1&pageToken=${first.nextPageToken}`),
+    );
+    assert.deepEqual(
+      (second.deliveries ?? []).map((d) => d.uid),
+      all.slice(4, 6).map((d) => d.uid),
+      "skip applies after the cursor too",
+    );
+    assert.equal(second.skipped, 2, "skipped accumulates");
+    const none = await expectJson<Page>(await list("state=pending"));
+    assert.equal(none.totalCount, "0", "nothing pending once drained");
+    await expectError(await list(`state=failed&pageSize=2&pageToken=${first.nextPageToken}`), {
+      status: 400,
+      code: 3,
+      field: "page_token",
+    });
+    await expectError(await list("pageSize=-1"), { status: 400, code: 3, field: "page_size" });
+    await expectError(await list("skip=-1"), { status: 400, code: 3, field: "skip" });
+    await expectError(await list("skip=10001"), { status: 400, code: 3, field: "skip" });
+    await expectError(await list("orderBy=create_time%20desc"), { status: 400, code: 3, field: "order_by" });
+    await expectError(await list("orderBy=name"), { status: 400, code: 3, field: "order_by" });
+    const ordered = await expectJson<Page>(await list("state=delivered&orderBy=create_time&pageSize=200"));
+    assert.deepEqual(
+      (ordered.deliveries ?? []).map((d) => d.uid),
+      all.map((d) => d.uid),
+    );
+  });
 });
 
 describe("webhook redelivery: event retention", () => {

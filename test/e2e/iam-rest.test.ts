@@ -171,6 +171,24 @@ describe("IAM v2 over REST", () => {
         body: { identityUid: identity.uid, roleUid: role.uid },
       }),
     );
+    type Times = { roleUid: string; createTime: string; updateTime: string };
+    const read = async () =>
+      expectJson<Times>(await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, { token: wharf.adminToken }));
+    const created = await read();
+    assert.equal(created.updateTime, created.createTime, "a new binding's updateTime is its createTime");
+    const patchRole = async (roleUid: string) =>
+      expectJson<Times>(
+        await wharf.api(`/iam/v2/roleBindings/${binding.uid}`, {
+          method: "PATCH",
+          token: wharf.adminToken,
+          body: { roleUid },
+        }),
+      );
+    const moved = await patchRole(builtInRoleUid("viewer"));
+    assert.equal(moved.createTime, created.createTime, "an update keeps createTime");
+    assert.ok(Date.parse(moved.updateTime) >= Date.parse(created.updateTime), "and sets updateTime");
+    assert.deepEqual(await read(), moved, "Get answers what the update answered");
+    await patchRole(role.uid);
     const blocked = await expectError(
       await wharf.api(`/iam/v2/roles/${role.uid}`, { method: "DELETE", token: wharf.adminToken }),
       { status: 400, code: 9, reason: "FAILED_PRECONDITION" },

@@ -3,7 +3,6 @@ import { after, before, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { BUILT_IN_ROLE_UIDS } from "../../src/authz/built-in-roles.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import * as groupsV1 from "../../src/gen/platform/iam/v1/groups_pb.js";
 import * as bindingsV1 from "../../src/gen/platform/iam/v1/role_bindings_pb.js";
 import * as rolesV1 from "../../src/gen/platform/iam/v1/roles_pb.js";
@@ -229,32 +228,40 @@ onOneEngine("the v1 IAM API (groups, identities, roles, role bindings, terms)", 
       status: 404,
       code: 5,
     });
-    const uid = newRootUid();
-    const now = Date.now();
-    await wharf.store.groups.insert({
-      uid,
-      name: "example.org",
-      description: "",
-      verified: false,
-      createTime: now,
-      updateTime: now,
-    });
+    // Ann creates (and owns) the organization named after her domain: not verified yet.
+    const made = await ok<Body>("POST", "/iam/v2/groups", { name: "example.org" }, ann.token);
+    const uid = made.uid as string;
+    assert.equal(made.verified ?? false, false);
     await expectError(await send("GET", "/iam/v1/groups:lookupGroup", undefined, ann.token), {
       status: 404,
       code: 5,
     });
-    await wharf.store.groups.update({
-      uid,
-      name: "example.org",
-      description: "",
-      verified: true,
-      createTime: now,
-      updateTime: now,
+    // Only the platform administrator verifies, by naming `verified` in the mask.
+    await expectError(
+      await send("PATCH", `/iam/v2/groups/${uid}?updateMask=verified`, { verified: true }, ann.token),
+      { status: 403, code: 7 },
+    );
+    // Over REST a PATCH without a mask names its body's keys: still the administrator's alone.
+    await expectError(await send("PATCH", `/iam/v2/groups/${uid}`, { verified: true }, ann.token), {
+      status: 403,
+      code: 7,
     });
+    const described = await ok<Body>("PATCH", `/iam/v2/groups/${uid}`, { description: "ours" }, ann.token);
+    assert.equal(described.verified ?? false, false, "a description update leaves it unverified");
+    const folder = await ok<Body>("POST", `/iam/v2/groups/${uid}`, { name: "team" }, ann.token);
+    await expectError(
+      await send("PATCH", `/iam/v2/groups/${folder.uid}?updateMask=verified`, { verified: true }),
+      { status: 400, code: 3, field: "verified" },
+    );
+    const verified = await ok<Body>("PATCH", `/iam/v2/groups/${uid}?updateMask=verified`, { verified: true });
+    assert.equal(verified.verified, true);
+    const v2 = await ok<Body>("GET", "/iam/v2/groups:lookupGroup", undefined, ann.token);
+    assert.equal(v2.uid, uid, "the v2 LookupGroup finds it");
     const found = await ok<{ group: Body }>("GET", "/iam/v1/groups:lookupGroup", undefined, ann.token);
     assert.deepEqual(found.group, {
       id: uid,
       name: "example.org",
+      description: "ours",
       verified: true,
       status: "ORG_STATUS_READY",
     });

@@ -7,7 +7,6 @@ import * as grpc from "@grpc/grpc-js";
 import { advisoryUid } from "../../src/advisories/advisory-identity.js";
 import { BUILT_IN_ROLE_UIDS, BUILT_IN_ROLES } from "../../src/authz/built-in-roles.js";
 import { enumNameOf } from "../../src/authz/capabilities.js";
-import { newRootUid } from "../../src/core/uidp.js";
 import { http } from "../../src/gen/google/api/annotations_pb.js";
 import type { Capability } from "../../src/gen/platform/capabilities/capabilities_pb.js";
 import { artifactUid } from "../../src/libraries/library-ids.js";
@@ -342,6 +341,7 @@ const ROWS: Record<string, Row> = {
   "platform.iam.v1.Groups/Delete": { request: async (_f, fresh) => ({ id: await fresh.group() }) },
   // Everyone here has an @example.com email, and the organization example.com is verified.
   "platform.iam.v1.Groups/LookupGroup": { request: () => ({}), open: true },
+  "platform.iam.v2.GroupsService/LookupGroup": { request: () => ({}), open: true },
 
   "platform.iam.v1.Identities/Create": {
     request: (f, fresh) => ({
@@ -1019,14 +1019,12 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       identityUid: editorA.uid,
       roleUid: BUILT_IN_ROLE_UIDS.editor,
     });
-    // The organization of everyone's email domain, verified (only the store can: for v1 LookupGroup).
-    await wharf.store.groups.insert({
-      uid: newRootUid(),
-      name: "example.com",
-      description: "",
-      verified: true,
-      createTime: Date.now(),
-      updateTime: Date.now(),
+    // The organization of everyone's email domain, verified by the administrator (for LookupGroup).
+    const domainOrg = await post("/iam/v2/groups", { name: "example.com" });
+    await wharf.api(`/iam/v2/groups/${domainOrg}?updateMask=verified`, {
+      method: "PATCH",
+      token: wharf.adminToken,
+      body: { verified: true },
     });
     tokens.set("ownerA", ownerA.token);
     tokens.set("editorA", editorA.token);

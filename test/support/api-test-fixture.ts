@@ -102,6 +102,7 @@ export async function startApiFixture(): Promise<ApiFixture> {
       getGroup: unused,
       updateGroup: unused,
       deleteGroup: unused,
+      lookupGroup: unused,
     }),
     bindService(RoleBindingsService, {
       batchCreateRoleBindings: async (request) => ({

@@ -1,23 +1,18 @@
-import { principalOf } from "../../core/context.js";
-import { notFound } from "../../core/errors.js";
+import { create } from "@bufbuild/protobuf";
 import type { ServiceHandlers } from "../../core/service.js";
 import { itemsOf } from "../../core/v1-face.js";
 import { v1Crud } from "../../core/v1-face-crud.js";
 import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
 import type { Groups } from "../../gen/platform/iam/v1/groups_pb.js";
-import { GroupsService } from "../../gen/platform/iam/v2/groups_pb.js";
-import type { Store } from "../../storage/store.js";
-import { groupMessage } from "../group-mapping.js";
+import { GroupsService, LookupGroupRequestSchema } from "../../gen/platform/iam/v2/groups_pb.js";
 import { GROUP_V1, groupV1Message, groupV2Input } from "./groups-v1-mapping.js";
 
 /**
  * The v1 Groups service: the standard v1 CRUD over the v2 GroupsService handlers `groups` (same
- * validation, capability checks, events and errors). LookupGroup has no v2 counterpart and reads
- * `store` (the groups and identities the v2 side stores).
+ * validation, capability checks, events and errors), LookupGroup included.
  */
 export function createGroupsV1Service(
   groups: ServiceHandlers<typeof GroupsService>,
-  store: Pick<Store, "groups" | "identities">,
 ): ServiceHandlers<typeof Groups> {
   const face = v1Crud(GroupsService, groups, GROUP_V1, "/iam/v2/groups");
   return {
@@ -36,13 +31,8 @@ export function createGroupsV1Service(
     delete: (req, ctx) => face.delete(req.id, ctx),
 
     async lookupGroup(_req, ctx) {
-      const identity = await store.identities.get(principalOf(ctx).identityUid);
-      const email = identity?.email ?? "";
-      const domain = email.includes("@") ? email.slice(email.lastIndexOf("@") + 1).toLowerCase() : "";
-      const organization = domain === "" ? undefined : await store.groups.getByName("", domain);
-      // One answer for every miss: the call must not tell which part failed.
-      if (!organization?.verified) throw notFound("group", "the verified organization of your email domain");
-      return { group: groupV1Message(groupMessage(organization)) };
+      const organization = await groups.lookupGroup(create(LookupGroupRequestSchema), ctx);
+      return { group: groupV1Message(organization) };
     },
   };
 }

@@ -655,6 +655,30 @@ export function createEventOutboxStore(ctx: SqlContext): EventOutboxStore {
       return pruneEvents(ctx, args?.before);
     },
 
+    async deliveredCount(subscriptionUid) {
+      const [stream, again] = await Promise.all([
+        db
+          .selectFrom("subscriptions as s")
+          .innerJoin("events as e", (join) =>
+            join.on(sql<SqlBool>`e.seq > s.start_seq and e.seq <= s.cursor_seq and ${IN_SUBTREE}`),
+          )
+          .select(sql<bigint>`count(*)`.as("n"))
+          .where("s.uid", "=", subscriptionUid)
+          .where(
+            sql<SqlBool>`not exists (select 1 from event_dead_letters d where d.subscription_uid = s.uid and d.event_seq = e.seq)`,
+          )
+          .executeTakeFirstOrThrow(),
+        db
+          .selectFrom("event_redeliveries as r")
+          .innerJoin("events as e", "e.seq", "r.event_seq")
+          .select(sql<bigint>`count(*)`.as("n"))
+          .where("r.subscription_uid", "=", subscriptionUid)
+          .where("r.state", "=", "delivered")
+          .executeTakeFirstOrThrow(),
+      ]);
+      return readInt(stream.n) + readInt(again.n);
+    },
+
     async deliveries({ subscriptionUid, state, afterId, limit }) {
       if (state === "delivered") return delivered(subscriptionUid, afterId, limit);
       // Dead letters all come before the cursor and pending deliveries after it: in id (seq)

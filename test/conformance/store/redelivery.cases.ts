@@ -134,6 +134,12 @@ export function redeliveryCases(db: TestDatabase): void {
         [again],
         "listed among the delivered redeliveries",
       );
+      assert.equal(
+        await store.events.deliveredCount(s.uid),
+        4,
+        "counted: e1, e2 and e3 of the stream, and the redelivery of e1",
+      );
+      assert.equal(await store.events.deliveredCount(newChildUid(org)), 0, "no subscription: none");
       assert.deepEqual(
         await store.subscriptions.status(s.uid),
         { pending: 0, failed: 0, retryTime: 0 },

@@ -146,6 +146,41 @@ describe("paginate", () => {
     );
   });
 
+  it("counts as skipped only the rows left after the cursor, not the whole result", async () => {
+    const { fetch } = windowOver(rows);
+    const first = await paginate(
+      { pageSize: 2, pageToken: "", orderBy: "", skip: 0 },
+      {},
+      spec,
+      codec,
+      fetch,
+    );
+    assert.equal(first.skipped, 0);
+    const past = { pageSize: 2, pageToken: first.nextPageToken, orderBy: "", skip: 10 };
+    const beyond = await paginate(past, {}, spec, codec, fetch);
+    assert.deepEqual(beyond.items, []);
+    assert.equal(beyond.skipped, 5, "7 rows, 2 served: only 5 were left to skip");
+    const within = await paginate({ ...past, skip: 3 }, {}, spec, codec, fetch);
+    assert.deepEqual(
+      within.items.map((r) => r.uid),
+      ["u5", "u6"],
+    );
+    assert.equal(within.skipped, 3);
+    const third = await paginate({ ...past, skip: 1 }, {}, spec, codec, fetch);
+    const last = await paginate(
+      { pageSize: 2, pageToken: third.nextPageToken, orderBy: "", skip: 9 },
+      {},
+      spec,
+      codec,
+      fetch,
+    );
+    assert.equal(
+      last.skipped,
+      1 + 2,
+      "1 skipped before, then the 2 rows after u4 (of 7: 2 served, 1 skipped, 2 served)",
+    );
+  });
+
   it("binds tokens to their query, refuses tampering, and restarts silently after 3 days", async () => {
     const { fetch } = windowOver(rows);
     const first = await paginate(

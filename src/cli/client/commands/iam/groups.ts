@@ -13,6 +13,7 @@ const groupView = protoView(GroupSchema, [
   field("UID", "uid"),
   field("NAME", "name"),
   field("DESCRIPTION", "description"),
+  { header: "VERIFIED", cell: (g) => (g.verified ? "yes" : "no") },
   { header: "CREATED", cell: (g) => timeCell(g.createTime) },
 ]);
 
@@ -46,6 +47,32 @@ export function registerGroups(iam: Command, bind: Bind): void {
   describeVerb(orgs, bind, "describe <org>", "show an organization (by name or uid)", groupView, (ctx, org) =>
     resolveGroup(ctx.client, org),
   );
+  for (const [verb, verified] of [
+    ["verify", true],
+    ["unverify", false],
+  ] as const) {
+    orgs
+      .command(`${verb} <org>`)
+      .description(
+        verified
+          ? "mark an organization as owning the domain it is named after (platform administrator only)"
+          : "withdraw an organization's verification (platform administrator only)",
+      )
+      .action(
+        bind(async (ctx, [org]: [string]) => {
+          const uid = await groupUid(ctx.client, org);
+          const group = await ctx.client.iam.groups.updateGroup({
+            group: { uid, verified },
+            updateMask: { paths: ["verified"] },
+          });
+          print(ctx, [group], groupView, true);
+        }),
+      );
+  }
+  orgs
+    .command("lookup")
+    .description("find the verified organization of your email's domain")
+    .action(bind(async (ctx) => print(ctx, [await ctx.client.iam.groups.lookupGroup({})], groupView, true)));
   deleteVerb(
     orgs,
     bind,

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file platform/iam/v2/groups.proto.
  */
 export const file_platform_iam_v2_groups: GenFile = /*@__PURE__*/
-  fileDesc("ChxwbGF0Zm9ybS9pYW0vdjIvZ3JvdXBzLnByb3RvEg9wbGF0Zm9ybS5pYW0udjIipwIKBUdyb3VwEgsKA3VpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEkMKD3Jlc291cmNlX2xpbWl0cxgEIAMoCzIqLnBsYXRmb3JtLmlhbS52Mi5Hcm91cC5SZXNvdXJjZUxpbWl0c0VudHJ5EhAKCHZlcmlmaWVkGAUgASgIEi8KC2NyZWF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAaNQoTUmVzb3VyY2VMaW1pdHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBIpYBChFMaXN0R3JvdXBzUmVxdWVzdBIsCgR1aWRwGAEgASgLMh4ucGxhdGZvcm0uY29tbW9uLnYyLlVJRFBGaWx0ZXISDAoEbmFtZRgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCRIQCghvcmRlcl9ieRgFIAEoCRIMCgRza2lwGAYgASgFIpABChJMaXN0R3JvdXBzUmVzcG9uc2USJgoGZ3JvdXBzGAEgAygLMhYucGxhdGZvcm0uaWFtLnYyLkdyb3VwEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRIYCgt0b3RhbF9jb3VudBgDIAEoA0gAiAEBEg8KB3NraXBwZWQYBCABKAVCDgoMX3RvdGFsX2NvdW50Ih4KD0dldEdyb3VwUmVxdWVzdBILCgN1aWQYASABKAkiSwoSQ3JlYXRlR3JvdXBSZXF1ZXN0Eg4KBnBhcmVudBgBIAEoCRIlCgVncm91cBgCIAEoCzIWLnBsYXRmb3JtLmlhbS52Mi5Hcm91cCJsChJVcGRhdGVHcm91cFJlcXVlc3QSJQoFZ3JvdXAYASABKAsyFi5wbGF0Zm9ybS5pYW0udjIuR3JvdXASLwoLdXBkYXRlX21hc2sYAiABKAsyGi5nb29nbGUucHJvdG9idWYuRmllbGRNYXNrIiEKEkRlbGV0ZUdyb3VwUmVxdWVzdBILCgN1aWQYASABKAkymgUKDUdyb3Vwc1NlcnZpY2USdgoKTGlzdEdyb3VwcxIiLnBsYXRmb3JtLmlhbS52Mi5MaXN0R3JvdXBzUmVxdWVzdBojLnBsYXRmb3JtLmlhbS52Mi5MaXN0R3JvdXBzUmVzcG9uc2UiH6q7GAUSAWcYAYLT5JMCEBIOL2lhbS92Mi9ncm91cHMScQoIR2V0R3JvdXASIC5wbGF0Zm9ybS5pYW0udjIuR2V0R3JvdXBSZXF1ZXN0GhYucGxhdGZvcm0uaWFtLnYyLkdyb3VwIiuquxgIEgFnIgN1aWSC0+STAhkSFy9pYW0vdjIvZ3JvdXBzL3t1aWQ9Kip9EpcBCgtDcmVhdGVHcm91cBIjLnBsYXRmb3JtLmlhbS52Mi5DcmVhdGVHcm91cFJlcXVlc3QaFi5wbGF0Zm9ybS5pYW0udjIuR3JvdXAiS6q7GAUSAWUYAYLT5JMCPDoFZ3JvdXBaFzoFZ3JvdXAiDi9pYW0vdjIvZ3JvdXBzIhovaWFtL3YyL2dyb3Vwcy97cGFyZW50PSoqfRKKAQoLVXBkYXRlR3JvdXASIy5wbGF0Zm9ybS5pYW0udjIuVXBkYXRlR3JvdXBSZXF1ZXN0GhYucGxhdGZvcm0uaWFtLnYyLkdyb3VwIj6quxgOEgFmIglncm91cC51aWSC0+STAiY6BWdyb3VwMh0vaWFtL3YyL2dyb3Vwcy97Z3JvdXAudWlkPSoqfRJ3CgtEZWxldGVHcm91cBIjLnBsYXRmb3JtLmlhbS52Mi5EZWxldGVHcm91cFJlcXVlc3QaFi5nb29nbGUucHJvdG9idWYuRW1wdHkiK6q7GAgSAWgiA3VpZILT5JMCGSoXL2lhbS92Mi9ncm91cHMve3VpZD0qKn1iBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_common_v2_uidp]);
+  fileDesc("ChxwbGF0Zm9ybS9pYW0vdjIvZ3JvdXBzLnByb3RvEg9wbGF0Zm9ybS5pYW0udjIipwIKBUdyb3VwEgsKA3VpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEkMKD3Jlc291cmNlX2xpbWl0cxgEIAMoCzIqLnBsYXRmb3JtLmlhbS52Mi5Hcm91cC5SZXNvdXJjZUxpbWl0c0VudHJ5EhAKCHZlcmlmaWVkGAUgASgIEi8KC2NyZWF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAaNQoTUmVzb3VyY2VMaW1pdHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBIpYBChFMaXN0R3JvdXBzUmVxdWVzdBIsCgR1aWRwGAEgASgLMh4ucGxhdGZvcm0uY29tbW9uLnYyLlVJRFBGaWx0ZXISDAoEbmFtZRgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCRIQCghvcmRlcl9ieRgFIAEoCRIMCgRza2lwGAYgASgFIpABChJMaXN0R3JvdXBzUmVzcG9uc2USJgoGZ3JvdXBzGAEgAygLMhYucGxhdGZvcm0uaWFtLnYyLkdyb3VwEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRIYCgt0b3RhbF9jb3VudBgDIAEoA0gAiAEBEg8KB3NraXBwZWQYBCABKAVCDgoMX3RvdGFsX2NvdW50Ih4KD0dldEdyb3VwUmVxdWVzdBILCgN1aWQYASABKAkiSwoSQ3JlYXRlR3JvdXBSZXF1ZXN0Eg4KBnBhcmVudBgBIAEoCRIlCgVncm91cBgCIAEoCzIWLnBsYXRmb3JtLmlhbS52Mi5Hcm91cCJsChJVcGRhdGVHcm91cFJlcXVlc3QSJQoFZ3JvdXAYASABKAsyFi5wbGF0Zm9ybS5pYW0udjIuR3JvdXASLwoLdXBkYXRlX21hc2sYAiABKAsyGi5nb29nbGUucHJvdG9idWYuRmllbGRNYXNrIiEKEkRlbGV0ZUdyb3VwUmVxdWVzdBILCgN1aWQYASABKAkiFAoSTG9va3VwR3JvdXBSZXF1ZXN0MpAGCg1Hcm91cHNTZXJ2aWNlEnYKCkxpc3RHcm91cHMSIi5wbGF0Zm9ybS5pYW0udjIuTGlzdEdyb3Vwc1JlcXVlc3QaIy5wbGF0Zm9ybS5pYW0udjIuTGlzdEdyb3Vwc1Jlc3BvbnNlIh+quxgFEgFnGAGC0+STAhASDi9pYW0vdjIvZ3JvdXBzEnEKCEdldEdyb3VwEiAucGxhdGZvcm0uaWFtLnYyLkdldEdyb3VwUmVxdWVzdBoWLnBsYXRmb3JtLmlhbS52Mi5Hcm91cCIrqrsYCBIBZyIDdWlkgtPkkwIZEhcvaWFtL3YyL2dyb3Vwcy97dWlkPSoqfRKXAQoLQ3JlYXRlR3JvdXASIy5wbGF0Zm9ybS5pYW0udjIuQ3JlYXRlR3JvdXBSZXF1ZXN0GhYucGxhdGZvcm0uaWFtLnYyLkdyb3VwIkuquxgFEgFlGAGC0+STAjw6BWdyb3VwWhc6BWdyb3VwIg4vaWFtL3YyL2dyb3VwcyIaL2lhbS92Mi9ncm91cHMve3BhcmVudD0qKn0SigEKC1VwZGF0ZUdyb3VwEiMucGxhdGZvcm0uaWFtLnYyLlVwZGF0ZUdyb3VwUmVxdWVzdBoWLnBsYXRmb3JtLmlhbS52Mi5Hcm91cCI+qrsYDhIBZiIJZ3JvdXAudWlkgtPkkwImOgVncm91cDIdL2lhbS92Mi9ncm91cHMve2dyb3VwLnVpZD0qKn0SdwoLRGVsZXRlR3JvdXASIy5wbGF0Zm9ybS5pYW0udjIuRGVsZXRlR3JvdXBSZXF1ZXN0GhYuZ29vZ2xlLnByb3RvYnVmLkVtcHR5IiuquxgIEgFoIgN1aWSC0+STAhkqFy9pYW0vdjIvZ3JvdXBzL3t1aWQ9Kip9EnQKC0xvb2t1cEdyb3VwEiMucGxhdGZvcm0uaWFtLnYyLkxvb2t1cEdyb3VwUmVxdWVzdBoWLnBsYXRmb3JtLmlhbS52Mi5Hcm91cCIoqrsYAhgBgtPkkwIcEhovaWFtL3YyL2dyb3Vwczpsb29rdXBHcm91cGIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_timestamp, file_platform_annotations_iam, file_platform_common_v2_uidp]);
 
 /**
  * @generated from message platform.iam.v2.Group
@@ -46,6 +46,10 @@ export type Group = Message<"platform.iam.v2.Group"> & {
   resourceLimits: { [key: string]: number };
 
   /**
+   * Whether the platform administrator vouches that the organization owns the domain it is named
+   * after (LookupGroup finds only verified ones). Only the administrator may change it, by naming
+   * `verified` in UpdateGroup's update_mask; folders are never verified.
+   *
    * @generated from field: bool verified = 5;
    */
   verified: boolean;
@@ -223,6 +227,19 @@ export const DeleteGroupRequestSchema: GenMessage<DeleteGroupRequest> = /*@__PUR
   messageDesc(file_platform_iam_v2_groups, 6);
 
 /**
+ * @generated from message platform.iam.v2.LookupGroupRequest
+ */
+export type LookupGroupRequest = Message<"platform.iam.v2.LookupGroupRequest"> & {
+};
+
+/**
+ * Describes the message platform.iam.v2.LookupGroupRequest.
+ * Use `create(LookupGroupRequestSchema)` to create a new message.
+ */
+export const LookupGroupRequestSchema: GenMessage<LookupGroupRequest> = /*@__PURE__*/
+  messageDesc(file_platform_iam_v2_groups, 7);
+
+/**
  * GroupsService manages organizations (root groups) and their nested folders.
  *
  * @generated from service platform.iam.v2.GroupsService
@@ -272,6 +289,19 @@ export const GroupsService: GenService<{
     methodKind: "unary";
     input: typeof DeleteGroupRequestSchema;
     output: typeof EmptySchema;
+  },
+  /**
+   * The verified organization whose name is the domain of the caller's email (the organization
+   * `example.com` for `ann@example.com`), so a newcomer finds their company's organization. Any
+   * authenticated caller may ask; NOT_FOUND answers every miss (no email, no such organization,
+   * not verified), so the call reveals nothing else.
+   *
+   * @generated from rpc platform.iam.v2.GroupsService.LookupGroup
+   */
+  lookupGroup: {
+    methodKind: "unary";
+    input: typeof LookupGroupRequestSchema;
+    output: typeof GroupSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_platform_iam_v2_groups, 0);
