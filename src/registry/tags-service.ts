@@ -48,6 +48,12 @@ export function createTagsService(deps: RegistryServiceDeps): ServiceHandlers<ty
       }
       const since = fromTimestamp(req.updatedSince);
       if (since !== undefined) filter.updatedSince = since;
+      // An exact name is asked for by name: the kinds hidden by default apply to listings only.
+      if (!req.name) {
+        if (!req.includeReferrers) filter.hideReferrers = true;
+        if (!req.includeDates) filter.hideDates = true;
+        if (!req.includeEpochs) filter.hideEpochs = true;
+      }
       const page = await paginate(pageRequestOf(req), filter, TAG_LIST, deps.pageTokens, (window) =>
         store.tags.list({ ...filter, within }, window),
       );

@@ -58,6 +58,12 @@ export interface TagFilter extends CommonFilter {
   digest?: string;
   /** Only tags with updateTime >= this. */
   updatedSince?: number;
+  /** Leave out referrer tags (`sha256-<64 hex>…`). */
+  hideReferrers?: boolean;
+  /** Leave out date-stamped tags (`…-20yymmdd`). */
+  hideDates?: boolean;
+  /** Leave out epoch tags (`…-r<N>`). */
+  hideEpochs?: boolean;
 }
 
 /**

@@ -424,6 +424,25 @@ describe("the wharf client commands", () => {
     );
     assert.equal(await ok(["images", "tags", "list", "acme/app", "-o", "id"]), "latest\nv1\n");
     assert.deepEqual(await json<unknown[]>(["images", "tags", "list", "acme/app", "--deprecated"]), []);
+    await ok(["images", "tags", "create", "acme/app:v1-20260101", "--digest", v1.digest]);
+    await ok(["images", "tags", "create", "acme/app:v1-r2", "--digest", v1.digest]);
+    await ok(["images", "tags", "create", `acme/app:sha256-${"ef".repeat(32)}.sig`, "--digest", v1.digest]);
+    assert.equal(
+      await ok(["images", "tags", "list", "acme/app", "-o", "id"]),
+      "latest\nv1\n",
+      "hidden by default",
+    );
+    assert.equal(
+      await ok(["images", "tags", "list", "acme/app", "-o", "id", "--include-dates", "--include-epochs"]),
+      "latest\nv1\nv1-20260101\nv1-r2\n",
+    );
+    assert.equal(
+      await ok(["images", "tags", "list", "acme/app", "-o", "id", "--include-referrers"]),
+      `latest\nsha256-${"ef".repeat(32)}.sig\nv1\n`,
+    );
+    for (const tag of ["v1-20260101", "v1-r2", `sha256-${"ef".repeat(32)}.sig`]) {
+      await ok(["images", "tags", "delete", `acme/app:${tag}`]);
+    }
     await fails(
       ["images", "tags", "create", "acme/app:bad", "--digest", "sha256:nope"],
       1,

@@ -301,8 +301,24 @@ describe("the web console in headless Chromium", { skip: chromiumSkip }, () => {
       (await page.locator("pre.command").first().textContent()) ?? "",
       /docker pull .*\/shop\/web:latest/,
     );
+    // A signature tag is hidden until "Also show" asks for it.
+    const sigTag = `sha256-${v1.manifestDigest.slice("sha256:".length)}.sig`;
+    const sig = await wharf.api(`/registry/v2/tags/${repoUid}`, {
+      method: "POST",
+      token: wharf.adminToken,
+      body: { name: sigTag, digest: v1.manifestDigest },
+    });
+    const sigBody = await sig.text();
+    assert.equal(sig.status, 200, sigBody);
+    const sigUid = (JSON.parse(sigBody) as { uid: string }).uid;
+    await page.reload();
+    await page.getByRole("heading", { name: "History of latest" }).waitFor();
+    assert.equal(await page.getByRole("row").filter({ hasText: sigTag }).count(), 0, "hidden by default");
+    await page.getByRole("checkbox", { name: /signature and referrer tags/ }).check();
+    await page.getByRole("row").filter({ hasText: sigTag }).waitFor();
     await screenshot(page, "repo");
     await page.close();
+    await wharf.api(`/registry/v2/tags/${sigUid}`, { method: "DELETE", token: wharf.adminToken });
   });
 
   it("flow 4: the older record's pinned reference, copied, pulls that image with skopeo", {

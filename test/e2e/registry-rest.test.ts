@@ -173,6 +173,46 @@ describe("Registry v2 over REST", () => {
     assert.equal(still.content, "# Alpine\n\nSmall.", "the refused write changed nothing");
   });
 
+  it("ListTags hides referrer, dated and epoch tags unless asked (include_*); an exact name finds one", async () => {
+    const repo = repos.get("postgres")!;
+    await seedManifests(wharf.store, repo, [digest(4)]);
+    const sig = `sha256-${"cd".repeat(32)}.sig`;
+    for (const name of ["kinds", sig, "kinds-20260101", "kinds-r3"]) {
+      await expectJson(
+        await wharf.api(`/registry/v2/tags/${repo}`, {
+          method: "POST",
+          token: wharf.adminToken,
+          body: { name, digest: digest(4) },
+        }),
+      );
+    }
+    const names = async (query: string) => {
+      const page = await expectJson<{ tags?: Array<{ name: string }>; totalCount: string }>(
+        await wharf.api(`/registry/v2/tags?uidp.children_of=${repo}&digest=${digest(4)}${query}`, {
+          token: wharf.adminToken,
+        }),
+      );
+      assert.equal(page.totalCount, String(page.tags?.length ?? 0), "totalCount counts what is listed");
+      return (page.tags ?? []).map((t) => t.name).sort();
+    };
+    assert.deepEqual(await names(""), ["kinds"]);
+    assert.deepEqual(await names("&include_referrers=true"), ["kinds", sig].sort());
+    assert.deepEqual(await names("&includeDates=true"), ["kinds", "kinds-20260101"]);
+    assert.deepEqual(await names("&include_epochs=true"), ["kinds", "kinds-r3"]);
+    assert.deepEqual(
+      await names("&include_referrers=true&include_dates=true&include_epochs=true"),
+      ["kinds", "kinds-20260101", "kinds-r3", sig].sort(),
+    );
+    assert.deepEqual(await names(`&name=${sig}`), [sig], "an exact name is found");
+    // v1 keeps its exclude_* flags (everything shown unless excluded).
+    const v1 = await expectJson<{ items: Array<{ name: string }> }>(
+      await wharf.api(`/registry/v1/tags?uidp.children_of=${repo}&digest=${digest(4)}&excludeDates=true`, {
+        token: wharf.adminToken,
+      }),
+    );
+    assert.deepEqual(v1.items.map((t) => t.name).sort(), ["kinds", "kinds-r3", sig].sort());
+  });
+
   it("creates, moves, filters, deprecates and deletes tags, recording every digest change", async () => {
     const repo = repos.get("busybox")!;
     await seedManifests(wharf.store, repo, [digest(1), digest(2), digest(3)]);

@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { Code, isWharfApiError, listAll } from "wharf/sdk";
 import { ApiError } from "../components/api-error";
 import { Breadcrumbs } from "../components/breadcrumbs";
@@ -35,6 +35,15 @@ function selectedTag(
   return tags[0]?.name;
 }
 
+/** The tag kinds ListTags hides unless asked for, and whether each is shown. */
+type HiddenTagKinds = { includeReferrers: boolean; includeDates: boolean; includeEpochs: boolean };
+const NONE_SHOWN: HiddenTagKinds = { includeReferrers: false, includeDates: false, includeEpochs: false };
+const TAG_KINDS: ReadonlyArray<readonly [keyof HiddenTagKinds, string]> = [
+  ["includeReferrers", "signature and referrer tags (sha256-…)"],
+  ["includeDates", "dated builds (…-20yymmdd)"],
+  ["includeEpochs", "epoch builds (…-rN)"],
+];
+
 /** A repository: tags, the selected tag's history timeline, pull instructions and the readme. */
 export default function RepoPage(params: Record<string, string>) {
   const uid = params["*"] ?? "";
@@ -44,6 +53,7 @@ export default function RepoPage(params: Record<string, string>) {
   const host = useRegistryHost();
   const search = useSearchParams();
   const repo = useQuery(() => client.registry.repos.getRepo({ uid }), [client, uid]);
+  const [shown, setShown] = useState<HiddenTagKinds>(NONE_SHOWN);
   const tags = useQuery(
     () =>
       collect(
@@ -51,10 +61,11 @@ export default function RepoPage(params: Record<string, string>) {
           uidp: { childrenOf: uid },
           orderBy: "update_time desc",
           pageSize: 200,
+          ...shown,
         }),
         TAG_LIMIT,
       ),
-    [client, uid],
+    [client, uid, shown],
   );
   const readme = useQuery(async () => {
     try {
@@ -91,6 +102,19 @@ export default function RepoPage(params: Record<string, string>) {
       <div className="two-columns">
         <section aria-labelledby="tags-heading">
           <h2 id="tags-heading">Tags</h2>
+          <fieldset className="tag-kinds">
+            <legend>Also show</legend>
+            {TAG_KINDS.map(([key, label]) => (
+              <label key={key}>
+                <input
+                  type="checkbox"
+                  checked={shown[key]}
+                  onChange={(e) => setShown({ ...shown, [key]: e.currentTarget.checked })}
+                />{" "}
+                {label}
+              </label>
+            ))}
+          </fieldset>
           <ApiError error={tags.error} />
           {tags.loading && !tags.data && <Loading what="Loading tags" />}
           {tags.data?.length === 0 && (

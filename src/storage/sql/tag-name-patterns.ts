@@ -6,6 +6,13 @@ import type { Predicate } from "./predicates.js";
 
 const DIGITS = "0123456789";
 
+/** The tag is a referrer tag: `sha256-` and 64 lowercase hex digits, then anything (`.sig`, `.att`). */
+export function isReferrerTag(column = "name"): Predicate {
+  const name = sql.ref(column);
+  const hex = "0123456789abcdef";
+  return sql<SqlBool>`(length(${name}) >= 71 and substr(${name}, 1, 7) = 'sha256-' and rtrim(substr(${name}, 8, 64), ${hex}) = '')`;
+}
+
 /** The tag ends in `-20yymmdd` (a date-stamped build such as `3.12-20250101`). */
 export function endsWithDateStamp(column = "name"): Predicate {
   const name = sql.ref(column);

@@ -6,6 +6,7 @@ import { listWindow, STANDARD_SORT } from "./list-window.js";
 import { commonPredicates, equalsIfSet } from "./predicates.js";
 import type { TagsTable } from "./schema.js";
 import { guardWrite, parentColumn, precompiled, type SqlContext } from "./sql-context.js";
+import { endsWithDateStamp, endsWithEpoch, isReferrerTag } from "./tag-name-patterns.js";
 
 /** A `tags` row as a TagRow. */
 export function toTagRow(r: Selectable<TagsTable>): TagRow {
@@ -76,6 +77,9 @@ export function createTagStore(ctx: SqlContext): TagStore {
             ...(filter.updatedSince === undefined
               ? []
               : [sql<SqlBool>`update_time >= ${filter.updatedSince}`]),
+            ...(filter.hideReferrers ? [sql<SqlBool>`not ${isReferrerTag()}`] : []),
+            ...(filter.hideDates ? [sql<SqlBool>`not ${endsWithDateStamp()}`] : []),
+            ...(filter.hideEpochs ? [sql<SqlBool>`not ${endsWithEpoch()}`] : []),
             ...commonPredicates(filter, uid),
           ],
           sort: STANDARD_SORT,

@@ -220,6 +220,40 @@ export function repoTagCases(db: TestDatabase): void {
       assert.deepEqual(await uidsOf({ updatedSince: T0 + 20, digest: digest(1) }), [b.uid]);
     });
 
+    it("hides referrer, date-stamped and epoch tags when asked to", async () => {
+      const repo = await newRepo("tag-kinds");
+      const hex = "ab".repeat(32);
+      const names = [
+        "latest",
+        `sha256-${hex}.sig`,
+        `sha256-${hex}`,
+        "sha256-short.sig",
+        `sha256-${"AB".repeat(32)}.sig`,
+        "3.12-20250101",
+        "3.12-2025010",
+        "1.2.3-r4",
+        "1.2.3-r",
+        "v-r10",
+      ];
+      for (const [i, name] of names.entries()) await put(repo, name, 1, T0 + i);
+      const scope = { uidp: { childrenOf: repo.uid } };
+      const namesOf = async (f: object) => {
+        const slice = await store.tags.list({ ...scope, ...f }, firstPage());
+        assert.equal(Number(slice.total), slice.rows.length, "the total counts only what is listed");
+        return slice.rows.map((r) => r.name).sort();
+      };
+      const all = [...names].sort();
+      const without = (...gone: string[]) => all.filter((n) => !gone.includes(n));
+      assert.deepEqual(await namesOf({}), all);
+      assert.deepEqual(await namesOf({ hideReferrers: true }), without(`sha256-${hex}.sig`, `sha256-${hex}`));
+      assert.deepEqual(await namesOf({ hideDates: true }), without("3.12-20250101"));
+      assert.deepEqual(await namesOf({ hideEpochs: true }), without("1.2.3-r4", "v-r10"));
+      assert.deepEqual(
+        await namesOf({ hideReferrers: true, hideDates: true, hideEpochs: true }),
+        without(`sha256-${hex}.sig`, `sha256-${hex}`, "3.12-20250101", "1.2.3-r4", "v-r10"),
+      );
+    });
+
     it("deleting a tag keeps its history and records the delete as an empty digest", async () => {
       const repo = await newRepo("tag-delete");
       const tag = await put(repo, "gone", 1, T0);

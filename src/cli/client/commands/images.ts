@@ -245,17 +245,33 @@ function registerRepos(images: Command, bind: Bind): void {
     );
 }
 
+type TagListOptions = {
+  deprecated?: boolean;
+  includeReferrers?: boolean;
+  includeDates?: boolean;
+  includeEpochs?: boolean;
+};
+
 function registerTags(images: Command, bind: Bind): void {
   const tags = images.command("tags").description("tags of a repository");
   tags
     .command("list <repo>")
     .description("list the tags of a repository (ORG/REPO or uid)")
     .option("--deprecated", "only deprecated tags")
+    .option("--include-referrers", "also referrer tags (sha256-…, e.g. cosign's .sig), hidden by default")
+    .option("--include-dates", "also date-stamped tags (…-20yymmdd), hidden by default")
+    .option("--include-epochs", "also epoch tags (…-r<N>), hidden by default")
     .action(
-      bind(async (ctx, [ref]: [string], o: { deprecated?: boolean }) => {
+      bind(async (ctx, [ref]: [string], o: TagListOptions) => {
         const repo = await resolveRepo(ctx.client, ref);
         const all = await collectAll(
-          listAll(ctx.client.registry.tags.listTags, { uidp: { childrenOf: repo.uid }, orderBy: "name" }),
+          listAll(ctx.client.registry.tags.listTags, {
+            uidp: { childrenOf: repo.uid },
+            orderBy: "name",
+            includeReferrers: o.includeReferrers === true,
+            includeDates: o.includeDates === true,
+            includeEpochs: o.includeEpochs === true,
+          }),
         );
         print(ctx, o.deprecated ? all.filter((t) => t.deprecated) : all, { ...tagView, id: (t) => t.name });
       }),
