@@ -21,6 +21,7 @@ const GROUPS: Record<ClientGroup, () => Promise<Register>> = {
   upstreams: async () => (await import("./commands/upstreams.js")).registerUpstreams,
   policies: async () => (await import("./commands/policies.js")).registerPolicies,
   replication: async () => (await import("./commands/replication.js")).registerReplication,
+  "signing-keys": async () => (await import("./commands/signing-keys.js")).registerSigningKeys,
 };
 
 /** The client group a command line runs, if any (`wharf --api-url U iam …` runs `iam`). */

@@ -14,6 +14,7 @@ export const CLIENT_GROUPS = {
   upstreams: "pull-through cache upstreams of organizations",
   policies: "pull policies: signatures, vulnerabilities, end of life and SBOMs a pull must pass",
   replication: "replication rules and runs: copy images to and from other registries",
+  "signing-keys": "public keys trusted to sign images, at organizations, folders and repos",
 } as const;
 
 /** A client group's name. */
