@@ -7,7 +7,7 @@ import { COSIGN_VULN_PREDICATE } from "./formats/parse-report.js";
 import { ingestVulnReport } from "./ingest.js";
 import type { VulnReportServiceDeps } from "./service-deps.js";
 import { ingestVexDocument } from "./vex/ingest-vex.js";
-import { DEFAULT_VEX_MAX_BYTES } from "./vex/openvex.js";
+import { DEFAULT_VEX_MAX_BYTES, parseOpenVex } from "./vex/openvex.js";
 import { vexLayer } from "./vex/vex-referrer.js";
 
 /** Wharf's artifact (and layer) media type for a raw Grype or Trivy JSON report pushed as a referrer. */
@@ -83,10 +83,40 @@ async function readLayer(deps: VulnReportServiceDeps, layer: Descriptor): Promis
   return Buffer.concat(chunks);
 }
 
+/** Whether a layer has no annotation naming its predicate type (so only its content tells). */
+function unannotated(parsed: ParsedManifest, layer: Descriptor): boolean {
+  return !PREDICATE_ANNOTATIONS.some(
+    (key) => parsed.annotations?.[key] !== undefined || layer.annotations?.[key] !== undefined,
+  );
+}
+
+/**
+ * The bytes of an attestation layer that names no predicate type in its annotations when they are
+ * an OpenVEX document (bare in-toto statement or DSSE envelope, at most the VEX size limit); else
+ * undefined, and the layer is left to the vulnerability-report ingest.
+ */
+async function unannotatedVex(
+  deps: VulnReportServiceDeps,
+  parsed: ParsedManifest,
+  layer: Descriptor | undefined,
+): Promise<Buffer | undefined> {
+  if (!layer || layer.mediaType === WHARF_VULN_REPORT_ARTIFACT_TYPE || !unannotated(parsed, layer))
+    return undefined;
+  if (parsed.artifactType === WHARF_VULN_REPORT_ARTIFACT_TYPE || layer.size > DEFAULT_VEX_MAX_BYTES)
+    return undefined;
+  try {
+    const bytes = await readLayer(deps, layer);
+    parseOpenVex(bytes);
+    return bytes;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Builds the registry's hook for pushed referrers: when a committed manifest carries an OpenVEX
- * document (see `vexLayer`) or a vulnerability report (see {@link vulnReportLayer}) for its
- * subject, it is read from the layer's blob and stored for the subject digest, as the pusher (same
+ * document (see `vexLayer`; or an attestation whose annotations name no predicate type and whose
+ * content is OpenVEX) or a vulnerability report (see {@link vulnReportLayer}) for its subject, it is read from the layer's blob and stored for the subject digest, as the pusher (same
  * rules as an upload). It runs after the push was answered; a document that fails (bad format,
  * subject not in the repo) never fails the push: `log` hears the outcome either way.
  */
@@ -100,8 +130,10 @@ export function createVulnReferrerIngest(
 }) => Promise<void> {
   return async ({ repoUid, parsed, principal, digest }) => {
     const subject = parsed.subject?.digest;
+    if (!subject) return;
     const vex = vexLayer(parsed);
-    if (vex && subject) {
+    const sniffed = vex ? undefined : await unannotatedVex(deps, parsed, vulnReportLayer(parsed));
+    if (vex || sniffed) {
       try {
         const row = await ingestVexDocument(
           deps,
@@ -109,7 +141,7 @@ export function createVulnReferrerIngest(
           {
             repoUid,
             digest: subject,
-            bytes: await readLayer(deps, vex),
+            bytes: sniffed ?? (await readLayer(deps, vex as Descriptor)),
             source: "referrer",
             referrer: digest ?? "",
           },

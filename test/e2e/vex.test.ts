@@ -353,6 +353,15 @@ forEachEngine("VEX", (db) => {
     );
   });
 
+  it("an in-toto statement referrer without predicate annotations is recognised by its content", async () => {
+    const v4 = await pushImage(wharf, "acme/app", "v4", registryToken, buildImage("vex-v4"));
+    await expectJson(await uploadReport(v4.digest, GRYPE));
+    const statement = Buffer.from(vexFor("openvex-in-toto.json", v4.digest));
+    await pushReferrer(v4, "application/vnd.in-toto+json", "application/vnd.in-toto+json", statement);
+    const report = await suppressedWithin(v4.digest, 1);
+    assert.deepEqual(suppressedIds(report), ["CVE-2026-10004"]);
+  });
+
   it("a report raising the CRITICAL or HIGH count emits severity_raised per tag; a first or lower one does not", async () => {
     await wharf.create(`/events/v2/subscriptions/${acme}`, { sink: receiver.url() });
     const image = await pushImage(wharf, "acme/app", "rc", registryToken, buildImage("vex-raise"));

@@ -130,6 +130,7 @@ export function createVexStore(ctx: SqlContext): VexStore {
           "d.create_time",
         ])
         .where(isIn([...new Set(images.map((i) => i.digest))], "s.digest"))
+        .where(isIn([...new Set(images.map((i) => i.repoUid))], "s.repo_uid"))
         .where("s.applies", "=", 1)
         .orderBy("d.create_time")
         .orderBy("s.document_uid")

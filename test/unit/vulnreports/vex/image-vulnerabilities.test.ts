@@ -10,6 +10,7 @@ import type { RepoRow } from "../../../../src/storage/registry-store.js";
 import type { Store } from "../../../../src/storage/store.js";
 import { ingestVulnReport } from "../../../../src/vulnreports/ingest.js";
 import { createImageVulnerabilities } from "../../../../src/vulnreports/vex/image-vulnerabilities.js";
+import { ingestVexDocument } from "../../../../src/vulnreports/vex/ingest-vex.js";
 import { groupRow, repoRow } from "../../../conformance/store/fixtures.js";
 import { forEachEngine } from "../../../support/databases.js";
 
@@ -92,6 +93,37 @@ forEachEngine("image vulnerabilities (the policy evaluator's findings)", (db) =>
       (f) => f.vulnerabilityId === "CVE-2026-20001",
     );
     assert.equal(trivyHigh?.fixable, true, "Trivy's FixedVersion makes it fixable");
+  });
+
+  it("leaves out the matches VEX suppresses, and takes them back after a later affected statement", async () => {
+    const vex = (name: string) =>
+      ingestVexDocument(
+        { store, events },
+        { principal, clock },
+        {
+          repoUid: repo.uid,
+          digest: IMAGE,
+          bytes: readFileSync(new URL(`../../../fixtures/vex/${name}`, import.meta.url)),
+          source: "upload",
+        },
+      );
+    const ids = async () =>
+      (await findings.unsuppressedFindings(repo.uid, IMAGE))?.map((f) => f.vulnerabilityId).sort();
+    await vex("openvex-not-affected.json");
+    assert.deepEqual(await ids(), [
+      "CVE-2026-10004",
+      "CVE-2026-20001",
+      "CVE-2026-20002",
+      "GHSA-abcd-1234-wxyz",
+      "GHSA-abcd-1234-wxyz",
+    ]);
+    await vex("openvex-affected-later.json");
+    assert.ok((await ids())?.includes("CVE-2026-10003"), "the later affected statement wins");
+    assert.equal(
+      await findings.unsuppressedFindings(repo.uid, OTHER),
+      undefined,
+      "another image is untouched",
+    );
   });
 
   it("keeps images and repos apart", async () => {
