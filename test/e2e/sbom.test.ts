@@ -12,7 +12,14 @@ import { detail, expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { personWithRole } from "../support/registered-person.js";
-import { type BuiltImage, buildImage, pushImage } from "../support/registry-push.js";
+import {
+  type BuiltImage,
+  buildImage,
+  OCI_MANIFEST,
+  pushImage,
+  putManifest,
+  sha256,
+} from "../support/registry-push.js";
 import { attachSbom } from "../support/sbom-referrer.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -54,7 +61,7 @@ forEachEngine("SBOMs of images", (db) => {
     admin = await wharf.tokenFor(ADMIN_IDENTITY_UID, LONG_TTL);
     registryToken = await wharf.registryToken(undefined, LONG_TTL);
     acme = await wharf.create("/iam/v2/groups", { name: "acme" });
-    for (const name of ["spdx", "none", "att", "sbomtag", "broken", "newest"])
+    for (const name of ["spdx", "none", "att", "sbomtag", "broken", "newest", "buildx"])
       images[name] = await pushImage(wharf, "acme/app", name, registryToken, buildImage(`sbom-${name}`));
     const repos = await expectJson<{ repos: { uid: string }[] }>(
       await wharf.api(`/registry/v2/repos?uidp.descendants_of=${acme}&name=app`, { token: admin }),
@@ -172,6 +179,60 @@ forEachEngine("SBOMs of images", (db) => {
     const second = await expectJson<SbomJson>(await wharf.api(sbomPath(image.digest), { token: admin }));
     assert.equal(second.format, "CycloneDX-1.5");
     assert.equal(second.referrer, newer);
+  });
+
+  it("reads docker buildx's attestation manifest stored in the image's index; the index has none of its own", async () => {
+    const image = images.buildx as BuiltImage;
+    const attestation = await attach(image, fixture("spdx-2.3.intoto.json"), {
+      layerMediaType: IN_TOTO,
+      layerAnnotations: { "in-toto.io/predicate-type": "https://spdx.dev/Document" },
+      detached: true,
+    });
+    const attestationManifest = await wharf.registry(`/v2/acme/app/manifests/${attestation}`, {
+      token: registryToken,
+      headers: { accept: "application/vnd.oci.image.manifest.v1+json" },
+    });
+    const attestationSize = (await attestationManifest.arrayBuffer()).byteLength;
+    const index = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: "application/vnd.oci.image.index.v1+json",
+        manifests: [
+          {
+            mediaType: OCI_MANIFEST,
+            digest: image.digest,
+            size: image.manifest.length,
+            platform: { architecture: "amd64", os: "linux" },
+          },
+          {
+            mediaType: OCI_MANIFEST,
+            digest: attestation,
+            size: attestationSize,
+            platform: { architecture: "unknown", os: "unknown" },
+            annotations: {
+              "vnd.docker.reference.digest": image.digest,
+              "vnd.docker.reference.type": "attestation-manifest",
+            },
+          },
+        ],
+      }),
+    );
+    const put = await putManifest(
+      wharf,
+      "acme/app",
+      "buildx",
+      index,
+      registryToken,
+      "application/vnd.oci.image.index.v1+json",
+    );
+    assert.equal(put.status, 201, await put.text());
+    assert.equal(await reader.hasSbom(repoUid, image.digest), true);
+    const sbom = await expectJson<SbomJson>(await wharf.api(sbomPath(image.digest), { token: admin }));
+    assert.equal(sbom.format, "SPDX-2.3");
+    assert.equal(sbom.referrer, attestation);
+    // No fallback between an index and its images.
+    assert.equal(await reader.hasSbom(repoUid, sha256(index)), false);
+    await expectError(await wharf.api(sbomPath(sha256(index)), { token: admin }), { status: 404, code: 5 });
   });
 
   it("NOT_FOUND, with how to attach one, for an image without an SBOM; and for a missing image", async () => {

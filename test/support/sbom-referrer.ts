@@ -23,6 +23,8 @@ export interface AttachOptions {
   manifestAnnotations?: Record<string, string>;
   /** Push under this tag (cosign's `sha256-<hex>.sbom`/`.att`) instead of as a referrer with `subject`. */
   tag?: string;
+  /** Push by digest without `subject` (docker buildx's attestation manifests, listed by an index). */
+  detached?: boolean;
   /** The subject manifest's size (a referrer's `subject` descriptor needs it); default 2. */
   subjectSize?: number;
 }
@@ -53,7 +55,7 @@ export async function attachSbom(
           ...(opts.layerAnnotations ? { annotations: opts.layerAnnotations } : {}),
         },
       ],
-      ...(opts.tag
+      ...(opts.tag || opts.detached
         ? {}
         : { subject: { mediaType: OCI_MANIFEST, digest: subject, size: opts.subjectSize ?? 2 } }),
       ...(opts.manifestAnnotations ? { annotations: opts.manifestAnnotations } : {}),

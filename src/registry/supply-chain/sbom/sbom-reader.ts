@@ -7,9 +7,9 @@ import { type Descriptor, parseManifest } from "../../manifest-parser.js";
 import type { ImageSbom, SbomReader } from "../supply-chain.js";
 import { SbomFormatError } from "./sbom-errors.js";
 import { parseSbom, type SbomLimits } from "./sbom-parser.js";
-import { cosignSbomTags, sbomLayer } from "./sbom-recognition.js";
+import { buildxAttestationsOf, cosignSbomTags, sbomLayer } from "./sbom-recognition.js";
 
-/** Default bound on an SBOM's bytes (`--sbom-max-bytes`). */
+/** Default bound on an SBOM's bytes (`--sbom-max-mb`). */
 export const DEFAULT_SBOM_MAX_BYTES = 64 * 1024 * 1024;
 /** Default bound on an SBOM's packages. */
 export const DEFAULT_SBOM_MAX_PACKAGES = 100_000;
@@ -36,9 +36,10 @@ interface Candidate {
 
 /**
  * The SBOM reader over the registry's store and blobs. An image's SBOMs are the manifests of its repo
- * whose `subject` is the image (OCI 1.1 referrers) and cosign's `sha256-<hex>.sbom` / `.att` tags,
- * recognised by {@link sbomLayer} (the manifest only; remembered per manifest digest, since a
- * digest's content never changes). `sbom` parses the newest one (by push time, then digest) with
+ * whose `subject` is the image (OCI 1.1 referrers), cosign's `sha256-<hex>.sbom` / `.att` tags, and
+ * docker buildx's attestation manifests for it in the indexes that list it, recognised by
+ * {@link sbomLayer} (the manifest only; remembered per manifest digest, since a digest's content
+ * never changes). `hasSbom` never opens an SBOM. `sbom` parses the newest one (by push time, then digest) with
  * {@link parseSbom}; parsed SBOMs are cached per referrer digest (bounded by their packages in total),
  * and concurrent reads of one share a parse. A malformed or too large SBOM rejects with
  * {@link SbomFormatError} naming the referrer.
@@ -50,6 +51,7 @@ export function createSbomReader(deps: SbomReaderDeps): SbomReader {
     maxPackages: deps.limits?.maxPackages ?? DEFAULT_SBOM_MAX_PACKAGES,
   };
   const recognised = new Map<string, { layer: Descriptor | undefined; createTime: number }>();
+  const attestationsByIndex = new Map<string, Map<string, string[]>>();
   const parsed = new Map<string, ImageSbom>();
   const inFlight = new Map<string, Promise<ImageSbom>>();
   let cachedPackages = 0;
@@ -75,15 +77,40 @@ export function createSbomReader(deps: SbomReaderDeps): SbomReader {
       : { referrer: digest, layer: known.layer, createTime: known.createTime };
   }
 
-  /** The manifests that may hold SBOMs of `digest`: its referrers and cosign's tags. */
+  /**
+   * docker buildx's attestation manifests of `digest`: entries of the indexes listing it that are
+   * annotated as its attestation (remembered per index digest).
+   */
+  async function buildxAttestations(repoUid: string, digest: string): Promise<string[]> {
+    const found: string[] = [];
+    for (const index of await store.manifests.referencedBy(repoUid, digest)) {
+      const key = `${repoUid}\n${index}`;
+      let byImage = attestationsByIndex.get(key);
+      if (byImage === undefined) {
+        const row = await store.manifests.get(repoUid, index);
+        byImage = new Map();
+        try {
+          if (row !== undefined) byImage = buildxAttestationsOf(parseManifest(row.content, row.mediaType));
+        } catch {
+          // Not a manifest this reader understands: it lists no attestation.
+        }
+        setBounded(attestationsByIndex, key, byImage, RECOGNITIONS);
+      }
+      found.push(...(byImage.get(digest) ?? []));
+    }
+    return found;
+  }
+
+  /** The manifests that may hold SBOMs of `digest`: its referrers, cosign's tags, buildx's attestations. */
   async function sources(repoUid: string, digest: string): Promise<string[]> {
-    const referrers = await store.manifests.referrers(repoUid, digest);
-    const tagged = await Promise.all(
-      cosignSbomTags(digest).map((name) => store.tags.getByName(repoUid, name)),
-    );
+    const [referrers, tagged, attestations] = await Promise.all([
+      store.manifests.referrers(repoUid, digest),
+      Promise.all(cosignSbomTags(digest).map((name) => store.tags.getByName(repoUid, name))),
+      buildxAttestations(repoUid, digest),
+    ]);
     const digests = referrers.map((r) => r.digest);
-    for (const tag of tagged)
-      if (tag !== undefined && !digests.includes(tag.digest)) digests.push(tag.digest);
+    for (const other of [...tagged.map((t) => t?.digest), ...attestations])
+      if (other !== undefined && !digests.includes(other)) digests.push(other);
     return digests;
   }
 

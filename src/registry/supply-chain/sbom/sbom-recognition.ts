@@ -89,3 +89,24 @@ export function cosignSbomTags(digest: string): string[] {
   const base = digest.replace(":", "-");
   return COSIGN_SBOM_TAG_SUFFIXES.map((suffix) => `${base}${suffix}`);
 }
+
+/** docker buildx's annotations on an index entry that is an attestation manifest of another entry. */
+const BUILDX_REFERENCE_TYPE = "vnd.docker.reference.type";
+const BUILDX_REFERENCE_DIGEST = "vnd.docker.reference.digest";
+
+/**
+ * The attestation manifests docker buildx (`--sbom`, `--attest`) stores in `index`, by the digest of
+ * the image each describes: entries annotated `vnd.docker.reference.type: attestation-manifest` and
+ * `vnd.docker.reference.digest: <image digest>`. Empty for other manifests.
+ */
+export function buildxAttestationsOf(index: ParsedManifest): Map<string, string[]> {
+  const byImage = new Map<string, string[]>();
+  if (index.kind !== "index") return byImage;
+  for (const entry of index.manifests) {
+    const image = entry.annotations?.[BUILDX_REFERENCE_DIGEST];
+    if (entry.annotations?.[BUILDX_REFERENCE_TYPE] !== "attestation-manifest" || image === undefined)
+      continue;
+    byImage.set(image, [...(byImage.get(image) ?? []), entry.digest]);
+  }
+  return byImage;
+}
