@@ -384,3 +384,23 @@ export async function subjectOf(
     size: Number(head.headers.get("content-length")),
   };
 }
+
+/**
+ * A keyless-style Sigstore bundle: a message signature over `artifact` by the private key
+ * `keyPem`, with the certificate `certPem` (e.g. one a throwaway CA issued) as verification
+ * material, and no transparency-log entry or timestamp (none can be made here).
+ */
+export async function certificateBundle(args: { certPem: string; keyPem: string; artifact: Uint8Array }) {
+  const { MessageSignatureBundleBuilder } = await import("@sigstore/sign");
+  const { bundleToJSON } = await import("@sigstore/bundle");
+  const signer = {
+    sign: async (data: Buffer) => ({
+      signature: sign("sha256", data, args.keyPem),
+      key: { $case: "x509Certificate" as const, certificate: args.certPem },
+    }),
+  };
+  const bundle = await new MessageSignatureBundleBuilder({ signer, witnesses: [] }).create({
+    data: Buffer.from(args.artifact),
+  });
+  return Buffer.from(JSON.stringify(bundleToJSON(bundle)));
+}

@@ -8,6 +8,7 @@ import { EmptyState } from "../components/empty-state";
 import { Loading } from "../components/loading";
 import { PullInstructions } from "../components/pull-instructions";
 import { ChoiceField } from "../components/select-field";
+import { SignaturesPanel } from "../components/signatures-panel";
 import { formatBytes, formatTime, pathWithUid, shortDigest } from "../lib/format";
 import { digestDetails } from "../lib/image-details";
 import { safeHref } from "../lib/markdown";
@@ -84,6 +85,7 @@ export default function ImagePage(params: Record<string, string>) {
           </ul>
         )}
       </section>
+      <SignaturesPanel repoUid={repoUid} digest={digest} />
       {details.data && <VulnerabilityReport details={details.data} />}
       <ImageSbom repoUid={repoUid} digest={digest} />
       {pinned && <PullInstructions reference={pinned} />}

@@ -5,6 +5,7 @@ import { Breadcrumbs } from "../components/breadcrumbs";
 import { EmptyState } from "../components/empty-state";
 import { Loading } from "../components/loading";
 import { PullInstructions } from "../components/pull-instructions";
+import { SignatureBadge } from "../components/signature-badge";
 import { TagTimeline } from "../components/tag-timeline";
 import { collect } from "../lib/collect";
 import { formatAgo, formatTime, pathWithUid, shortDigest } from "../lib/format";
@@ -120,7 +121,8 @@ export default function RepoPage(params: Record<string, string>) {
                         <Link to={`${pathWithUid("/repos", uid)}?tag=${encodeURIComponent(t.name)}`}>
                           {t.name}
                         </Link>{" "}
-                        {t.deprecated && <span className="badge warn">deprecated (EOL)</span>}
+                        {t.deprecated && <span className="badge warn">deprecated (EOL)</span>}{" "}
+                        <SignatureBadge signers={t.verifiedSigners} />
                       </td>
                       <td className="mono">{shortDigest(t.digest)}</td>
                       <td title={formatTime(t.updateTime)}>{formatAgo(t.updateTime)}</td>

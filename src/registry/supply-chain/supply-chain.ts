@@ -59,6 +59,18 @@ export interface SignatureVerifier {
    * (that is a `verified: false` entry with its reason).
    */
   signatures(repo: { uid: string; name: string }, digest: string): Promise<SignatureCheck[]>;
+  /**
+   * Optional (added by the signatures part): the distinct keys whose signatures of `digest` verify,
+   * nearest-trusted first: what a tag's summary and `requireSignature` need. Cheaper than
+   * `signatures` when the repo trusts no key (nothing is read then).
+   */
+  verifiedSigners?(repo: { uid: string; name: string }, digest: string): Promise<VerifiedSigner[]>;
+}
+
+/** A key that verified a signature of an image (keyless: `keyUid` "", the certificate's identity). */
+export interface VerifiedSigner {
+  keyUid: string;
+  keyName: string;
 }
 
 /** One vulnerability finding of an image, as a policy reads it. */

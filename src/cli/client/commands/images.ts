@@ -28,6 +28,13 @@ import { registerImmutability } from "./images-immutability.js";
 import { registerImagesQuotas } from "./images-quotas.js";
 import { registerRetention } from "./images-retention.js";
 import { registerImagesSbom } from "./images-sbom.js";
+import {
+  registerSignatures,
+  type Signer,
+  signaturesOf,
+  signedByCell,
+  verifiedSigners,
+} from "./images-signatures.js";
 
 const repoView = protoView(RepoSchema, [
   field("UID", "uid"),
@@ -75,6 +82,8 @@ export interface ImageDescription {
   digest: string;
   architectures: { architecture: string; size: number }[];
   referrers: { digest: string; artifactType: string; mediaType: string }[];
+  /** The trusted keys whose signatures of the image verify. */
+  signedBy: Signer[];
 }
 
 const describeView: View<ImageDescription> = {
@@ -89,6 +98,7 @@ const describeView: View<ImageDescription> = {
       header: "REFERRERS",
       cell: (d) => d.referrers.map((r) => `${r.artifactType || r.mediaType} ${r.digest}`).join("\n"),
     },
+    { header: "SIGNED BY", cell: (d) => signedByCell(d.signedBy) },
   ],
   id: (d) => d.digest,
 };
@@ -143,6 +153,7 @@ export function registerImages(program: Command, bindFor: BindFor): void {
   registerImagesQuotas(images, bind);
   registerImmutability(images, bind);
   registerImagesSbom(images, bind);
+  registerSignatures(images, bind);
   images
     .command("history <image:tag>")
     .description(
@@ -159,7 +170,9 @@ export function registerImages(program: Command, bindFor: BindFor): void {
     );
   images
     .command("describe <image>")
-    .description("an image (ORG/REPO[:TAG|@DIGEST]): architectures, size per architecture, referrers")
+    .description(
+      "an image (ORG/REPO[:TAG|@DIGEST]): architectures, size per architecture, referrers, the trusted keys that signed it",
+    )
     .action(bind(async (ctx, [ref]: [string]) => print(ctx, [await describe(ctx, ref)], describeView, true)));
   images
     .command("diff <first> <second>")
@@ -435,7 +448,10 @@ async function describe(ctx: CommandContext, ref: string): Promise<ImageDescript
       return { architecture, size: Number(size) };
     }),
   );
-  const referrers = await fetchReferrers(ctx, image.repository, digest);
+  const [referrers, signatures] = await Promise.all([
+    fetchReferrers(ctx, image.repository, digest),
+    signaturesOf(ctx, ref, digest),
+  ]);
   return {
     image: `${image.repository}${image.tag ? `:${image.tag}` : ""}`,
     digest,
@@ -445,6 +461,7 @@ async function describe(ctx: CommandContext, ref: string): Promise<ImageDescript
       artifactType: r.artifactType ?? "",
       mediaType: r.mediaType,
     })),
+    signedBy: verifiedSigners(signatures),
   };
 }
 

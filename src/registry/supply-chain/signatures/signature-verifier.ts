@@ -7,6 +7,7 @@ import {
   type SignatureVerifier,
   SUPPLY_CHAIN_TABLES,
   type TrustedKeyring,
+  type VerifiedSigner,
 } from "../supply-chain.js";
 import { type BlobReader, readSmallBlob } from "./bounded-read.js";
 import { publicKeyOf } from "./key-verify.js";
@@ -45,6 +46,7 @@ export type SignatureContent = Pick<RegistryContent, "tagDigest" | "manifest" | 
 
 /** A verifier that also says when it is done with its change-feed subscription. */
 export interface SignatureVerifierHandle extends SignatureVerifier {
+  verifiedSigners(repo: { uid: string; name: string }, digest: string): Promise<VerifiedSigner[]>;
   /** Unsubscribes from the change feed (the cache stops being dropped on changes). */
   close(): void;
 }
@@ -175,28 +177,42 @@ export function createSignatureVerifier(deps: {
     return layers.filter(isLayerDescriptor);
   }
 
+  async function signatures(repo: { uid: string; name: string }, digest: string): Promise<SignatureCheck[]> {
+    const key = `${repo.uid}\n${digest}`;
+    const held = cache.get(key);
+    if (held && held.expires > clock.now()) return held.checks;
+    const started = generation;
+    const checks = check(repo, digest);
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(key, { checks, expires: clock.now() + ttlMs });
+    checks.then(
+      () => {
+        // A change landed while checking: the answer may predate it.
+        if (started !== generation && cache.get(key)?.checks === checks) cache.delete(key);
+      },
+      () => {
+        if (cache.get(key)?.checks === checks) cache.delete(key);
+      },
+    );
+    return checks;
+  }
+
   return {
-    async signatures(repo, digest) {
-      const key = `${repo.uid}\n${digest}`;
-      const held = cache.get(key);
-      if (held && held.expires > clock.now()) return held.checks;
-      const started = generation;
-      const checks = check(repo, digest);
-      if (cache.size >= MAX_CACHED) cache.clear();
-      cache.set(key, { checks, expires: clock.now() + ttlMs });
-      checks.then(
-        () => {
-          // A change landed while checking: the answer may predate it.
-          if (started !== generation && cache.get(key)?.checks === checks) cache.delete(key);
-        },
-        () => {
-          if (cache.get(key)?.checks === checks) cache.delete(key);
-        },
-      );
-      return checks;
+    signatures,
+    async verifiedSigners(repo, digest) {
+      // No trusted key and no keyless root: nothing can verify, so nothing needs reading.
+      if (!deps.trustedRoot && (await keyring.keysFor(repo.uid)).length === 0) return [];
+      return signersOf(await signatures(repo, digest));
     },
     close: unsubscribe,
   };
+}
+
+/** The distinct signers of the checks that verified, in order. */
+export function signersOf(checks: readonly SignatureCheck[]): VerifiedSigner[] {
+  const seen = new Map<string, string>();
+  for (const c of checks) if (c.verified && !seen.has(c.keyUid)) seen.set(c.keyUid, c.keyName);
+  return [...seen].map(([keyUid, keyName]) => ({ keyUid, keyName }));
 }
 
 interface LayerDescriptor {

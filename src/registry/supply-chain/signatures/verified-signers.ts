@@ -1,10 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { type Tag, VerifiedSignerSchema } from "../../../gen/platform/registry/v2/tags_pb.js";
 import type { SignatureVerifier } from "../supply-chain.js";
+import { signersOf } from "./signature-verifier.js";
 
 /**
  * `tags` with `verifiedSigners` filled: the distinct keys whose signatures of each tag's digest
- * verify. One verifier lookup per distinct (repo, digest), served from its cache on repeats; the
+ * verify. One verifier lookup per distinct (repo, digest) (none at all in a repo that trusts no
+ * key), served from its cache on repeats; the
  * tags are changed in place and returned.
  */
 export async function withVerifiedSigners(
@@ -13,22 +15,21 @@ export async function withVerifiedSigners(
 ): Promise<Tag[]> {
   if (!verifier) return tags;
   const byImage = new Map<string, Promise<Tag["verifiedSigners"]>>();
-  const signersOf = (repoUid: string, digest: string) => {
+  const signersOfImage = (repoUid: string, digest: string) => {
     const key = `${repoUid}\n${digest}`;
     let found = byImage.get(key);
     if (!found) {
-      found = verifier.signatures({ uid: repoUid, name: "" }, digest).then((checks) => {
-        const seen = new Map<string, string>();
-        for (const c of checks) if (c.verified && !seen.has(c.keyUid)) seen.set(c.keyUid, c.keyName);
-        return [...seen].map(([keyUid, keyName]) => create(VerifiedSignerSchema, { keyUid, keyName }));
-      });
+      const repo = { uid: repoUid, name: "" };
+      const signers =
+        verifier.verifiedSigners?.(repo, digest) ?? verifier.signatures(repo, digest).then(signersOf);
+      found = signers.then((list) => list.map((s) => create(VerifiedSignerSchema, s)));
       byImage.set(key, found);
     }
     return found;
   };
   await Promise.all(
     tags.map(async (tag) => {
-      tag.verifiedSigners = await signersOf(repoOfTag(tag.uid), tag.digest);
+      tag.verifiedSigners = await signersOfImage(repoOfTag(tag.uid), tag.digest);
     }),
   );
   return tags;

@@ -261,6 +261,23 @@ describe("signature verifier: cosign simple signing", () => {
   });
 });
 
+describe("signature verifier: verified signers", () => {
+  it("names each verifying key once, and reads nothing in a repo that trusts no key", async () => {
+    const key = generateCosignKey("ecdsa-p256");
+    const w = world([trusted(key, "release")]);
+    sign(w.content, w.digest, [layer(key, w.digest), layer(key, w.digest)], "tag");
+    sign(w.content, w.digest, [layer(generateCosignKey("ed25519"), w.digest)], "referrer");
+    assert.deepEqual(await w.verifier.verifiedSigners(REPO, w.digest), [
+      { keyUid: "org1/release", keyName: "release" },
+    ]);
+    w.keyring.keys = [];
+    w.changes.publish({ tables: ["trusted_keys"], everything: false });
+    const reads = w.content.reads;
+    assert.deepEqual(await w.verifier.verifiedSigners(REPO, w.digest), []);
+    assert.equal(w.content.reads, reads, "no manifest read");
+  });
+});
+
 describe("signature verifier: Sigstore bundles", () => {
   for (const kind of ["dsse", "message"] as const) {
     it(`verifies a keyed ${kind} bundle with a trusted key, not with another`, async () => {
