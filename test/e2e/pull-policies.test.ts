@@ -275,7 +275,7 @@ forEachEngine(
       await eventually(async () => (await pull("v2")).status === 403, "the report to count");
       await expectDenied(
         await pull("v2"),
-        /denied by policy no-high \(acme\/prod\/api\): CGA-2x3f-7c9q-m4hw HIGH fixable in libexampletls 3\.1\.3-r0/,
+        /denied by policy no-high \(acme\/prod\/api\): CGA-2x3f-7c9q-m4hw HIGH fixable in libexampletls 3\.1\.3-r0 \(fixed in 3\.1\.4-r1\)/,
       );
       // The administrator pulls anyway.
       await expectServed(await pull("v2", pushToken));

@@ -20,6 +20,7 @@ export function findingOf(match: VulnMatchRecord): ImageFinding {
     fixable: isFixable(match),
     packageName: match.packageName,
     packageVersion: match.packageVersion,
+    ...(match.fixVersions.length > 0 ? { fixedVersion: match.fixVersions.join(", ") } : {}),
   };
 }
 
