@@ -2,7 +2,7 @@ import type { Store } from "../../../storage/store.js";
 import { eolStateAt } from "../../eol/eol-status.js";
 import { resolveTagEol } from "../../eol/tag-eol-resolver.js";
 import type { ImageVulnerabilities, SbomReader, SignatureVerifier, TrustedKeyring } from "../supply-chain.js";
-import type { ImageFacts, InactiveTag } from "./policy-rules.js";
+import { type ImageFacts, type InactiveTag, signedByTrustedKey } from "./policy-rules.js";
 
 /** The providers the facts come from (the contracts of supply-chain.ts, and the store's EOL data). */
 export interface FactSources {
@@ -51,7 +51,7 @@ export async function gatherFacts(
     work.push(
       (async () => {
         const own = await sources.signatures.signatures(repo, image.digest);
-        if (own.some((s) => s.verified)) {
+        if (own.some(signedByTrustedKey)) {
           facts.signatures = own;
           return;
         }
@@ -59,7 +59,7 @@ export async function gatherFacts(
         for (const index of await indexesOf()) {
           const theirs = await sources.signatures.signatures(repo, index);
           all.push(...theirs);
-          if (theirs.some((s) => s.verified)) break;
+          if (theirs.some(signedByTrustedKey)) break;
         }
         facts.signatures = all;
       })(),

@@ -67,6 +67,15 @@ export function factsNeeded(policy: PullPolicyRow): Set<keyof ImageFacts> {
   return needed;
 }
 
+/**
+ * Whether `check` counts for `requireSignature`: verified by a registered key. A keyless Sigstore
+ * bundle verified against `--sigstore-trusted-root` names no key (`keyUid` ""): anyone the root's
+ * certificate authority issued to could have made it, so it does not count (ADR 0058).
+ */
+export function signedByTrustedKey(check: SignatureCheck): boolean {
+  return check.verified && check.keyUid !== "";
+}
+
 /** The failed rules of `policy` for an image with `facts`, in the order of the Policy's fields. */
 export function violationsOf(
   policy: PullPolicyRow,
@@ -74,7 +83,7 @@ export function violationsOf(
   context: RuleContext,
 ): RuleViolation[] {
   const out: RuleViolation[] = [];
-  if (policy.requireSignature && !(facts.signatures ?? []).some((s) => s.verified)) {
+  if (policy.requireSignature && !(facts.signatures ?? []).some(signedByTrustedKey)) {
     out.push({ rule: "requireSignature", detail: unsignedDetail(facts, context) });
   }
   if (policy.denySeverity !== "" && facts.findings) {

@@ -196,6 +196,12 @@ describe("pull policies: the evaluator", () => {
     );
     assert.match(verdict?.deniedMessage ?? "", /payload names/);
     assert.equal(verdict?.violations[0]?.rule, "requireSignature");
+    // A keyless bundle verified against the trusted root names no key: it is not a trusted key's.
+    w.signatures.set(IMAGE, [
+      { ...verified(d(9)), layout: "sigstore-bundle", keyUid: "", keyName: "", reason: "keyless" },
+    ]);
+    feed("manifests");
+    assert.equal((await evaluator.checkPull(pull("v1")))?.allowed, false, "keyless does not count");
     w.signatures.set(IMAGE, [verified(d(9))]);
     feed("manifests");
     assert.equal((await evaluator.checkPull(pull("v1")))?.allowed ?? true, true);
