@@ -1,21 +1,17 @@
 import { createJsonEncoders } from "../codec/json-encoder.js";
 import { invalidArgument } from "../core/errors.js";
-import { isUidp } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { VexDocumentSchema } from "../gen/platform/registry/v1/vex_pb.js";
 import type { ExtraRoute } from "../transport/create-api-handler.js";
-import { domainForPackage, toDomainError } from "../transport/error-mapping.js";
-import { sendError, sendJson } from "../transport/http-response.js";
-import { authenticateBearer } from "../transport/plain-route.js";
 import { ingestVexDocument } from "../vulnreports/vex/ingest-vex.js";
 import { DEFAULT_VEX_MAX_BYTES } from "../vulnreports/vex/openvex.js";
 import { vexDocumentMessage } from "../vulnreports/vex/vex-mapping.js";
+import { repoUploadRoute } from "./repo-upload-route.js";
 import type { VulnReportRoutesDeps } from "./vuln-report-routes.js";
 
 /** The REST path prefix of CreateVexDocument: `POST /registry/v1/vex/{repo_uid}?digest=…`. */
 export const VEX_UPLOAD_PREFIX = "/registry/v1/vex/";
 
-const DOMAIN = domainForPackage("platform.registry.v1");
 const encode = createJsonEncoders(undefined)(VexDocumentSchema);
 
 /** Reads the whole body, refusing it past `limit` bytes. */
@@ -54,43 +50,25 @@ function documentBytes(body: Buffer): Buffer {
 export function createVexRoutes(deps: VulnReportRoutesDeps): ExtraRoute[] {
   const limit = DEFAULT_VEX_MAX_BYTES;
   return [
-    {
-      path: VEX_UPLOAD_PREFIX,
-      prefix: true,
-      method: "POST",
-      async handler(req, res) {
-        try {
-          const url = new URL(req.url ?? "/", "http://localhost");
-          let repoUid: string;
-          try {
-            repoUid = decodeURIComponent(url.pathname.slice(VEX_UPLOAD_PREFIX.length));
-          } catch {
-            throw invalidArgument("repo_uid", "malformed percent-encoding in the URL path");
-          }
-          const principal = await authenticateBearer(req, deps.verifier);
-          if (!isUidp(repoUid)) throw invalidArgument("repo_uid", "repo_uid must be a repo uid");
-          await deps.accessFor(principal).require(repoUid, [Capability.CAP_VULN_REPORT_CREATE]);
-          if (Number(req.headers["content-length"] ?? 0) > limit) {
-            throw invalidArgument("document", `the document is larger than ${limit} bytes`);
-          }
-          const row = await ingestVexDocument(
-            deps,
-            { principal, clock: deps.clock },
-            {
-              repoUid,
-              digest: url.searchParams.get("digest") ?? "",
-              bytes: documentBytes(await readBody(req as AsyncIterable<Uint8Array>, limit)),
-              source: "upload",
-            },
-          );
-          sendJson(res, 200, JSON.stringify(encode(vexDocumentMessage(row))), {
-            "cache-control": "no-store",
-          });
-        } catch (err) {
-          req.resume();
-          sendError(req, res, toDomainError(err), DOMAIN, { "cache-control": "no-store" });
-        }
+    repoUploadRoute(deps, {
+      prefix: VEX_UPLOAD_PREFIX,
+      capabilities: [Capability.CAP_VULN_REPORT_CREATE],
+      limit,
+      bodyField: "document",
+      bodyNoun: "document",
+      async ingest(upload) {
+        const row = await ingestVexDocument(
+          deps,
+          { principal: upload.principal, clock: deps.clock },
+          {
+            repoUid: upload.repoUid,
+            digest: upload.digest,
+            bytes: documentBytes(await readBody(upload.body, limit)),
+            source: "upload",
+          },
+        );
+        return JSON.stringify(encode(vexDocumentMessage(row)));
       },
-    },
+    }),
   ];
 }

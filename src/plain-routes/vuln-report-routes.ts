@@ -2,23 +2,21 @@ import { createJsonEncoders } from "../codec/json-encoder.js";
 import type { Clock } from "../core/clock.js";
 import type { Principal } from "../core/context.js";
 import { invalidArgument } from "../core/errors.js";
-import { isUidp } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import { ImageVulnReportSchema } from "../gen/platform/registry/v1/vulnerabilities_pb.js";
 import type { ExtraRoute } from "../transport/create-api-handler.js";
-import { domainForPackage, toDomainError } from "../transport/error-mapping.js";
-import { sendError, sendJson } from "../transport/http-response.js";
+import { domainForPackage } from "../transport/error-mapping.js";
 import type { AccessFactory } from "../transport/pipeline.js";
-import { authenticateBearer } from "../transport/plain-route.js";
 import type { JsonSource } from "../vulnreports/formats/json-paths.js";
 import { ingestVulnReport } from "../vulnreports/ingest.js";
 import { imageVulnReportMessage } from "../vulnreports/report-mapping.js";
 import { DEFAULT_VULN_REPORT_MAX_BYTES, type VulnReportServiceDeps } from "../vulnreports/service-deps.js";
+import { repoUploadRoute } from "./repo-upload-route.js";
 
 /** The REST path prefix of CreateVulnReport: `POST /registry/v1/vuln_reports/{repo_uid}?digest=…`. */
 export const VULN_REPORT_UPLOAD_PREFIX = "/registry/v1/vuln_reports/";
 
-const DOMAIN = domainForPackage("platform.registry.v1");
+const _DOMAIN = domainForPackage("platform.registry.v1");
 const encode = createJsonEncoders(undefined)(ImageVulnReportSchema);
 
 /**
@@ -78,50 +76,20 @@ export interface VulnReportRoutesDeps extends VulnReportServiceDeps {
 export function createVulnReportRoutes(deps: VulnReportRoutesDeps): ExtraRoute[] {
   const limit = deps.vulnReportMaxBytes ?? DEFAULT_VULN_REPORT_MAX_BYTES;
   return [
-    {
-      path: VULN_REPORT_UPLOAD_PREFIX,
-      prefix: true,
-      method: "POST",
-      async handler(req, res) {
-        try {
-          const url = new URL(req.url ?? "/", "http://localhost");
-          let repoUid: string;
-          try {
-            repoUid = decodeURIComponent(url.pathname.slice(VULN_REPORT_UPLOAD_PREFIX.length));
-          } catch {
-            throw invalidArgument("repo_uid", "malformed percent-encoding in the URL path");
-          }
-          const principal = await authenticateBearer(req, deps.verifier);
-          if (!isUidp(repoUid)) throw invalidArgument("repo_uid", "repo_uid must be a repo uid");
-          await deps
-            .accessFor(principal)
-            .require(repoUid, [Capability.CAP_VULN_REPORT_CREATE, Capability.CAP_VULN_CREATE]);
-          if (Number(req.headers["content-length"] ?? 0) > limit) {
-            throw invalidArgument("raw_report", `the report is larger than ${limit} bytes`);
-          }
-          const { row, matches, verdicts } = await ingestVulnReport(
-            deps,
-            { principal, clock: deps.clock },
-            {
-              repoUid,
-              digest: url.searchParams.get("digest") ?? "",
-              source: await reportBody(req as AsyncIterable<Uint8Array>, limit),
-            },
-          );
-          sendJson(
-            res,
-            200,
-            JSON.stringify(encode(imageVulnReportMessage(row, matches, "summary", verdicts))),
-            {
-              "cache-control": "no-store",
-            },
-          );
-        } catch (err) {
-          // The client may still be sending: drain the rest so it reads the answer.
-          req.resume();
-          sendError(req, res, toDomainError(err), DOMAIN, { "cache-control": "no-store" });
-        }
+    repoUploadRoute(deps, {
+      prefix: VULN_REPORT_UPLOAD_PREFIX,
+      capabilities: [Capability.CAP_VULN_REPORT_CREATE, Capability.CAP_VULN_CREATE],
+      limit,
+      bodyField: "raw_report",
+      bodyNoun: "report",
+      async ingest(upload) {
+        const { row, matches, verdicts } = await ingestVulnReport(
+          deps,
+          { principal: upload.principal, clock: deps.clock },
+          { repoUid: upload.repoUid, digest: upload.digest, source: await reportBody(upload.body, limit) },
+        );
+        return JSON.stringify(encode(imageVulnReportMessage(row, matches, "summary", verdicts)));
       },
-    },
+    }),
   ];
 }
