@@ -1,6 +1,7 @@
+import { Code } from "@connectrpc/connect";
 import { fromTimestamp, toTimestamp } from "../core/api-convert.js";
 import type { AccessScopes } from "../core/context.js";
-import { invalidArgument } from "../core/errors.js";
+import { DomainError, invalidArgument } from "../core/errors.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { isAncestorOrSelf } from "../core/uidp.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
@@ -15,7 +16,10 @@ import { imageVulnReportMessage } from "./report-mapping.js";
 import type { VulnReportServiceDeps } from "./service-deps.js";
 import { reportVerdicts } from "./vex/report-verdicts.js";
 
-/** Most reports one ListVulnReports answers (v1 lists have no paging); newest first. */
+/**
+ * Most reports one ListVulnReports answers (v1 lists have no paging); newest first. Past it the call
+ * fails FAILED_PRECONDITION (V1_LIST_TOO_LARGE) instead of answering a silent subset.
+ */
 export const LIST_VULN_REPORTS_LIMIT = 200;
 
 /** Raw reports larger than this are not inlined in GetRawVulnReport. */
@@ -72,7 +76,14 @@ export function createVulnerabilitiesService(
       } else if (req.tag) {
         throw invalidArgument("tag", "tag needs repo_id");
       }
-      const rows = await store.vulnReports.list(filter, LIST_VULN_REPORTS_LIMIT);
+      const rows = await store.vulnReports.list(filter, LIST_VULN_REPORTS_LIMIT + 1);
+      if (rows.length > LIST_VULN_REPORTS_LIMIT) {
+        throw new DomainError(
+          Code.FailedPrecondition,
+          `Precondition failed: ListVulnReports would answer more than ${LIST_VULN_REPORTS_LIMIT} reports; narrow it with digest, tag, scanner or created_since`,
+          { reason: "V1_LIST_TOO_LARGE" },
+        );
+      }
       const matches = await store.vulnReports.matches(rows.map((r) => r.uid));
       const verdicts = await reportVerdicts(store, rows, matches);
       return {

@@ -4,6 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { ADMIN_IDENTITY_UID } from "../../src/authz/admin-identity.js";
 import { resolvedVulnerabilities } from "../../src/vulnreports/daily-vulns.js";
 import { WHARF_VULN_REPORT_ARTIFACT_TYPE } from "../../src/vulnreports/referrer-ingest.js";
+import { LIST_VULN_REPORTS_LIMIT } from "../../src/vulnreports/vulnerabilities-service.js";
 import { detail, expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { personWithRole, registeredPerson } from "../support/registered-person.js";
@@ -198,6 +199,48 @@ forEachEngine("vulnerability reports", (db) => {
     );
     assert.equal(raw.rawReport, fixture("grype.json").toString("utf8"));
     assert.equal(raw.createdAt, oldest.createdAt);
+  });
+
+  it("fails loudly past 200 reports (V1_LIST_TOO_LARGE) rather than answering a silent subset", async () => {
+    const crowded = `sha256:${"c".repeat(64)}`;
+    const { uid: crowdedRepo } = await expectJson<{ uid: string }>(
+      await wharf.api(`/registry/v2/repos/${acme}`, {
+        method: "POST",
+        token: admin,
+        body: { name: "crowded" },
+      }),
+    );
+    for (let i = 0; i < LIST_VULN_REPORTS_LIMIT + 1; i++) {
+      await wharf.store.vulnReports.insert(
+        {
+          uid: `${crowdedRepo}/${(0xc000 + i).toString(16).padStart(16, "0")}`,
+          repoUid: crowdedRepo,
+          digest: crowded,
+          scanner: "GRYPE",
+          scannerVersion: "0.87.0",
+          envelope: "bare",
+          rawDigest: `sha256:${(0xc000 + i).toString(16).padStart(64, "0")}`,
+          rawSize: 2,
+          matchCount: 0,
+          createTime: DAY1 + i,
+        },
+        [],
+      );
+    }
+    const refused = await expectError(
+      await wharf.api(`/registry/v1/vuln_reports?digest=${crowded}`, { token: admin }),
+      {
+        status: 400,
+        code: 9,
+        reason: "V1_LIST_TOO_LARGE",
+      },
+    );
+    assert.match(
+      refused.message,
+      /more than 200 reports; narrow it with digest, tag, scanner or created_since/,
+    );
+    const narrowed = await list(`digest=${crowded}&createdSince=${new Date(DAY1 + 1).toISOString()}`);
+    assert.equal(narrowed.length, LIST_VULN_REPORTS_LIMIT, "a narrower filter answers every report it names");
   });
 
   it("answers 404 with ResourceInfo for a digest the repo does not hold, and 400 for bad reports, storing nothing", async () => {
