@@ -14,6 +14,7 @@ import {
   type ImmutabilityRulesService,
 } from "../../gen/platform/registry/v2/immutability_pb.js";
 import type { ImmutabilityRuleRow } from "../../storage/immutability-store.js";
+import { requireGroupOrRepo } from "../resource-parent.js";
 import type { RegistryServiceDeps } from "../service-deps.js";
 import { immutabilityRuleMessage, validateTagPatterns } from "./immutability-mapping.js";
 
@@ -75,8 +76,7 @@ export function createImmutabilityRulesService(
         deps,
         ctx,
         async (tx) => {
-          const parentExists = (await tx.groups.get(req.parent)) ?? (await tx.repos.get(req.parent));
-          if (!parentExists) throw notFound("group or repo", req.parent);
+          await requireGroupOrRepo(tx, req.parent);
           await tx.immutabilityRules.insert(row);
         },
         {

@@ -16,6 +16,7 @@ import {
 } from "../../../gen/platform/registry/v2/signing_keys_pb.js";
 import type { Store } from "../../../storage/store.js";
 import type { TrustedKeyRow } from "../../../storage/trusted-key-store.js";
+import { requireGroupOrRepo } from "../../resource-parent.js";
 import { validatePublicKeyPem } from "./public-key-pem.js";
 import { signingKeyMessage } from "./signing-key-mapping.js";
 
@@ -84,8 +85,7 @@ export function createSigningKeysService(
         deps,
         ctx,
         async (tx) => {
-          const parentExists = (await tx.groups.get(req.parent)) ?? (await tx.repos.get(req.parent));
-          if (!parentExists) throw notFound("group or repo", req.parent);
+          await requireGroupOrRepo(tx, req.parent);
           await tx.trustedKeys.insert(row);
         },
         {

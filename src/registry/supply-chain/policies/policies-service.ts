@@ -18,6 +18,7 @@ import type { PullPolicyRow } from "../../../storage/pull-policy-store.js";
 import type { RepoRow } from "../../../storage/registry-store.js";
 import type { Store } from "../../../storage/store.js";
 import { validateDigest, validateTagName } from "../../names.js";
+import { requireGroupOrRepo } from "../../resource-parent.js";
 import {
   modeOf,
   policyMessage,
@@ -126,8 +127,7 @@ export function createPoliciesService(deps: PoliciesServiceDeps): ServiceHandler
         deps,
         ctx,
         async (tx) => {
-          const parentExists = (await tx.groups.get(req.parent)) ?? (await tx.repos.get(req.parent));
-          if (!parentExists) throw notFound("group or repo", req.parent);
+          await requireGroupOrRepo(tx, req.parent);
           await tx.pullPolicies.insert(row);
         },
         {
