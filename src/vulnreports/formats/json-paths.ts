@@ -1,5 +1,7 @@
-import { JSONParser } from "@streamparser/json";
+import { type JsonSource, type JsonStreamProblem, streamJson } from "../../codec/json-stream.js";
 import { VulnReportFormatError } from "./format-error.js";
+
+export type { JsonSource };
 
 /** Where a value sits in a document: `$.a.*.b` (array indices as `*`) and its concrete indices. */
 export interface JsonPathHit {
@@ -10,28 +12,32 @@ export interface JsonPathHit {
   value: unknown;
 }
 
-/** Bytes of a document: whole, or as a stream of chunks (read once). */
-export type JsonSource = Uint8Array | AsyncIterable<Uint8Array>;
+/** A scanner report's refusals, as the report's readers word them. */
+function refuse(problem: JsonStreamProblem, detail: string): VulnReportFormatError {
+  switch (problem) {
+    case "malformed":
+      return new VulnReportFormatError(`the report is not valid JSON (malformed or cut short): ${detail}`);
+    case "trailing":
+      return new VulnReportFormatError("the report is not valid JSON: data after the end of the document");
+    case "empty":
+      return new VulnReportFormatError("the report is not valid JSON: it is empty");
+    default:
+      return new VulnReportFormatError("the report is not valid JSON: it is empty or cut short");
+  }
+}
 
 /**
- * Parses the JSON document `source` as it streams and calls `onHit` for every value at one of
- * `paths` (`$`-rooted, `*` for any key or index), in document order. Only those values are built:
- * everything else is tokenized and dropped, so memory grows with the largest selected value, not
- * with the document. Rejects with {@link VulnReportFormatError} for malformed or truncated JSON, or
- * with whatever `onHit` throws.
+ * Parses the JSON document `source` as it streams (`streamJson`) and calls `onHit` for every value
+ * at one of `paths` (`$`-rooted, `*` for any key or index), in document order, with its path in the
+ * `$.a.*.b` form. Rejects with {@link VulnReportFormatError} for malformed, empty or truncated JSON,
+ * or with whatever `onHit` throws. The upload's size is capped where the body is read.
  */
-export async function streamJsonPaths(
+export function streamJsonPaths(
   source: JsonSource,
   paths: readonly string[],
   onHit: (hit: JsonPathHit) => void,
 ): Promise<void> {
-  const parser = new JSONParser({ paths: [...paths], keepStack: false });
-  let failure: unknown;
-  let ended = false;
-  let empty = true;
-  parser.onValue = ({ value, key, stack }) => {
-    if (failure !== undefined) return;
-    const keys = [...stack.slice(1).map((s) => s.key), key];
+  return streamJson(source, paths, { refuse }, ({ keys, value }) => {
     const indices: number[] = [];
     let path = "$";
     for (const k of keys) {
@@ -40,43 +46,6 @@ export async function streamJsonPaths(
         path += ".*";
       } else path += `.${String(k)}`;
     }
-    try {
-      onHit({ path, indices, value });
-    } catch (err) {
-      failure = err;
-    }
-  };
-  parser.onError = (err) => {
-    failure ??= new VulnReportFormatError(
-      `the report is not valid JSON (malformed or cut short): ${err.message}`,
-    );
-  };
-  parser.onEnd = () => {
-    ended = true;
-  };
-  const write = (chunk: Uint8Array) => {
-    if (failure !== undefined || chunk.length === 0) return;
-    if (ended) {
-      if (new TextDecoder().decode(chunk).trim() !== "") {
-        failure = new VulnReportFormatError(
-          "the report is not valid JSON: data after the end of the document",
-        );
-      }
-      return;
-    }
-    if (empty && new TextDecoder().decode(chunk).trim() !== "") empty = false;
-    parser.write(chunk);
-  };
-  if (source instanceof Uint8Array) write(source);
-  else {
-    for await (const chunk of source) {
-      write(chunk);
-      if (failure !== undefined) break;
-    }
-  }
-  if (failure === undefined && empty)
-    failure = new VulnReportFormatError("the report is not valid JSON: it is empty");
-  if (failure === undefined && !ended) parser.end();
-  if (failure !== undefined) throw failure;
-  if (!ended) throw new VulnReportFormatError("the report is not valid JSON: it is empty or cut short");
+    onHit({ path, indices, value });
+  });
 }

@@ -1,5 +1,10 @@
+import {
+  type JsonHit,
+  type JsonSource,
+  type JsonStreamProblem,
+  streamJson,
+} from "../../../codec/json-stream.js";
 import type { SbomPackage } from "../supply-chain.js";
-import { type JsonHit, type JsonSource, streamJson } from "./json-stream.js";
 import { SbomFormatError } from "./sbom-errors.js";
 
 /** The bounds of one parse. */
@@ -218,6 +223,22 @@ function packageName(p: Partial): string {
   return p.name;
 }
 
+/** An SBOM document's refusals, as GetSbom words them. */
+function sbomJsonRefusal(problem: JsonStreamProblem, detail: string, maxBytes: number): SbomFormatError {
+  switch (problem) {
+    case "malformed":
+      return new SbomFormatError(`the SBOM is not valid JSON (malformed or cut short): ${detail}`);
+    case "too-large":
+      return new SbomFormatError(`the SBOM is larger than the limit of ${maxBytes} bytes`);
+    case "trailing":
+      return new SbomFormatError("the SBOM is not valid JSON: data after the end of the document");
+    case "empty":
+      return new SbomFormatError("the SBOM is empty");
+    default:
+      return new SbomFormatError("the SBOM is not valid JSON: it is cut short");
+  }
+}
+
 /** Pre-order: a parent before its children, siblings in document order. */
 function byIndices(a: Partial, b: Partial): number {
   const n = Math.min(a.indices.length, b.indices.length);
@@ -278,7 +299,11 @@ function decodePayload(collected: Collected): Uint8Array {
 
 async function parseLevel(source: JsonSource, limits: SbomLimits, insideDsse: boolean): Promise<ParsedSbom> {
   const collected: Collected = { markers: {}, spdx: new Map(), cdx: new Map() };
-  await streamJson(source, PATHS, limits.maxBytes, (hit) => collect(hit, collected, limits));
+  const refuse = (problem: JsonStreamProblem, detail: string) =>
+    sbomJsonRefusal(problem, detail, limits.maxBytes);
+  await streamJson(source, PATHS, { maxBytes: limits.maxBytes, refuse }, (hit) =>
+    collect(hit, collected, limits),
+  );
   const m = collected.markers;
   if (m.payloadType !== undefined || m.payload !== undefined) {
     if (insideDsse) throw new SbomFormatError("a DSSE envelope inside a DSSE envelope is not an SBOM");

@@ -1,5 +1,4 @@
 import { JSONParser } from "@streamparser/json";
-import { SbomFormatError } from "./sbom-errors.js";
 
 /** A value at one of the selected paths: its keys from the root (array indices as numbers). */
 export interface JsonHit {
@@ -11,16 +10,31 @@ export interface JsonHit {
 export type JsonSource = Uint8Array | AsyncIterable<Uint8Array>;
 
 /**
+ * Why a document is refused: not JSON (`malformed`, with the parser's message as `detail`), text
+ * after its end (`trailing`), only whitespace (`empty`), no end (`cut-short`), or more bytes than
+ * the cap (`too-large`).
+ */
+export type JsonStreamProblem = "malformed" | "trailing" | "empty" | "cut-short" | "too-large";
+
+/** How a caller of {@link streamJson} caps and words its refusals. */
+export interface JsonStreamOptions {
+  /** Refuse the document past this many bytes; none when omitted. */
+  maxBytes?: number;
+  /** The error to reject with for `problem` (the caller's own error type and words). */
+  refuse(problem: JsonStreamProblem, detail: string): Error;
+}
+
+/**
  * Parses the JSON document `source` as it streams and calls `onHit` for every value at one of
  * `paths` (`$`-rooted, `*` for any key or index), in document order. Only those values are built:
  * the rest is tokenized and dropped, so memory grows with the largest selected value, not with the
- * document. Rejects with {@link SbomFormatError} for malformed, empty or truncated JSON, or more
- * than `maxBytes` bytes, or with whatever `onHit` throws.
+ * document. Rejects with `opts.refuse(…)` for a refused document, or with whatever `onHit` throws;
+ * a stream is read no further once the document is refused.
  */
 export async function streamJson(
   source: JsonSource,
   paths: readonly string[],
-  maxBytes: number,
+  opts: JsonStreamOptions,
   onHit: (hit: JsonHit) => void,
 ): Promise<void> {
   const parser = new JSONParser({ paths: [...paths], keepStack: false });
@@ -38,24 +52,24 @@ export async function streamJson(
     }
   };
   parser.onError = (err) => {
-    failure ??= new SbomFormatError(`the SBOM is not valid JSON (malformed or cut short): ${err.message}`);
+    failure ??= opts.refuse("malformed", err.message);
   };
   parser.onEnd = () => {
     ended = true;
   };
   const write = (chunk: Uint8Array) => {
     bytes += chunk.length;
-    if (bytes > maxBytes) {
-      failure ??= new SbomFormatError(`the SBOM is larger than the limit of ${maxBytes} bytes`);
+    if (opts.maxBytes !== undefined && bytes > opts.maxBytes) {
+      failure ??= opts.refuse("too-large", "");
       return;
     }
     if (failure !== undefined || chunk.length === 0) return;
     if (ended) {
-      if (Buffer.from(chunk).toString("utf8").trim() !== "")
-        failure = new SbomFormatError("the SBOM is not valid JSON: data after the end of the document");
+      if (!isBlank(chunk)) failure = opts.refuse("trailing", "");
       return;
     }
-    if (!sawContent && Buffer.from(chunk).toString("utf8").trim() !== "") sawContent = true;
+    // Decoded only until the first non-blank chunk: the rest of a large document is not.
+    if (!sawContent && !isBlank(chunk)) sawContent = true;
     parser.write(chunk);
   };
   if (source instanceof Uint8Array) write(source);
@@ -65,8 +79,12 @@ export async function streamJson(
       if (failure !== undefined) break;
     }
   }
-  if (failure === undefined && !sawContent) failure = new SbomFormatError("the SBOM is empty");
+  if (failure === undefined && !sawContent) failure = opts.refuse("empty", "");
   if (failure === undefined && !ended) parser.end();
   if (failure !== undefined) throw failure;
-  if (!ended) throw new SbomFormatError("the SBOM is not valid JSON: it is cut short");
+  if (!ended) throw opts.refuse("cut-short", "");
+}
+
+function isBlank(chunk: Uint8Array): boolean {
+  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("utf8").trim() === "";
 }
