@@ -83,9 +83,25 @@ function countReport(
   };
 }
 
+/** Days in the range asked for when `from` is left out. */
+export const DEFAULT_COUNT_DAYS = 30;
+
+/**
+ * The range of a count request: as given, or by default the last {@link DEFAULT_COUNT_DAYS} days.
+ * No `to`: today (`now`). No `from`: the 30 days ending at `to` (today and the 29 days before it).
+ */
+export function countRange(
+  from: number | undefined,
+  to: number | undefined,
+  now: number,
+): { from: number; to: number } {
+  const end = to ?? now;
+  return { from: from ?? startOfDay(end) - (DEFAULT_COUNT_DAYS - 1) * DAY_MS, to: end };
+}
+
 /**
  * ListVulnCountReports and its cumulative form: per reference (repo, tag) and per UTC day from
- * `from` to `to` inclusive, one row, counting only the vulnerabilities VEX does not suppress. `daily`: the vulnerabilities of the image the tag pointed to
+ * `from` to `to` inclusive (default: the last 30 days, see {@link countRange}), one row, counting only the vulnerabilities VEX does not suppress. `daily`: the vulnerabilities of the image the tag pointed to
  * at the end of that day. `cumulative`: every distinct vulnerability id seen on that day or an
  * earlier day of the range (its severity the latest seen). Days the tag resolved to nothing are
  * left out. A repo the caller cannot see (or that does not exist) yields no rows.
@@ -97,10 +113,7 @@ export async function countSeries(
   mode: CountMode,
 ): Promise<VulnCountReport[]> {
   const within = await ctx.access.scopesWith([Capability.CAP_VULN_REPORT_LIST]);
-  const from = fromTimestamp(req.from);
-  const to = fromTimestamp(req.to);
-  if (from === undefined) throw invalidArgument("from", "from is required");
-  if (to === undefined) throw invalidArgument("to", "to is required");
+  const { from, to } = countRange(fromTimestamp(req.from), fromTimestamp(req.to), ctx.clock.now());
   if (startOfDay(to) < startOfDay(from)) throw invalidArgument("to", "to must not be before from");
   if ((startOfDay(to) - startOfDay(from)) / DAY_MS + 1 > MAX_COUNT_DAYS) {
     throw invalidArgument("to", `the range may span at most ${MAX_COUNT_DAYS} days`);

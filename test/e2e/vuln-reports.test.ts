@@ -469,6 +469,25 @@ forEachEngine("vulnerability reports", (db) => {
       cumulative.items.map((r) => r.cveIds?.length),
       [4, 6, 6],
     );
+    // Without a range: the last 30 days, ending today by the server's clock (2026-11-21 here).
+    const dates = async (range: string) =>
+      (
+        await expectJson<{ items: CountRow[] }>(
+          await wharf.api(`/registry/v1/vuln_reports/counts?repo=app&tag=latest${range}`, { token: admin }),
+        )
+      ).items.map((r) => r.date);
+    assert.deepEqual(await dates(""), ["2026-11-20T00:00:00Z", "2026-11-21T00:00:00Z"]);
+    assert.deepEqual(
+      await dates("&from=2026-11-21T00:00:00Z"),
+      ["2026-11-21T00:00:00Z"],
+      "from alone: until today",
+    );
+    // `to` alone: the 30 days ending then, so 2026-12-20 starts at 2026-11-21 and 2026-12-19 at 2026-11-20.
+    const endingDec20 = await dates("&to=2026-12-20T00:00:00Z");
+    assert.equal(endingDec20.length, 30);
+    assert.equal(endingDec20[0], "2026-11-21T00:00:00Z");
+    assert.equal(endingDec20.at(-1), "2026-12-20T00:00:00Z");
+    assert.equal((await dates("&to=2026-12-19T00:00:00Z"))[0], "2026-11-20T00:00:00Z");
     await expectError(
       await wharf.api(
         "/registry/v1/vuln_reports/counts?repo=app&tag=latest&from=2026-11-22T00:00:00Z&to=2026-11-20T00:00:00Z",

@@ -417,7 +417,8 @@ export type ListVulnCountReportsRequest = Message<"platform.registry.v1.ListVuln
   tag: string;
 
   /**
-   * First and last day (UTC, inclusive); a time inside a day stands for that day.
+   * First and last day (UTC, inclusive); a time inside a day stands for that day. Without `to`:
+   * today; without `from`: the 30 days ending at `to`.
    *
    * @generated from field: google.protobuf.Timestamp from = 3;
    */
