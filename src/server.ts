@@ -130,7 +130,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
   const lifecycle = createLifecycle([store, blobs]);
   const { onClose } = lifecycle;
   try {
-    const { pageTokens, access } = await buildCore({ config, store, blobs, clock });
+    const { pageTokens, links, access } = await buildCore({ config, store, blobs, clock });
     const tls = buildTls(config, logger);
     const { api, registry, urls } = await bindPorts(config, logger, tls);
     lifecycle.listening(api, registry);
@@ -144,7 +144,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const upstreams = buildUpstreams({ store, clock, onClose });
     const audit = buildAudit({ ...base, config: config.audit, tunables: options.audit, onClose });
     const securityData = buildSecurityData({
-      ...{ ...base, events: delivery.events, verifier: tokens.verifier, access },
+      ...{ ...base, events: delivery.events, verifier: tokens.verifier, access, links },
       vulnReportMaxBytes: config.vulnReportMaxBytes,
     });
     const securityRoutes = securityData.routes;
@@ -162,7 +162,7 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const replicationQueued = () => replication?.poke();
     api.serve(
       buildApiHandler({
-        ...{ ...base, config, pageTokens, access, tokens, delivery, operations, securityRoutes },
+        ...{ ...base, config, pageTokens, links, access, tokens, delivery, operations, securityRoutes },
         signatures,
         audit: audit.api,
         upstreams,

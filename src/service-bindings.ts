@@ -120,6 +120,7 @@ export interface ServiceDeps
     AdvisoriesServiceDeps,
     Omit<SecurityAdvisoryServiceDeps, "resolvedVulns">,
     VulnReportServiceDeps,
+    Pick<Parameters<typeof createVulnerabilitiesService>[0], "rawReportLink">,
     EolTagsServiceDeps,
     AuditLogServiceDeps,
     UpstreamsServiceDeps,

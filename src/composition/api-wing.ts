@@ -4,6 +4,7 @@ import type { WharfConfig } from "../config/config.js";
 import type { CallAuditor } from "../core/call-auditor.js";
 import type { Clock } from "../core/clock.js";
 import type { PageTokenCodec } from "../core/list.js";
+import type { SignedLinks } from "../core/signed-links.js";
 import { createTokenBuckets } from "../core/token-buckets.js";
 import { issueRefreshToken } from "../federation/refresh-tokens.js";
 import { createLoginFlow } from "../login/login-flow.js";
@@ -21,6 +22,7 @@ import { trustedProxies } from "../transport/client-address.js";
 import { createConsoleRoutes } from "../transport/console-routes.js";
 import { type ApiHandler, createApiHandler, type ExtraRoute } from "../transport/create-api-handler.js";
 import { createOperationsRoutes } from "../transport/operations-routes.js";
+import { rawReportLinker } from "../vulnreports/raw-report-link.js";
 import type { Delivery } from "./delivery-wing.js";
 import type { Operations } from "./operations.js";
 import type { PublicUrls } from "./ports.js";
@@ -46,6 +48,8 @@ export interface ApiWingDeps {
   logger: (line: object) => void;
   urls: PublicUrls;
   pageTokens: PageTokenCodec;
+  /** Signs the expiring links of large raw reports (the download route opens them). */
+  links: SignedLinks;
   access: AccessResolver;
   tokens: Pick<Tokens, "issuer" | "verifier" | "federation">;
   delivery: Pick<Delivery, "events" | "sinks">;
@@ -86,6 +90,7 @@ export function buildApiHandler(deps: ApiWingDeps): ApiHandler {
     vulnReportMaxBytes: config.vulnReportMaxBytes,
     eolGraceMonths: config.eolGraceMonths,
     pageTokens: deps.pageTokens,
+    rawReportLink: rawReportLinker(deps.links, urls.apiUrl),
     events: deps.delivery.events,
     bindingsChanged: (identityUid?: string) => access.invalidate(identityUid),
     ...deps.delivery.sinks,

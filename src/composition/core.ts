@@ -6,6 +6,7 @@ import type { WharfConfig } from "../config/config.js";
 import { storageLocationsOf } from "../config/storage-locations.js";
 import type { Clock } from "../core/clock.js";
 import { PageTokenCodec } from "../core/list.js";
+import { createSignedLinks, type SignedLinks } from "../core/signed-links.js";
 import { resolveSessionGrants, sessionGrantUids } from "../login/session-grants.js";
 import { writeBlobProbe } from "../observability/readiness.js";
 import { bindBlobStore } from "../storage/blob-store-identity.js";
@@ -15,9 +16,11 @@ import type { Store } from "../storage/store.js";
 /** The settings key of the page-token secret; readiness reads it as its database query. */
 export const PAGE_TOKEN_SECRET_KEY = "page_token_secret";
 
-/** What both faces share on top of the store: list page tokens and per-request access. */
+/** What both faces share on top of the store: list page tokens, signed links and per-request access. */
 export interface Core {
   pageTokens: PageTokenCodec;
+  /** Expiring links fetched without an API token (large raw reports), keyed by the same secret. */
+  links: SignedLinks;
   access: AccessResolver;
 }
 
@@ -26,7 +29,7 @@ export interface Core {
  * belongs to another database (`BlobStoreMismatchError`, see `bindBlobStore`) before anything
  * touches blobs; proves blob storage takes writes (and leaves the object readiness looks for);
  * seeds the built-in roles and the administrator identity; keeps the page-token secret (the first
- * server to start writes it). Then builds the access resolver (session grants from the login
+ * server to start writes it), which also keys the signed links. Then builds the access resolver (session grants from the login
  * flow's claims). Binds no port and starts nothing that needs stopping.
  */
 export async function buildCore(deps: {
@@ -47,6 +50,7 @@ export async function buildCore(deps: {
     randomBytes(32).toString("base64url"),
   );
   const pageTokens = new PageTokenCodec(Buffer.from(secret, "base64url"), clock);
+  const links = createSignedLinks(Buffer.from(secret, "base64url"), clock);
   const access = createAccessResolver({
     store,
     clock,
@@ -56,5 +60,5 @@ export async function buildCore(deps: {
       grants: (key) => resolveSessionGrants(store, key.split(" ")),
     },
   });
-  return { pageTokens, access };
+  return { pageTokens, links, access };
 }

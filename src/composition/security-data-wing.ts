@@ -1,7 +1,9 @@
 import type { AccessResolver } from "../authz/access.js";
 import type { Clock } from "../core/clock.js";
+import type { SignedLinks } from "../core/signed-links.js";
 import type { EventRecorder } from "../events/event-recorder.js";
 import type { RegistryDeps } from "../oci/registry-request.js";
+import { rawReportDownloadRoute } from "../plain-routes/raw-report-download-route.js";
 import { createVexRoutes } from "../plain-routes/vex-routes.js";
 import { createVulnReportRoutes, type VulnReportRoutesDeps } from "../plain-routes/vuln-report-routes.js";
 import type { ImageVulnerabilities } from "../registry/supply-chain/supply-chain.js";
@@ -13,7 +15,10 @@ import { createImageVulnerabilities } from "../vulnreports/vex/image-vulnerabili
 
 /** The security data both faces take in: vulnerability reports uploaded to the API or pushed as referrers. */
 export interface SecurityData {
-  /** The API's streamed report upload (`POST` under the vuln report prefix, ADR 0024) and VEX upload (ADR 0059). */
+  /**
+   * The API's streamed report upload (`POST` under the vuln report prefix, ADR 0024), VEX upload
+   * (ADR 0059) and the download of raw reports too large to inline (opened by signed links).
+   */
   routes: ExtraRoute[];
   /** The registry's ingest of a pushed manifest's vulnerability report referrer (never rejects). */
   vulnReferrers: NonNullable<RegistryDeps["vulnReferrers"]>;
@@ -31,6 +36,8 @@ export function buildSecurityData(deps: {
   blobs: BlobDriver;
   events: EventRecorder;
   vulnReportMaxBytes: number;
+  /** Opens the `rawReportUrl` links of large raw reports. */
+  links: SignedLinks;
   /** Authenticates the upload route's bearer tokens (the API verifier). */
   verifier: VulnReportRoutesDeps["verifier"];
   access: AccessResolver;
@@ -49,7 +56,11 @@ export function buildSecurityData(deps: {
   };
   return {
     imageVulnerabilities: createImageVulnerabilities({ store }),
-    routes: [...createVulnReportRoutes(routeDeps), ...createVexRoutes(routeDeps)],
+    routes: [
+      ...createVulnReportRoutes(routeDeps),
+      ...createVexRoutes(routeDeps),
+      rawReportDownloadRoute({ links: deps.links, blobs }),
+    ],
     vulnReferrers: createVulnReferrerIngest({
       store,
       blobs,

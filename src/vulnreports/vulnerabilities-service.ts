@@ -12,6 +12,7 @@ import { blobKey } from "../storage/blobs/blob-layout.js";
 import type { VulnReportFilter } from "../storage/vuln-report-store.js";
 import { countSeries } from "./count-series.js";
 import { ingestVulnReport } from "./ingest.js";
+import type { RawReportLinker } from "./raw-report-link.js";
 import { imageVulnReportMessage } from "./report-mapping.js";
 import type { VulnReportServiceDeps } from "./service-deps.js";
 import { reportVerdicts } from "./vex/report-verdicts.js";
@@ -22,8 +23,8 @@ import { reportVerdicts } from "./vex/report-verdicts.js";
  */
 export const LIST_VULN_REPORTS_LIMIT = 200;
 
-/** Raw reports larger than this are not inlined in GetRawVulnReport. */
-const RAW_INLINE_LIMIT = 64 * 1024 * 1024;
+/** Raw reports larger than this are not inlined in GetRawVulnReport: its answer links to them. */
+export const RAW_INLINE_LIMIT = 64 * 1024 * 1024;
 
 const SCANNERS = new Set(["GRYPE", "TRIVY"]);
 
@@ -42,7 +43,10 @@ function inScopes(scopes: AccessScopes, uid: string): boolean {
  * reports of the organizations where the caller holds CAP_VULN_REPORT_LIST.
  */
 export function createVulnerabilitiesService(
-  deps: VulnReportServiceDeps,
+  deps: VulnReportServiceDeps & {
+    /** The expiring `rawReportUrl` of a raw report over {@link RAW_INLINE_LIMIT}. */
+    rawReportLink: RawReportLinker;
+  },
 ): ServiceHandlers<typeof Vulnerabilities> {
   const { store } = deps;
   return {
@@ -116,7 +120,13 @@ export function createVulnerabilitiesService(
       // v1 answers a report that is missing or not the caller's alike: an empty 200.
       if (!row) return {};
       if (row.rawSize > RAW_INLINE_LIMIT) {
-        throw invalidArgument("digest", `the raw report is ${row.rawSize} bytes, more than can be inlined`);
+        return {
+          digest: row.digest,
+          scanner: row.scanner,
+          createdAt: toTimestamp(row.createTime),
+          rawReport: "",
+          rawReportUrl: await deps.rawReportLink(row.rawDigest),
+        };
       }
       const stream = await deps.blobs.read(blobKey(parseDigest(row.rawDigest)));
       const chunks: Buffer[] = [];
