@@ -1,6 +1,6 @@
 // docker as a tested client (issue 38), against a real dockerd (Debian's docker.io, vfs, no bridge):
 // `wharf auth configure-docker` lets docker push and pull with no `docker login`, a docker push shows
-// in the tag history, an immutable tag's refusal shows in docker's output, and a multi-platform
+// in the tag history, an immutable tag's and a quota's refusals show in docker's output, and a multi-platform
 // index pushed by skopeo is pulled by docker. Skipped with
 // the reason printed where dockerd cannot run. The client cannot change what the store does: one engine.
 import assert from "node:assert/strict";
@@ -120,6 +120,36 @@ describe("docker as a client of Wharf", { skip: dockerSkip }, () => {
       `${pushed.stdout}\n${pushed.stderr}`.includes(`tag v1 of acme/dockered is immutable (rule ${rule})`),
       `docker shows the refusal: ${pushed.stdout}\n${pushed.stderr}`,
     );
+  });
+
+  it("shows a quota refusal in docker push's output, and stores nothing", async (t) => {
+    if (!docker) return t.skip("dockerd cannot run here");
+    const tight = await wharf.create("/iam/v2/groups", { name: "tight" });
+    const quota = await wharf.api(`/registry/v2/quotas/${tight}`, {
+      method: "PATCH",
+      token: wharf.adminToken,
+      body: { storageBytes: "100" },
+    });
+    assert.equal(quota.status, 200, await quota.text());
+    const rootfs = join(work, "rootfs-3");
+    await mkdir(rootfs, { recursive: true });
+    await writeFile(join(rootfs, "big"), "more than a hundred bytes\n".repeat(64));
+    const tarball = join(work, "rootfs-3.tar");
+    assert.equal((await runCommand("tar", ["-C", rootfs, "-cf", tarball, "."])).code, 0);
+    const image = `${host}/tight/app:v1`;
+    assert.equal((await dockerCli(["import", tarball, image])).code, 0);
+    const pushed = await dockerCli(["push", image]);
+    const output = `${pushed.stdout}\n${pushed.stderr}`;
+    assert.notEqual(pushed.code, 0, output);
+    assert.match(output, /quota exceeded: tight uses \d+ of 100 bytes/, "docker shows the refusal");
+    const usage = (await (
+      await wharf.api(`/registry/v2/usage/${tight}`, { token: wharf.adminToken })
+    ).json()) as {
+      storageBytes?: string;
+      tagCount?: string;
+    };
+    assert.equal(Number(usage.storageBytes ?? 0), 0, "nothing half-written counts");
+    assert.equal(Number(usage.tagCount ?? 0), 0);
   });
 
   it("pulls the linux/amd64 image of a multi-platform index pushed by skopeo", {
