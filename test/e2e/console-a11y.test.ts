@@ -34,6 +34,8 @@ interface PageCheck {
   label: string;
   path: () => string;
   ready: (page: Page) => Locator;
+  /** Optional: opens what the page shows on demand (a library's versions…) before the check. */
+  expand?: (page: Page) => Promise<void>;
 }
 
 describe("the console's accessibility in headless Chromium", { skip: chromiumSkip }, () => {
@@ -195,6 +197,14 @@ describe("the console's accessibility in headless Chromium", { skip: chromiumSki
     await page.close();
   });
 
+  it("the browser login's callback page, refusing a replayed URL, has no serious or critical violation", async () => {
+    const page = watch(await browser.newPage(), "login callback");
+    await page.goto(`${wharf.apiUrl}/login/callback?code=x&state=y`);
+    await page.getByRole("alert").filter({ hasText: "not started in this tab" }).waitFor();
+    await assertAccessibleInBothThemes(page, "login callback page");
+    await page.close();
+  });
+
   describe("every page of the console, with data, light and dark", () => {
     let page: Page;
     before(async () => {
@@ -250,6 +260,10 @@ describe("the console's accessibility in headless Chromium", { skip: chromiumSki
         label: "libraries",
         path: () => "/libraries",
         ready: (p) => p.getByRole("button", { name: "org.springframework:spring-core" }),
+        expand: async (p) => {
+          await p.getByRole("button", { name: "org.springframework:spring-core" }).click();
+          await p.locator("table.versions tbody tr").first().waitFor();
+        },
       },
       {
         label: "access: group choice",
@@ -312,6 +326,7 @@ describe("the console's accessibility in headless Chromium", { skip: chromiumSki
       it(`${check.label}: no serious or critical axe violation`, async () => {
         await page.goto(`${wharf.apiUrl}${check.path()}`);
         await check.ready(page).waitFor();
+        await check.expand?.(page);
         await assertAccessibleInBothThemes(page, check.label);
       });
     }
