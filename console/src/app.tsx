@@ -1,5 +1,6 @@
 import { lazy, Suspense } from "react";
 import { Loading } from "./components/loading";
+import { SkipLink } from "./components/skip-link";
 import { LOGIN_CALLBACK_PATH } from "./lib/browser-login";
 import { Link, matchPath, useLocation } from "./lib/router";
 import { useWharf } from "./lib/wharf-context";
@@ -32,9 +33,7 @@ export function App() {
   const { Page, params } = pageFor(pathname);
   return (
     <>
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
+      <SkipLink />
       <header className="app-header">
         <Link to="/" className="brand">
           Wharf

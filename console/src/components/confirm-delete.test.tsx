@@ -34,6 +34,35 @@ describe("ConfirmDelete", () => {
     expect(calls).toEqual({ confirmed: 0, deleted: 0 });
   });
 
+  it("gives the focus back to the Delete button when Escape or Cancel closes the question", async () => {
+    setup(async () => undefined);
+    fireEvent.click(screen.getByRole("button", { name: "Delete identity ci" }));
+    fireEvent.keyDown(screen.getByRole("alertdialog"), { key: "Escape" });
+    await waitFor(() =>
+      expect(document.activeElement).toBe(screen.getByRole("button", { name: "Delete identity ci" })),
+    );
+    fireEvent.click(screen.getByRole("button", { name: "Delete identity ci" }));
+    fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    await waitFor(() =>
+      expect(document.activeElement).toBe(screen.getByRole("button", { name: "Delete identity ci" })),
+    );
+  });
+
+  it("keeps Tab and Shift+Tab within the question while it is open", () => {
+    setup(async () => undefined);
+    fireEvent.click(screen.getByRole("button", { name: "Delete identity ci" }));
+    const question = screen.getByRole("alertdialog");
+    const [cancel, yes] = [
+      screen.getByRole("button", { name: "Cancel" }),
+      screen.getByRole("button", { name: "Yes, delete" }),
+    ];
+    yes.focus();
+    fireEvent.keyDown(question, { key: "Tab" });
+    expect(document.activeElement).toBe(cancel);
+    fireEvent.keyDown(question, { key: "Tab", shiftKey: true });
+    expect(document.activeElement).toBe(yes);
+  });
+
   it("deletes once confirmed and reports it", async () => {
     const calls = setup(async () => undefined);
     fireEvent.click(screen.getByRole("button", { name: "Delete identity ci" }));
