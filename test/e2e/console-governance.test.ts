@@ -55,6 +55,7 @@ describe("the console's governance pages in headless Chromium", { skip: chromium
   let wharf: TestServer;
   let browser: BrowserContext;
   let acme: string;
+  let globex: string;
   let app: string;
   let viewer: RegisteredPerson;
   /** Console errors and page errors: any is a failure, save the refusals a test provokes. */
@@ -63,6 +64,7 @@ describe("the console's governance pages in headless Chromium", { skip: chromium
   before(async () => {
     wharf = await startTestServer();
     acme = await wharf.create("/iam/v2/groups", { name: "acme" });
+    globex = await wharf.create("/iam/v2/groups", { name: "globex" });
     const token = await wharf.registryToken();
     // Pushed in this order, each its own image: retention keeps `keep*` and removes the old ones.
     for (const tag of ["old-1", "old-2", "keep"])
@@ -317,6 +319,13 @@ describe("the console's governance pages in headless Chromium", { skip: chromium
     await refused.goto(`${wharf.apiUrl}/governance/audit?org=${acme}`);
     await refused.getByRole("alert").filter({ hasText: "PERMISSION_DENIED" }).waitFor();
     assert.equal(await refused.getByTestId("audit-record").count(), 0);
+    // Another organization's governance pages answer the viewer with the API's refusal.
+    await refused.goto(`${wharf.apiUrl}/governance/retention/${globex}`);
+    await refused
+      .getByRole("alert")
+      .filter({ hasText: /PERMISSION_DENIED|NOT_FOUND/ })
+      .first()
+      .waitFor();
     await refused.close();
 
     const page = await open("/governance/audit");
@@ -351,6 +360,38 @@ describe("the console's governance pages in headless Chromium", { skip: chromium
     await screenshot(shared, "governance-audit");
     await shared.close();
 
+    // Paging: more refused creates than a page holds; Next shows the rest, Previous goes back.
+    for (let i = 0; i < 50; i++) {
+      const res = await wharf.api(`/registry/v2/immutabilityRules/${acme}`, {
+        method: "POST",
+        token: wharf.adminToken,
+        body: { tagPatterns: [`bad[${i}`] },
+      });
+      assert.equal(res.status, 400);
+    }
+    const failed = await apiList<AuditRecord>(
+      `/audit/v2/records?uidp.descendants_of=${acme}&result=FAILED&page_size=500`,
+      "records",
+    );
+    assert.ok(failed.length > 50 && failed.length < 100, `${failed.length} failed records`);
+    await page.getByLabel("Result").selectOption("FAILED");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await page.waitForURL((url) => url.searchParams.get("result") === "FAILED");
+    await page.getByText("Page 1").waitFor();
+    await page.getByTestId("audit-record").nth(49).waitFor();
+    assert.equal(await page.getByTestId("audit-record").count(), 50);
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByText("Page 2").waitFor();
+    await page
+      .getByTestId("audit-record")
+      .nth(failed.length - 51)
+      .waitFor();
+    assert.equal(await page.getByTestId("audit-record").count(), failed.length - 50);
+    assert.equal(await page.getByRole("button", { name: "Next" }).isDisabled(), true, "the last page");
+    await page.getByRole("button", { name: "Previous" }).click();
+    await page.getByText("Page 1").waitFor();
+    await page.getByTestId("audit-record").nth(49).waitFor();
+
     await page.getByRole("button", { name: "Clear filters" }).click();
     await page.waitForURL((url) => url.search === "");
     await page.getByTestId("audit-record").nth(1).waitFor();
@@ -358,7 +399,7 @@ describe("the console's governance pages in headless Chromium", { skip: chromium
 
     // The refusals this test provoked show as failed loads (403); nothing else may.
     assert.deepEqual(
-      problems.filter((p) => !/the server responded with a status of (400|403)/.test(p)),
+      problems.filter((p) => !/the server responded with a status of (400|403|404)/.test(p)),
       [],
     );
   });

@@ -160,7 +160,9 @@ function Records({ filters }: { filters: AuditFilters }) {
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <div className="table-wrap">
+        // Focusable, so that a keyboard can scroll it when long values overflow a narrow screen.
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus (WCAG 2.1.1).
+        <section className="table-wrap" tabIndex={0} aria-label="Audit records">
           <table>
             <caption className="visually-hidden">Audit records, newest first</caption>
             <thead>
@@ -179,7 +181,7 @@ function Records({ filters }: { filters: AuditFilters }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
       {records.data && (rows.length > 0 || pages.page > 1) && (
         <TokenPager pages={pages} nextToken={records.data.nextPageToken} />
@@ -197,11 +199,13 @@ function RecordRow({ record }: { record: audit.AuditRecord }) {
       <td>
         <TimeText value={record.time} />
       </td>
-      <td className="mono">
+      <td className="mono wrap">
         {record.actor?.identity || <span className="muted">anonymous</span>}
         {record.actor?.act?.sub && <div className="caps">via {record.actor.act.sub}</div>}
       </td>
-      <td className="mono wrap">{record.action}</td>
+      <td className="mono">
+        <ActionText action={record.action} />
+      </td>
       <td className="mono wrap">{record.resource}</td>
       <td>
         <span className={`badge ${RESULT_CLASS[code] ?? ""}`}>{code}</span>
@@ -212,5 +216,17 @@ function RecordRow({ record }: { record: audit.AuditRecord }) {
         {record.userAgent && <div className="caps">{record.userAgent}</div>}
       </td>
     </tr>
+  );
+}
+
+/** An RPC's full name as its method, the service under it (`registry.push` as it is). */
+function ActionText({ action }: { action: string }) {
+  const slash = action.lastIndexOf("/");
+  if (slash < 0) return <span>{action}</span>;
+  return (
+    <>
+      <span title={action}>{action.slice(slash + 1)}</span>
+      <div className="caps wrap">{action.slice(0, slash)}</div>
+    </>
   );
 }

@@ -79,23 +79,27 @@ export default function ImmutabilitySection({ group }: { group: string }) {
             <td>
               <TimeText value={rule.updateTime} />
             </td>
-            <td className="row-actions">
-              <button
-                type="button"
-                className="secondary small"
-                aria-label={`Edit rule ${rule.tagPatterns.join(" ")}`}
-                onClick={() => setEditing(rule)}
-              >
-                Edit
-              </button>
-              <ConfirmDelete
-                what={`immutability rule ${rule.tagPatterns.join(" ")}`}
-                onConfirm={() => client.registry.immutabilityRules.deleteImmutabilityRule({ uid: rule.uid })}
-                onDeleted={() => {
-                  if (editing?.uid === rule.uid) setEditing(undefined);
-                  rules.reload();
-                }}
-              />
+            <td>
+              <div className="row-actions">
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`Edit rule ${rule.tagPatterns.join(" ")}`}
+                  onClick={() => setEditing(rule)}
+                >
+                  Edit
+                </button>
+                <ConfirmDelete
+                  what={`immutability rule ${rule.tagPatterns.join(" ")}`}
+                  onConfirm={() =>
+                    client.registry.immutabilityRules.deleteImmutabilityRule({ uid: rule.uid })
+                  }
+                  onDeleted={() => {
+                    if (editing?.uid === rule.uid) setEditing(undefined);
+                    rules.reload();
+                  }}
+                />
+              </div>
             </td>
           </tr>
         )}

@@ -68,6 +68,9 @@ function UsageSummary({ usage }: { usage: registry.Usage }) {
   );
 }
 
+const limitText = (n: bigint | undefined, format: (n: bigint) => string) =>
+  n && n > 0n ? format(n) : "unlimited";
+
 const asText = (n: bigint | undefined) => (n && n > 0n ? String(n) : "");
 
 function QuotaForm({
@@ -106,7 +109,7 @@ function QuotaForm({
           error={submit.error}
           value={storage}
           onChange={(e) => setStorage(e.target.value)}
-          hint="Bytes, or with a unit: 500 MiB, 10 GB. Empty or 0: unlimited."
+          hint={`Bytes, or with a unit: 500 MiB, 10 GB. Empty or 0: unlimited. Now: ${limitText(quota?.storageBytes, formatBytes)}.`}
         />
         <TextField
           label="Repo quota"
@@ -115,7 +118,7 @@ function QuotaForm({
           value={repos}
           inputMode="numeric"
           onChange={(e) => setRepos(e.target.value)}
-          hint="Most repos the organization may hold. Empty or 0: unlimited."
+          hint={`Most repos the organization may hold. Empty or 0: unlimited. Now: ${limitText(quota?.repoCount, count)}.`}
         />
         <ApiError error={submit.error} shownFields={["storage_bytes", "repo_count"]} />
         <div className="button-row">

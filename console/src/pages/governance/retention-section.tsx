@@ -99,32 +99,29 @@ export default function RetentionSection({ group }: { group: string }) {
                 <span className="muted">never</span>
               )}
             </td>
-            <td className="row-actions">
-              <button
-                type="button"
-                className="small"
-                aria-label={`Preview ${titleOf(p)}`}
-                onClick={() => setPreviewing(p)}
-              >
-                Preview
-              </button>
-              <button
-                type="button"
-                className="secondary small"
-                aria-label={`Edit ${titleOf(p)}`}
-                onClick={() => setEditing(p)}
-              >
-                Edit
-              </button>
-              <ConfirmDelete
-                what={`retention policy ${titleOf(p)}`}
-                onConfirm={() => client.registry.retentionPolicies.deleteRetentionPolicy({ uid: p.uid })}
-                onDeleted={() => {
-                  if (editing?.uid === p.uid) setEditing(undefined);
-                  if (previewing?.uid === p.uid) setPreviewing(undefined);
-                  policies.reload();
-                }}
-              />
+            <td>
+              <div className="row-actions">
+                <button type="button" aria-label={`Preview ${titleOf(p)}`} onClick={() => setPreviewing(p)}>
+                  Preview
+                </button>
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`Edit ${titleOf(p)}`}
+                  onClick={() => setEditing(p)}
+                >
+                  Edit
+                </button>
+                <ConfirmDelete
+                  what={`retention policy ${titleOf(p)}`}
+                  onConfirm={() => client.registry.retentionPolicies.deleteRetentionPolicy({ uid: p.uid })}
+                  onDeleted={() => {
+                    if (editing?.uid === p.uid) setEditing(undefined);
+                    if (previewing?.uid === p.uid) setPreviewing(undefined);
+                    policies.reload();
+                  }}
+                />
+              </div>
             </td>
           </tr>
         )}

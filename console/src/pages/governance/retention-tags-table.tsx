@@ -10,7 +10,9 @@ export function RetentionTagsTable({
   tags: readonly registry.RetentionTag[];
 }) {
   return (
-    <div className="table-wrap">
+    // Focusable, so that a keyboard can scroll it when long values overflow a narrow screen.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus (WCAG 2.1.1).
+    <section className="table-wrap" tabIndex={0} aria-label={caption}>
       <table>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
@@ -24,9 +26,9 @@ export function RetentionTagsTable({
         <tbody>
           {tags.map((t) => (
             <tr key={t.uid}>
-              <td className="mono">{t.repo}</td>
-              <td className="mono">{t.name}</td>
-              <td className="mono" title={t.digest}>
+              <td className="mono nowrap">{t.repo}</td>
+              <td className="mono nowrap">{t.name}</td>
+              <td className="mono nowrap" title={t.digest}>
                 {shortDigest(t.digest)}
               </td>
               <td>{t.reason}</td>
@@ -34,6 +36,6 @@ export function RetentionTagsTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
