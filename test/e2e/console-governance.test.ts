@@ -141,6 +141,15 @@ describe("the console's governance pages in headless Chromium", { skip: chromium
 
     await page.reload();
     await row.filter({ hasText: "acme/app" }).waitFor();
+    // "Show rules of" narrows to one scope's own rules (uidp children_of), kept in the URL.
+    await page.getByLabel("Show rules of").selectOption({ label: "acme (organization)" });
+    await page.waitForURL((url) => url.searchParams.get("parent") === acme);
+    await page.getByText("No immutability rules").waitFor();
+    await page.getByLabel("Show rules of").selectOption({ label: "acme/app (repo)" });
+    await page.waitForURL((url) => url.searchParams.get("parent") === app);
+    await row.waitFor();
+    await page.getByLabel("Show rules of").selectOption({ label: "Everything in this group" });
+    await row.waitFor();
     await assertAccessible(page, "immutability rules");
     await screenshot(page, "governance-immutability");
 
