@@ -30,6 +30,7 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/access/*", page: lazy(() => import("./pages/access/access-page")) },
   { pattern: "/webhooks/deliveries/*", page: lazy(() => import("./pages/webhooks/deliveries-page")) },
   { pattern: "/webhooks/*", page: lazy(() => import("./pages/webhooks/webhooks-page")) },
+  { pattern: "/governance/*", page: lazy(() => import("./pages/governance/governance-page")) },
 ];
 
 /** The header's navigation. */
@@ -40,6 +41,7 @@ export const NAV: NavEntry[] = [
   { label: "Libraries", to: "/libraries", prefixes: [] },
   { label: "Access", to: "/access", prefixes: ["/access/"] },
   { label: "Webhooks", to: "/webhooks", prefixes: ["/webhooks/"] },
+  { label: "Governance", to: "/governance", prefixes: ["/governance/"] },
 ];
 
 /** Shown when no route matches. */
