@@ -23,6 +23,7 @@ export function LineChart({
   series,
   xDomain,
   formatX,
+  formatTick = formatX,
   formatY,
   step = false,
   area = false,
@@ -35,6 +36,8 @@ export function LineChart({
   xDomain?: readonly [number, number];
   /** Label of an x value (table rows, axis ticks, summary). */
   formatX: (x: number) => string;
+  /** Label of a day tick on the x axis (a UTC midnight); `formatX` by default. */
+  formatTick?: (x: number) => string;
   formatY: (y: number) => string;
   step?: boolean;
   area?: boolean;
@@ -84,7 +87,7 @@ export function LineChart({
         ))}
         {dayTicks(x0, x1, 5).map((t) => (
           <text key={`x${t}`} className="tick" x={x(t)} y={bottom + 18} textAnchor="middle">
-            {formatX(t)}
+            {formatTick(t)}
           </text>
         ))}
         <line className="axis" x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={bottom} y2={bottom} />
