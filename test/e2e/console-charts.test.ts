@@ -229,6 +229,10 @@ describe("the repository page charts a tag and restores it from its history", { 
     await restoreA.click();
     const dialog = page.getByRole("dialog", { name: "Restore latest?" });
     await dialog.waitFor();
+    assert.match(
+      (await dialog.textContent()) ?? "",
+      new RegExp(`Move latest from ${short(c.digest)} back to ${short(a.digest)}`),
+    );
     await assertAccessible(page, "restore confirmation");
     await screenshot(page, "repo-restore-confirm");
     await dialog.getByRole("button", { name: "Restore", exact: true }).click();

@@ -71,6 +71,7 @@ export function TagTimeline({
               image={image}
               current={i === 0 && !r.deleted}
               restore={restore && r.digest !== currentDigest ? restore : undefined}
+              currentDigest={currentDigest}
             />
           </li>
         ))}
@@ -90,12 +91,15 @@ function TimelineRecord({
   image,
   current,
   restore,
+  currentDigest,
 }: {
   record: TagHistoryRecord;
   repoUid: string;
   image: string;
   current: boolean;
   restore: RestoreAction | undefined;
+  /** What the tag names now ("" when deleted), for the restore confirmation. */
+  currentDigest: string;
 }) {
   const time = (
     <time dateTime={record.updateTimestamp} title={formatAgo(record.updateTimestamp)}>
@@ -133,9 +137,16 @@ function TimelineRecord({
             onConfirm={() => restore.onRestore(record.digest)}
           >
             <p>
-              Move <code>{restore.tag}</code> back to <code>{shortDigest(record.digest)}</code>, the image it
-              named on {formatTime(record.updateTimestamp)}. Pulls of the tag get that image from now on; the
-              history gains a record.
+              Move <code>{restore.tag}</code>
+              {currentDigest && (
+                <>
+                  {" "}
+                  from <code>{shortDigest(currentDigest)}</code>
+                </>
+              )}{" "}
+              back to <code>{shortDigest(record.digest)}</code>, the image it named on{" "}
+              {formatTime(record.updateTimestamp)}. Pulls of the tag get that image from now on; the history
+              gains a record.
             </p>
           </ConfirmButton>
         )}

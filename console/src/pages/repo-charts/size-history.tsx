@@ -1,6 +1,7 @@
 import type { TagHistoryRecord } from "wharf/sdk";
 import { ApiError } from "../../components/api-error";
 import { LineChart } from "../../components/charts/line-chart";
+import { byteTicks } from "../../components/charts/scale";
 import { Loading } from "../../components/loading";
 import { formatBytes, formatTime } from "../../lib/format";
 import { digestDetails } from "../../lib/image-details";
@@ -58,6 +59,7 @@ export function SizeHistory({
           formatX={(x) => formatTime(new Date(x).toISOString())}
           formatTick={formatDay}
           formatY={formatBytes}
+          yTicks={byteTicks}
           emptyText={`No sizes known for ${tag}'s images.`}
         />
       )}
