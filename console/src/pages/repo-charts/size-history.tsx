@@ -8,10 +8,13 @@ import { digestDetails } from "../../lib/image-details";
 import { useQuery } from "../../lib/use-query";
 import { useClient } from "../../lib/wharf-context";
 import { formatDay } from "./day-format";
-import { digestsOf, sizeSteps } from "./size-steps";
+import { digestsOf, recentRecords, sizeSteps } from "./size-steps";
 
-/** Most distinct digests whose size is looked up (each costs a few requests). */
-const MAX_DIGESTS = 200;
+/**
+ * Most distinct images whose size is looked up (each costs a few requests, shared with the
+ * timeline, which shows 50 records at first).
+ */
+export const MAX_DIGESTS = 50;
 
 /**
  * The size of the image `tag` named along its history, as a step line with a dot at each move
@@ -21,7 +24,7 @@ const MAX_DIGESTS = 200;
 export function SizeHistory({
   repoUid,
   tag,
-  records,
+  records: all,
 }: {
   repoUid: string;
   tag: string;
@@ -29,7 +32,8 @@ export function SizeHistory({
   records: readonly TagHistoryRecord[];
 }) {
   const client = useClient();
-  const digests = digestsOf(records).slice(-MAX_DIGESTS);
+  const { records, truncated } = recentRecords(all, MAX_DIGESTS);
+  const digests = digestsOf(records);
   // The look-up runs again only when the digests change (`key`), not on every new array.
   const key = digests.join(",");
   const sizes = useQuery(async () => {
@@ -49,6 +53,11 @@ export function SizeHistory({
       <h3 id="size-history-heading">Image size along the history</h3>
       <ApiError error={sizes.error} />
       {sizes.loading && !sizes.data && <Loading what="Loading image sizes" />}
+      {truncated && first && (
+        <p className="muted">
+          The {MAX_DIGESTS} most recent images, since {formatTime(new Date(first.x).toISOString())}.
+        </p>
+      )}
       {sizes.data && (
         <LineChart
           title={`Size of ${tag} at each move`}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { digestsOf, sizeSteps } from "./size-steps";
+import { digestsOf, recentRecords, sizeSteps } from "./size-steps";
 
 const record = (time: string, digest: string, deleted = false) => ({
   updateTimestamp: time,
@@ -37,5 +37,20 @@ describe("sizeSteps", () => {
   });
   it("lists the distinct digests, deletions left out", () => {
     expect(digestsOf(history)).toEqual(["sha256:a", "sha256:b", "sha256:c"]);
+  });
+});
+
+describe("recentRecords", () => {
+  const r = (digest: string) => record("2026-11-01T10:00:00.000Z", digest);
+  it("keeps the longest tail with at most N distinct images", () => {
+    const history = [r("sha256:a"), r("sha256:b"), r("sha256:a"), r("sha256:c"), r("sha256:b")];
+    const two = recentRecords(history, 2);
+    expect(two.truncated).toBe(true);
+    expect(two.records.map((x) => x.digest)).toEqual(["sha256:c", "sha256:b"]);
+    expect(recentRecords(history, 3)).toEqual({ records: history, truncated: false });
+  });
+  it("does not count deletions as images", () => {
+    const history = [r("sha256:a"), record("2026-11-02T10:00:00.000Z", "", true), r("sha256:b")];
+    expect(recentRecords(history, 2).truncated).toBe(false);
   });
 });

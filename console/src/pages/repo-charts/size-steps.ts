@@ -32,3 +32,22 @@ export function sizeSteps(
 export function digestsOf(records: readonly TagHistoryRecord[]): string[] {
   return [...new Set(records.filter((r) => !r.deleted && r.digest !== "").map((r) => r.digest))];
 }
+
+/**
+ * The longest tail of `records` (oldest first) naming at most `maxDigests` distinct images, and
+ * whether older records were left out: the size chart looks up each image's size, so a long history
+ * is charted over its recent part, never with moves to images whose size was not asked.
+ */
+export function recentRecords(
+  records: readonly TagHistoryRecord[],
+  maxDigests: number,
+): { records: readonly TagHistoryRecord[]; truncated: boolean } {
+  const seen = new Set<string>();
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i] as TagHistoryRecord;
+    if (r.deleted || r.digest === "" || seen.has(r.digest)) continue;
+    if (seen.size === maxDigests) return { records: records.slice(i + 1), truncated: true };
+    seen.add(r.digest);
+  }
+  return { records, truncated: false };
+}
