@@ -7,6 +7,7 @@ import { registryDataCases } from "./registry-data.cases.js";
 import { replicationCases } from "./replication.cases.js";
 import { repoTagCases } from "./repos-tags.cases.js";
 import { retentionCases } from "./retention.cases.js";
+import { searchCases } from "./search.cases.js";
 import { transactionCases } from "./transactions.cases.js";
 import { trustedKeyCases } from "./trusted-keys.cases.js";
 import { upstreamCases } from "./upstreams.cases.js";
@@ -14,17 +15,21 @@ import { usageCases } from "./usage.cases.js";
 
 // One of four files of the Store seam's conformance suite (split so the runner runs them side by
 // side), run against every engine; PostgreSQL is skipped, with the reason, when no server is available.
-forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, transactions, paging", (db) => {
-  repoTagCases(db);
-  registryDataCases(db);
-  transactionCases(db);
-  pagingCases(db);
-  integrityCases(db);
-  immutabilityCases(db);
-  usageCases(db);
-  retentionCases(db);
-  upstreamCases(db);
-  replicationCases(db);
-  pullPolicyCases(db);
-  trustedKeyCases(db);
-});
+forEachEngine(
+  "Store conformance: registry: repos, tags, manifests, blobs, transactions, paging, search",
+  (db) => {
+    repoTagCases(db);
+    registryDataCases(db);
+    transactionCases(db);
+    pagingCases(db);
+    integrityCases(db);
+    immutabilityCases(db);
+    usageCases(db);
+    retentionCases(db);
+    upstreamCases(db);
+    replicationCases(db);
+    pullPolicyCases(db);
+    trustedKeyCases(db);
+    searchCases(db);
+  },
+);
