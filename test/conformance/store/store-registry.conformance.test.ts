@@ -15,21 +15,18 @@ import { usageCases } from "./usage.cases.js";
 
 // One of four files of the Store seam's conformance suite (split so the runner runs them side by
 // side), run against every engine; PostgreSQL is skipped, with the reason, when no server is available.
-forEachEngine(
-  "Store conformance: registry: repos, tags, manifests, blobs, transactions, paging, search",
-  (db) => {
-    repoTagCases(db);
-    registryDataCases(db);
-    transactionCases(db);
-    pagingCases(db);
-    integrityCases(db);
-    immutabilityCases(db);
-    usageCases(db);
-    retentionCases(db);
-    upstreamCases(db);
-    replicationCases(db);
-    pullPolicyCases(db);
-    trustedKeyCases(db);
-    searchCases(db);
-  },
-);
+forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, transactions, paging", (db) => {
+  repoTagCases(db);
+  registryDataCases(db);
+  transactionCases(db);
+  pagingCases(db);
+  integrityCases(db);
+  immutabilityCases(db);
+  usageCases(db);
+  retentionCases(db);
+  upstreamCases(db);
+  replicationCases(db);
+  pullPolicyCases(db);
+  trustedKeyCases(db);
+  searchCases(db);
+});
