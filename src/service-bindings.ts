@@ -51,6 +51,7 @@ import {
 import { ReposService } from "./gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "./gen/platform/registry/v2/retention_pb.js";
 import { SbomService } from "./gen/platform/registry/v2/sbom_pb.js";
+import { SearchService } from "./gen/platform/registry/v2/search_pb.js";
 import { SignaturesService } from "./gen/platform/registry/v2/signatures_pb.js";
 import { SigningKeysService } from "./gen/platform/registry/v2/signing_keys_pb.js";
 import { TagsService } from "./gen/platform/registry/v2/tags_pb.js";
@@ -91,6 +92,7 @@ import { createReplicationRulesService } from "./registry/replication/replicatio
 import { createReposService } from "./registry/repos-service.js";
 import { retentionDepsOf } from "./registry/retention/retention-deps.js";
 import { createRetentionPoliciesService } from "./registry/retention/retention-service.js";
+import { createSearchService, type SearchServiceDeps } from "./registry/search/search-service.js";
 import type { RegistryServiceDeps } from "./registry/service-deps.js";
 import { createSigningKeysService } from "./registry/supply-chain/keys/signing-keys-service.js";
 import {
@@ -115,6 +117,7 @@ export interface ServiceDeps
   extends IamServiceDeps,
     RegistryServiceDeps,
     SbomServiceDeps,
+    SearchServiceDeps,
     SubscriptionsServiceDeps,
     ArtifactsServiceDeps,
     AdvisoriesServiceDeps,
@@ -170,6 +173,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(TagsService, tags),
     bindService(ImagesService, images),
     bindService(SbomService, createSbomService(deps)),
+    bindService(SearchService, createSearchService(deps)),
     bindService(SignaturesService, createSignaturesService(deps)),
     bindService(ImmutabilityRulesService, createImmutabilityRulesService(deps)),
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),

@@ -1,6 +1,7 @@
 import { lazy, Suspense } from "react";
 import { Loading } from "./components/loading";
 import { SkipLink } from "./components/skip-link";
+import { SearchBox } from "./components/search/search-box";
 import { LOGIN_CALLBACK_PATH } from "./lib/browser-login";
 import { Link, matchPath, useLocation } from "./lib/router";
 import { useWharf } from "./lib/wharf-context";
@@ -52,6 +53,7 @@ export function App() {
             })}
           </ul>
         </nav>
+        <SearchBox />
         <div className="who">
           <span data-testid="signed-in-as" title={me?.identity.uid}>
             {me ? me.identity.email || me.identity.name || me.identity.uid : "…"}

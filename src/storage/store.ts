@@ -30,6 +30,7 @@ import type {
 } from "./registry-store.js";
 import type { ReplicationStore } from "./replication-store.js";
 import type { RetentionStore } from "./retention-store.js";
+import type { SearchStore } from "./search-store.js";
 import type { SettingsStore } from "./settings-store.js";
 import type { TrustedKeyStore } from "./trusted-key-store.js";
 import type { UpstreamStore } from "./upstream-store.js";
@@ -111,6 +112,8 @@ export interface Store {
   replication: ReplicationStore;
   /** Public keys trusted to sign images, under groups and repos (ADR 0056). */
   trustedKeys: TrustedKeyStore;
+  /** The search box's reads: repos, tags and images across the caller's scopes (ADR 0063). */
+  search: SearchStore;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back and rethrows. Nested calls join.
    * `signal` (a request's, see RequestContext): once it fired, the transaction rolls back and

@@ -598,6 +598,13 @@ const ROWS: Record<string, Row> = {
   "platform.registry.v2.ImagesService/GetSize": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
   // The fixture image carries an SPDX referrer, so a caller past authorization gets its packages.
   "platform.registry.v2.SbomService/GetSbom": { request: (f) => ({ repoUid: f.repo, digest: f.digest }) },
+  // Unscoped: the answer holds A's repo exactly when the caller may list repos at A.
+  "platform.registry.v2.SearchService/Search": {
+    request: (f) => ({ query: f.repoName }),
+    list: {
+      sees: (r, f) => ((r.repos as Json[] | undefined) ?? []).some((h) => (h.repo as Json).uid === f.repo),
+    },
+  },
   "platform.registry.v2.SignaturesService/ListSignatures": {
     request: (f) => ({ repoUid: f.repo, digest: f.digest }),
   },

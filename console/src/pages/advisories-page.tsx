@@ -6,6 +6,7 @@ import { Loading } from "../components/loading";
 import { ChoiceField } from "../components/select-field";
 import { TokenPager } from "../components/token-pager";
 import { formatTime } from "../lib/format";
+import { useSearchParams } from "../lib/router";
 import { useQuery } from "../lib/use-query";
 import { useTokenPages } from "../lib/use-token-pages";
 import { useClient } from "../lib/wharf-context";
@@ -27,6 +28,8 @@ const ARTIFACT_TYPES = ["", "apk", "os-package", "library", "image"] as const;
 
 interface Filters {
   query: string;
+  /** An exact advisory id (`CGA-…`); the search box links here with `?id=`. */
+  advisoryId: string;
   artifact: string;
   alias: string;
   artifactType: string;
@@ -36,6 +39,7 @@ interface Filters {
 
 const NO_FILTERS: Filters = {
   query: "",
+  advisoryId: "",
   artifact: "",
   alias: "",
   artifactType: "",
@@ -43,16 +47,31 @@ const NO_FILTERS: Filters = {
   showDeleted: false,
 };
 
+/** The filters the page opens with: none, or `?query=` and `?id=` of the URL. */
+function filtersFrom(params: URLSearchParams): Filters {
+  return { ...NO_FILTERS, query: params.get("query") ?? "", advisoryId: params.get("id") ?? "" };
+}
+
 /** Security advisories: search with the main filters, newest first, paged. */
 export default function AdvisoriesPage() {
   const client = useClient();
-  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const params = useSearchParams();
+  const [draft, setDraft] = useState<Filters>(() => filtersFrom(params));
+  const [filters, setFilters] = useState<Filters>(() => filtersFrom(params));
   const pages = useTokenPages();
+  // The search box can link here again with other parameters: the page stays, its filters follow.
+  const [fromUrl, setFromUrl] = useState(params.toString());
+  if (params.toString() !== fromUrl) {
+    setFromUrl(params.toString());
+    setDraft(filtersFrom(params));
+    setFilters(filtersFrom(params));
+    pages.reset();
+  }
   const list = useQuery(
     () =>
       client.vulnerabilities.advisories.listAdvisories({
         query: filters.query,
+        advisoryIds: filters.advisoryId ? [filters.advisoryId] : [],
         artifactNames: filters.artifact ? [filters.artifact] : [],
         aliases: filters.alias ? [filters.alias] : [],
         artifactTypes: filters.artifactType ? [filters.artifactType] : [],
@@ -70,11 +89,12 @@ export default function AdvisoriesPage() {
     setFilters({
       ...draft,
       query: draft.query.trim(),
+      advisoryId: draft.advisoryId.trim(),
       artifact: draft.artifact.trim(),
       alias: draft.alias.trim(),
     });
   };
-  const text = (key: "query" | "artifact" | "alias", label: string) => (
+  const text = (key: "query" | "advisoryId" | "artifact" | "alias", label: string) => (
     <div className="field">
       <label htmlFor={`adv-${key}`}>{label}</label>
       <input
@@ -91,6 +111,7 @@ export default function AdvisoriesPage() {
       <search>
         <form className="toolbar" onSubmit={submit}>
           {text("query", "Search (artifact, component or alias)")}
+          {text("advisoryId", "Advisory id (CGA-…)")}
           {text("artifact", "Artifact name")}
           {text("alias", "Alias (CVE-…, GHSA-…)")}
           <ChoiceField

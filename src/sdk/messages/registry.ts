@@ -7,6 +7,7 @@ export * from "../../gen/platform/registry/v2/replication_pb.js";
 export * from "../../gen/platform/registry/v2/repos_pb.js";
 export * from "../../gen/platform/registry/v2/retention_pb.js";
 export * from "../../gen/platform/registry/v2/sbom_pb.js";
+export * from "../../gen/platform/registry/v2/search_pb.js";
 export * from "../../gen/platform/registry/v2/signing_keys_pb.js";
 export * from "../../gen/platform/registry/v2/tags_pb.js";
 export * from "../../gen/platform/registry/v2/upstreams_pb.js";

@@ -9,6 +9,7 @@ import {
 import { ReposService } from "../../gen/platform/registry/v2/repos_pb.js";
 import { RetentionPoliciesService } from "../../gen/platform/registry/v2/retention_pb.js";
 import { SbomService } from "../../gen/platform/registry/v2/sbom_pb.js";
+import { SearchService } from "../../gen/platform/registry/v2/search_pb.js";
 import { SignaturesService } from "../../gen/platform/registry/v2/signatures_pb.js";
 import { SigningKeysService } from "../../gen/platform/registry/v2/signing_keys_pb.js";
 import { TagsService } from "../../gen/platform/registry/v2/tags_pb.js";
@@ -30,4 +31,5 @@ export const REGISTRY_SERVICES = {
   signatures: SignaturesService,
   signingKeys: SigningKeysService,
   sbom: SbomService,
+  search: SearchService,
 } as const satisfies ServiceTable[string];

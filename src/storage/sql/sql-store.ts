@@ -23,6 +23,7 @@ import { createRepoStore } from "./repo-store.js";
 import { createRetentionStore } from "./retention-store.js";
 import { createRoleBindingStore } from "./role-binding-store.js";
 import { createRoleStore } from "./role-store.js";
+import { createSearchStore } from "./search-store.js";
 import { createSettingsStore } from "./settings-store.js";
 import { createSigningKeyStore } from "./signing-key-store.js";
 import type { SqlContext } from "./sql-context.js";
@@ -85,6 +86,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     upstreams: createUpstreamStore(ctx),
     replication: createReplicationStore(ctx),
     trustedKeys: createTrustedKeyStore(ctx),
+    search: createSearchStore(ctx),
     dialect: ctx.dialect.name,
     changes: ctx.changes,
     transaction: (fn, signal) => {

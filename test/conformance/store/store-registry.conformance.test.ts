@@ -7,6 +7,7 @@ import { registryDataCases } from "./registry-data.cases.js";
 import { replicationCases } from "./replication.cases.js";
 import { repoTagCases } from "./repos-tags.cases.js";
 import { retentionCases } from "./retention.cases.js";
+import { searchCases } from "./search.cases.js";
 import { transactionCases } from "./transactions.cases.js";
 import { trustedKeyCases } from "./trusted-keys.cases.js";
 import { upstreamCases } from "./upstreams.cases.js";
@@ -27,4 +28,5 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   replicationCases(db);
   pullPolicyCases(db);
   trustedKeyCases(db);
+  searchCases(db);
 });

@@ -28,6 +28,7 @@ import { registerImmutability } from "./images-immutability.js";
 import { registerImagesQuotas } from "./images-quotas.js";
 import { registerRetention } from "./images-retention.js";
 import { registerImagesSbom } from "./images-sbom.js";
+import { registerImagesSearch } from "./images-search.js";
 import {
   registerSignatures,
   type Signer,
@@ -153,6 +154,7 @@ export function registerImages(program: Command, bindFor: BindFor): void {
   registerImagesQuotas(images, bind);
   registerImmutability(images, bind);
   registerImagesSbom(images, bind);
+  registerImagesSearch(images, bind);
   registerSignatures(images, bind);
   images
     .command("history <image:tag>")
