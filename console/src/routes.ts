@@ -30,6 +30,12 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/access/*", page: lazy(() => import("./pages/access/access-page")) },
   { pattern: "/webhooks/deliveries/*", page: lazy(() => import("./pages/webhooks/deliveries-page")) },
   { pattern: "/webhooks/*", page: lazy(() => import("./pages/webhooks/webhooks-page")) },
+  { pattern: "/mirroring/replication/*", page: lazy(() => import("./pages/mirroring/replication-page")) },
+  { pattern: "/mirroring/upstreams/*", page: lazy(() => import("./pages/mirroring/upstreams-page")) },
+  { pattern: "/mirroring", page: lazy(() => import("./pages/mirroring/upstreams-page")) },
+  { pattern: "/supply-chain/policies/*", page: lazy(() => import("./pages/supply-chain/policies-page")) },
+  { pattern: "/supply-chain/keys/*", page: lazy(() => import("./pages/supply-chain/signing-keys-page")) },
+  { pattern: "/supply-chain", page: lazy(() => import("./pages/supply-chain/signing-keys-page")) },
 ];
 
 /** The header's navigation. */
@@ -40,6 +46,8 @@ export const NAV: NavEntry[] = [
   { label: "Libraries", to: "/libraries", prefixes: [] },
   { label: "Access", to: "/access", prefixes: ["/access/"] },
   { label: "Webhooks", to: "/webhooks", prefixes: ["/webhooks/"] },
+  { label: "Mirroring", to: "/mirroring/upstreams", prefixes: ["/mirroring"] },
+  { label: "Supply chain", to: "/supply-chain/keys", prefixes: ["/supply-chain"] },
 ];
 
 /** Shown when no route matches. */
