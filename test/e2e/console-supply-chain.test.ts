@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { BrowserContext, Page } from "playwright-core";
+import { BUILT_IN_ROLE_UIDS } from "../../src/authz/built-in-roles.js";
 import { expectJson } from "../support/api-assertions.js";
 import { assertAccessible } from "../support/axe.js";
 import { chromiumSkip, launchChromium } from "../support/chromium.js";
@@ -67,16 +68,16 @@ describe("the console's supply-chain pages", { skip: chromiumSkip }, () => {
     await wharf?.close();
   });
 
-  async function open(path: string): Promise<Page> {
+  async function open(path: string, token = wharf.adminToken): Promise<Page> {
     const page = await browser.newPage();
     page.on("console", (m) => {
       if (m.type() === "error") problems.push(`${path}: ${m.text()}`);
     });
     page.on("pageerror", (e) => problems.push(`${path}: ${e.message}`));
     await page.goto(`${wharf.apiUrl}${path}`);
-    await page.getByLabel("Token", { exact: true }).fill(wharf.adminToken);
+    await page.getByLabel("Token", { exact: true }).fill(token);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByTestId("signed-in-as").filter({ hasText: "admin" }).waitFor();
+    await page.getByTestId("signed-in-as").waitFor();
     return page;
   }
 
@@ -215,6 +216,28 @@ describe("the console's supply-chain pages", { skip: chromiumSkip }, () => {
     await page.close();
   });
 
+  it("shows a puller, who may not read the policies, the image without the verdict or an error", async () => {
+    const puller = await wharf.create(`/iam/v2/identities/${org}`, {
+      name: "puller",
+      claimMatch: { issuer: "https://ci.example", subject: "puller" },
+    });
+    await wharf.create(`/iam/v2/roleBindings/${org}`, {
+      identityUid: puller,
+      roleUid: BUILT_IN_ROLE_UIDS["registry.pull"],
+    });
+    const token = await wharf.tokenFor(puller);
+    const refused = await wharf.api(`/registry/v2/repos/${repoUid}/digests/${image.digest}:evaluate`, {
+      token,
+    });
+    assert.equal(refused.status, 403, "the API refuses the verdict to a puller");
+    const page = await open(`/images/${encodeURIComponent(image.digest)}/${repoUid}`, token);
+    const panel = page.getByTestId("policy-evaluation");
+    await panel.getByText("You may not read the pull policies of this repository.").waitFor();
+    assert.equal(await panel.getByRole("alert").count(), 0);
+    await page.getByRole("heading", { name: "Vulnerabilities" }).waitFor();
+    await page.close();
+  });
+
   it("hides VEX-suppressed matches from the report and its counts until asked, with their justification", async () => {
     const uploaded = await fetch(`${wharf.apiUrl}/registry/v1/vex/${repoUid}?digest=${image.digest}`, {
       method: "POST",
@@ -254,7 +277,7 @@ describe("the console's supply-chain pages", { skip: chromiumSkip }, () => {
     await page.close();
     // Expected 404s (no readme, no SBOM) show as failed loads; nothing else may.
     assert.deepEqual(
-      problems.filter((p) => !/the server responded with a status of (404|400)/.test(p)),
+      problems.filter((p) => !/the server responded with a status of (404|400|403)/.test(p)),
       [],
     );
   });

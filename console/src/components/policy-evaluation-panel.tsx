@@ -1,4 +1,4 @@
-import { registry } from "wharf/sdk";
+import { Code, isWharfApiError, registry } from "wharf/sdk";
 import { useQuery } from "../lib/use-query";
 import { useClient } from "../lib/wharf-context";
 import { ApiError } from "./api-error";
@@ -17,6 +17,15 @@ export function PolicyEvaluationPanel({ repoUid, digest }: { repoUid: string; di
     [client, repoUid, digest],
   );
   const data = verdict.data;
+  // Readers without registry_policies.list see the image all the same, just not the verdict.
+  if (isWharfApiError(verdict.error) && verdict.error.code === Code.PermissionDenied) {
+    return (
+      <section aria-labelledby="evaluate-heading" data-testid="policy-evaluation">
+        <h2 id="evaluate-heading">Pull policies</h2>
+        <p className="muted">You may not read the pull policies of this repository.</p>
+      </section>
+    );
+  }
   return (
     <section aria-labelledby="evaluate-heading" data-testid="policy-evaluation">
       <h2 id="evaluate-heading">Pull policies</h2>
