@@ -35,6 +35,7 @@ interface Policy {
   mode: string;
   requireSignature?: boolean;
   denyEol?: boolean;
+  exemptIdentities?: string[];
 }
 
 describe("the console's supply-chain pages", { skip: chromiumSkip }, () => {
@@ -152,6 +153,10 @@ describe("the console's supply-chain pages", { skip: chromiumSkip }, () => {
   });
 
   it("creates a policy that makes :evaluate deny, shows why on the image page, edits and deletes it", async () => {
+    const ciBot = await wharf.create(`/iam/v2/identities/${org}`, {
+      name: "ci-bot",
+      claimMatch: { issuer: "https://ci.example", subject: "ci-bot" },
+    });
     const page = await open(`/supply-chain/policies/${org}`);
     await page.getByRole("heading", { name: "Pull policies: acme" }).waitFor();
     await page.getByRole("region", { name: "No pull policies" }).waitFor();
@@ -160,6 +165,7 @@ describe("the console's supply-chain pages", { skip: chromiumSkip }, () => {
     await form.getByLabel("Name").fill("signed-only");
     await form.getByLabel("Mode").selectOption({ label: "Enforce: refuse the pull" });
     await form.getByLabel("Require a signature by a trusted key").check();
+    await form.getByRole("group", { name: "Exempt identities" }).getByLabel("ci-bot").check();
     await form.getByRole("button", { name: "Add policy" }).click();
     const row = page.getByTestId("policy-row").filter({ hasText: "signed-only" });
     await row.getByText("signature required").waitFor();
@@ -167,6 +173,7 @@ describe("the console's supply-chain pages", { skip: chromiumSkip }, () => {
     assert.equal(policy?.name, "signed-only");
     assert.equal(policy?.mode, "ENFORCE");
     assert.equal(policy?.requireSignature, true);
+    assert.deepEqual(policy?.exemptIdentities, [ciBot]);
     assert.equal(policy?.uid.split("/").slice(0, -1).join("/"), repoUid, "attached at the repository");
     const verdict = await expectJson<{ allowed?: boolean; violations?: { rule: string; detail: string }[] }>(
       await api(`/registry/v2/repos/${repoUid}/digests/${image.digest}:evaluate`),
@@ -202,6 +209,7 @@ describe("the console's supply-chain pages", { skip: chromiumSkip }, () => {
     assert.equal(edited?.mode, "WARN");
     assert.equal(edited?.denyEol, true);
     assert.equal(edited?.requireSignature, true, "unchanged fields are kept");
+    assert.deepEqual(edited?.exemptIdentities, [ciBot]);
     await imagePage.getByRole("button", { name: "Evaluate again" }).click();
     await panel.getByTestId("verdict").filter({ hasText: "allowed" }).waitFor();
     await panel.getByText("Pulls are served, with warnings:").waitFor();

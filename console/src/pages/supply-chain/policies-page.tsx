@@ -121,6 +121,7 @@ function Policies({ org }: { org: string }) {
       {editing && scopes.data && (
         <PolicyForm
           key={editing.uid}
+          org={org}
           scopes={scopes.data}
           current={editing}
           onSaved={() => {
@@ -133,6 +134,7 @@ function Policies({ org }: { org: string }) {
       {scopes.data && (
         <PolicyForm
           key={`create-${created}`}
+          org={org}
           scopes={scopes.data}
           onSaved={() => {
             setCreated((n) => n + 1);

@@ -5,6 +5,7 @@ import { CheckboxField } from "../../components/checkbox-field";
 import { SelectField } from "../../components/select-field";
 import { useSubmit } from "../../components/use-submit";
 import { useClient } from "../../lib/wharf-context";
+import { ExemptIdentitiesField } from "./exempt-identities-field";
 import { ScopeSelect } from "./scope-select";
 import type { Scope } from "./scopes";
 
@@ -24,21 +25,19 @@ const EDIT_PATHS = [
   "exempt_identities",
 ];
 
-/** The identity uids of a comma- or space-separated list. */
-function identityList(text: string): string[] {
-  return text.split(/[\s,]+/).filter(Boolean);
-}
-
 /**
  * Create a pull policy at one of `scopes`, or edit `current` (its place is fixed): mode, the rules
  * (signature, severity, EOL, SBOM) and the identities it never applies to.
  */
 export function PolicyForm({
+  org,
   scopes,
   current,
   onSaved,
   onCancel,
 }: {
+  /** The organization whose identities may be exempted. */
+  org: string;
   scopes: readonly Scope[];
   current?: registry.Policy;
   onSaved: () => void;
@@ -53,7 +52,7 @@ export function PolicyForm({
   const [onlyFixable, setOnlyFixable] = useState(current?.onlyFixable ?? false);
   const [denyEol, setDenyEol] = useState(current?.denyEol ?? false);
   const [requireSbom, setRequireSbom] = useState(current?.requireSbom ?? false);
-  const [exempt, setExempt] = useState((current?.exemptIdentities ?? []).join(", "));
+  const [exempt, setExempt] = useState<string[]>(current?.exemptIdentities ?? []);
   const submit = useSubmit();
   const onSubmit = submit.handler(async () => {
     const policy = {
@@ -64,7 +63,7 @@ export function PolicyForm({
       onlyFixable: denySeverity === Severity.SEVERITY_UNSPECIFIED ? false : onlyFixable,
       denyEol,
       requireSbom,
-      exemptIdentities: identityList(exempt),
+      exemptIdentities: exempt,
     };
     if (current) {
       await client.registry.policies.updatePolicy({
@@ -140,15 +139,7 @@ export function PolicyForm({
           <CheckboxField label="Deny end-of-life images" checked={denyEol} onChange={setDenyEol} />
           <CheckboxField label="Require an SBOM" checked={requireSbom} onChange={setRequireSbom} />
         </fieldset>
-        <TextField
-          label="Exempt identities"
-          field="exempt_identities"
-          error={submit.error}
-          value={exempt}
-          onChange={(e) => setExempt(e.target.value)}
-          hint="Identity uids the policy never applies to, separated by commas or spaces."
-          spellCheck={false}
-        />
+        <ExemptIdentitiesField org={org} value={exempt} error={submit.error} onChange={setExempt} />
         <ApiError error={submit.error} shownFields={FIELDS} />
         <button type="submit" disabled={submit.busy}>
           {submit.busy ? "Saving…" : current ? "Save policy" : "Add policy"}
