@@ -147,6 +147,22 @@ describe("the console's mirroring pages", { skip: chromiumSkip || distributionSk
     assert.equal(edited?.hasPassword, true, "the password is unchanged");
     assert.equal(edited?.username, "bot");
     await assertNotInPage(page, UPSTREAM_PASSWORD);
+
+    // Going anonymous: the user and the stored password removed together.
+    await page
+      .getByTestId("upstream-row")
+      .filter({ hasText: "hub" })
+      .getByRole("button", { name: "Edit upstream hub" })
+      .click();
+    const anonymous = page.getByRole("region", { name: "Edit upstream hub" });
+    await anonymous.getByLabel("Username", { exact: true }).fill("");
+    await anonymous.getByLabel("Remove the stored password", { exact: true }).check();
+    await anonymous.getByRole("button", { name: "Save upstream" }).click();
+    await page.getByTestId("upstream-row").filter({ hasText: "anonymous" }).waitFor();
+    const [cleared] = await listUpstreams();
+    assert.equal(cleared?.hasPassword ?? false, false, "the password is removed");
+    assert.equal(cleared?.username ?? "", "");
+    assert.equal(cleared?.tagTtl, "30m", "the rest is kept");
     await assertAccessible(page, "upstreams page");
     await screenshot(page, "mirroring-upstreams");
 

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { registry } from "wharf/sdk";
 import { ApiError, TextField } from "../../components/api-error";
+import { CheckboxField } from "../../components/checkbox-field";
 import { useSubmit } from "../../components/use-submit";
 import { useClient } from "../../lib/wharf-context";
 
@@ -34,6 +35,7 @@ export function UpstreamForm({
   const [username, setUsername] = useState(current?.username ?? "");
   const [password, setPassword] = useState("");
   const [tagTtl, setTagTtl] = useState(current?.tagTtl ?? "");
+  const [clearPassword, setClearPassword] = useState(false);
   const submit = useSubmit();
   const onSubmit = submit.handler(async () => {
     if (current) {
@@ -42,10 +44,13 @@ export function UpstreamForm({
           uid: current.uid,
           url: url.trim(),
           username: username.trim(),
-          password,
+          password: clearPassword ? "" : password,
           tagTtl: tagTtl.trim(),
         },
-        updateMask: { paths: ["url", "username", "tag_ttl", ...(password ? ["password"] : [])] },
+        // The password goes only when typed or removed: the mask path with "" removes it.
+        updateMask: {
+          paths: ["url", "username", "tag_ttl", ...(password || clearPassword ? ["password"] : [])],
+        },
       });
     } else {
       await client.registry.upstreams.createUpstream({
@@ -111,12 +116,20 @@ export function UpstreamForm({
           value={password}
           onChange={(e) => setPassword(e.target.value)}
           autoComplete="new-password"
+          disabled={clearPassword}
           hint={
             current?.hasPassword
               ? "A password is stored (never shown). Leave empty to keep it; type to replace it."
               : "Write-only: stored sealed and never shown again."
           }
         />
+        {current?.hasPassword && (
+          <CheckboxField
+            label="Remove the stored password"
+            checked={clearPassword}
+            onChange={setClearPassword}
+          />
+        )}
         <TextField
           label="Tag TTL"
           field="upstream.tag_ttl"
