@@ -35,7 +35,7 @@ export default function ReplicationPage(params: RouteParams) {
   );
 }
 
-/** "PUSH → https://remote/mirror" or "PULL ← https://remote". */
+/** Where a rule copies: "to https://remote (into mirror/)" or "from https://remote". */
 function describeRemote(rule: registry.ReplicationRule): string {
   const remote = rule.remote?.url ?? "";
   const destination = rule.destination ? ` (into ${rule.destination}/)` : "";
