@@ -31,6 +31,12 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/webhooks/deliveries/*", page: lazy(() => import("./pages/webhooks/deliveries-page")) },
   { pattern: "/webhooks/*", page: lazy(() => import("./pages/webhooks/webhooks-page")) },
   { pattern: "/governance/*", page: lazy(() => import("./pages/governance/governance-page")) },
+  { pattern: "/mirroring/replication/*", page: lazy(() => import("./pages/mirroring/replication-page")) },
+  { pattern: "/mirroring/upstreams/*", page: lazy(() => import("./pages/mirroring/upstreams-page")) },
+  { pattern: "/mirroring", page: lazy(() => import("./pages/mirroring/upstreams-page")) },
+  { pattern: "/supply-chain/policies/*", page: lazy(() => import("./pages/supply-chain/policies-page")) },
+  { pattern: "/supply-chain/keys/*", page: lazy(() => import("./pages/supply-chain/signing-keys-page")) },
+  { pattern: "/supply-chain", page: lazy(() => import("./pages/supply-chain/signing-keys-page")) },
 ];
 
 /** The header's navigation. */
@@ -42,6 +48,8 @@ export const NAV: NavEntry[] = [
   { label: "Access", to: "/access", prefixes: ["/access/"] },
   { label: "Webhooks", to: "/webhooks", prefixes: ["/webhooks/"] },
   { label: "Governance", to: "/governance", prefixes: ["/governance/"] },
+  { label: "Mirroring", to: "/mirroring/upstreams", prefixes: ["/mirroring"] },
+  { label: "Supply chain", to: "/supply-chain/keys", prefixes: ["/supply-chain"] },
 ];
 
 /** Shown when no route matches. */

@@ -10,7 +10,7 @@ export interface DigestDetails {
   sizes: { architecture: string; size: bigint }[];
   /** The current report, when the image has one the caller may read. */
   report: VulnReport | undefined;
-  /** Distinct vulnerability ids per severity, when there is a report. */
+  /** Distinct vulnerability ids per severity (VEX-suppressed ones left out), when there is a report. */
   counts: Partial<Record<SeverityName, number>> | undefined;
 }
 
@@ -52,7 +52,8 @@ async function load(client: WharfClient, repoUid: string, digest: string): Promi
     architectures,
     sizes,
     report,
-    counts: report ? countBySeverity(report.vulnerabilityMatches) : undefined,
+    // VEX-suppressed matches do not count (extensions.md "VEX and SBOMs").
+    counts: report ? countBySeverity(report.vulnerabilityMatches.filter((m) => !m.suppressed)) : undefined,
   };
 }
 

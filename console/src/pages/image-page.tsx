@@ -6,6 +6,7 @@ import { CheckboxField } from "../components/checkbox-field";
 import { CopyButton } from "../components/copy-button";
 import { EmptyState } from "../components/empty-state";
 import { Loading } from "../components/loading";
+import { PolicyEvaluationPanel } from "../components/policy-evaluation-panel";
 import { PullInstructions } from "../components/pull-instructions";
 import { ChoiceField } from "../components/select-field";
 import { SignaturesPanel } from "../components/signatures-panel";
@@ -15,6 +16,7 @@ import { safeHref } from "../lib/markdown";
 import { useGroupPath, useRegistryHost } from "../lib/paths";
 import { Link } from "../lib/router";
 import { useQuery } from "../lib/use-query";
+import { splitBySuppression, vexNote } from "../lib/vex";
 import { type VulnFilter, visibleMatches, vulnerabilityLink } from "../lib/vuln-filter";
 import { useClient } from "../lib/wharf-context";
 import { ImageSbom } from "./image-sbom";
@@ -86,6 +88,7 @@ export default function ImagePage(params: Record<string, string>) {
         )}
       </section>
       <SignaturesPanel repoUid={repoUid} digest={digest} />
+      <PolicyEvaluationPanel repoUid={repoUid} digest={digest} />
       {details.data && <VulnerabilityReport details={details.data} />}
       <ImageSbom repoUid={repoUid} digest={digest} />
       {pinned && <PullInstructions reference={pinned} />}
@@ -99,6 +102,7 @@ function VulnerabilityReport({
   details: NonNullable<Awaited<ReturnType<typeof digestDetails>>>;
 }) {
   const [filter, setFilter] = useState<VulnFilter>({ minimum: "", fixableOnly: false });
+  const [showSuppressed, setShowSuppressed] = useState(false);
   const report = details.report;
   if (!report) {
     return (
@@ -114,8 +118,10 @@ function VulnerabilityReport({
       </section>
     );
   }
-  const summary = summarize(report.vulnerabilityMatches);
-  const rows = visibleMatches(report.vulnerabilityMatches, filter);
+  // VEX-suppressed matches do not count; they are listed only on request, marked.
+  const { active, suppressed } = splitBySuppression(report.vulnerabilityMatches);
+  const summary = summarize(active);
+  const rows = visibleMatches(showSuppressed ? report.vulnerabilityMatches : active, filter);
   return (
     <section aria-labelledby="vulns-heading">
       <h2 id="vulns-heading">Vulnerabilities</h2>
@@ -155,7 +161,23 @@ function VulnerabilityReport({
           checked={filter.fixableOnly}
           onChange={(checked) => setFilter({ ...filter, fixableOnly: checked })}
         />
+        {suppressed.length > 0 && (
+          <button
+            type="button"
+            className="secondary"
+            aria-pressed={showSuppressed}
+            onClick={() => setShowSuppressed(!showSuppressed)}
+          >
+            {showSuppressed ? "Hide" : "Show"} suppressed ({suppressed.length})
+          </button>
+        )}
       </div>
+      {suppressed.length > 0 && (
+        <p className="muted" data-testid="vex-note">
+          {suppressed.length} {suppressed.length === 1 ? "match is" : "matches are"} suppressed by VEX
+          statements (not affected or fixed) and left out of the counts.
+        </p>
+      )}
       <div className="table-wrap">
         <table data-testid="matches">
           <caption className="visually-hidden">Vulnerability matches</caption>
@@ -165,6 +187,7 @@ function VulnerabilityReport({
               <th scope="col">Severity</th>
               <th scope="col">Package</th>
               <th scope="col">Fixed in</th>
+              <th scope="col">VEX</th>
             </tr>
           </thead>
           <tbody>
@@ -173,8 +196,12 @@ function VulnerabilityReport({
               const href = link ? safeHref(link) : undefined;
               const id = m.vulnerability?.displayId || m.vulnerability?.id || "?";
               return (
-                // biome-ignore lint/suspicious/noArrayIndexKey: a package may match one id in several locations
-                <tr key={`${id}-${m.pkg?.name}-${i}`}>
+                <tr
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a package may match one id in several locations
+                  key={`${id}-${m.pkg?.name}-${i}`}
+                  className={m.suppressed ? "suppressed" : undefined}
+                  data-testid={m.suppressed ? "suppressed-match" : undefined}
+                >
                   <td>
                     {href ? (
                       <a href={href} rel="noopener noreferrer" target="_blank">
@@ -189,6 +216,9 @@ function VulnerabilityReport({
                     {m.pkg?.name} {m.pkg?.version}
                   </td>
                   <td>{m.fix?.versions.join(", ")}</td>
+                  <td>
+                    {m.suppressed && <span className="badge ok">suppressed</span>} {vexNote(m)}
+                  </td>
                 </tr>
               );
             })}
