@@ -1,7 +1,7 @@
 import { lazy, Suspense } from "react";
 import { Loading } from "./components/loading";
-import { SkipLink } from "./components/skip-link";
 import { SearchBox } from "./components/search/search-box";
+import { SkipLink } from "./components/skip-link";
 import { LOGIN_CALLBACK_PATH } from "./lib/browser-login";
 import { Link, matchPath, useLocation } from "./lib/router";
 import { useWharf } from "./lib/wharf-context";

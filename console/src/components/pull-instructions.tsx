@@ -1,5 +1,4 @@
 import { CopyButton } from "./copy-button";
-import "./pull-instructions.css";
 
 /** How to pull `reference` (`host/org/repo:tag` or `…@sha256:…`) with docker, podman and skopeo. */
 export function PullInstructions({ reference }: { reference: string }) {
@@ -21,7 +20,7 @@ export function PullInstructions({ reference }: { reference: string }) {
             <strong>{c.tool}</strong>
             <CopyButton text={c.command} label={`Copy the ${c.tool} command`} />
           </div>
-          <pre className="command wrapped">
+          <pre className="command">
             <code>{c.command}</code>
           </pre>
         </div>

@@ -9,7 +9,7 @@ export interface Section {
 }
 
 /**
- * The sub-navigation of an area with several pages (Mirroring: upstreams, replication): one link
+ * The sub-navigation of an area with several pages (Mirroring: upstreams, replication; Governance): one link
  * per section, the current one marked `aria-current="page"`.
  */
 export function SectionNav({

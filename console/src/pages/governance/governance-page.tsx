@@ -1,6 +1,7 @@
 import type { ComponentType } from "react";
 import { GroupChoice } from "../../components/group-choice";
 import "../../components/panels.css";
+import { SectionNav } from "../../components/section-nav";
 import type { RouteParams } from "../../lib/route-params";
 import { Link, useSearchParams } from "../../lib/router";
 import AuditSection from "./audit-section";
@@ -37,17 +38,11 @@ export default function GovernancePage(params: RouteParams) {
 
 function SubNav({ current, group }: { current: GovernanceSection | undefined; group: string }) {
   return (
-    <nav className="tabs" aria-label="Governance sections">
-      <ul>
-        {GOVERNANCE_SECTIONS.map((s) => (
-          <li key={s.id}>
-            <Link to={sectionPath(s, group)} aria-current={s.id === current?.id ? "page" : undefined}>
-              {s.label}
-            </Link>
-          </li>
-        ))}
-      </ul>
-    </nav>
+    <SectionNav
+      label="Governance sections"
+      sections={GOVERNANCE_SECTIONS.map((s) => ({ id: s.id, label: s.label, to: sectionPath(s, group) }))}
+      current={current?.id ?? ""}
+    />
   );
 }
 
