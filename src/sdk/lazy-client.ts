@@ -129,3 +129,13 @@ function retriedOnFailure<T>(path: string, load: () => Promise<T>): () => Promis
     return pending;
   };
 }
+
+/**
+ * Starts loading the service descriptors of `domains` now (a page about to call them, while its
+ * own chunk loads), so its first calls do not wait for them. A module load is cached by the
+ * runtime, so the lazy client's first call then finds it ready; a failure here is ignored (that
+ * call loads again, and reports it).
+ */
+export function preloadServices(...domains: (keyof typeof SERVICE_LOADERS)[]): void {
+  for (const domain of domains) SERVICE_LOADERS[domain].load().catch(() => {});
+}
