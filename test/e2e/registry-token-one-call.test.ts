@@ -146,6 +146,45 @@ describe("registry /token in one request from a platform API token (Bearer)", ()
     );
   });
 
+  it("leaves out what only the login's session grants give (egm), as the STS re-issue does", async () => {
+    // An external group mapping of a globex identity provider grants registry.pull at globex.
+    const globex = (
+      await expectJson<{ groups: { uid: string }[] }>(
+        await wharf.api("/iam/v2/groups?name=globex", { token: wharf.adminToken }),
+      )
+    ).groups[0]?.uid as string;
+    const idp = await wharf.create(`/iam/v2/identityProviders/${globex}`, {
+      name: "globex-sso",
+      defaultRole: builtInRoleUid("viewer"),
+      oidc: { issuer: "https://login.globex.example", clientId: "wharf", clientSecret: "s3cret" },
+    });
+    const mapping = await wharf.create(`/iam/v2/externalGroupRoleMappings/${idp}`, {
+      externalGroupId: "pullers",
+      roleUid: builtInRoleUid("registry.pull"),
+    });
+    const withSessionGrants = await createIssuer({
+      store: wharf.store,
+      issuerUrl: wharf.apiUrl,
+      clock: { now: () => Date.now() },
+    }).mint({ subject: puller, audience: wharf.apiUrl, ttlSeconds: 600, extraClaims: { egm: [mapping] } });
+    // The grant is real on the API: the session sees globex's repository there.
+    const repos = await expectJson<{ repos?: { name: string }[] }>(
+      await wharf.api(`/registry/v2/repos?uidp.descendants_of=${globex}`, { token: withSessionGrants }),
+    );
+    assert.deepEqual(
+      repos.repos?.map((r) => r.name),
+      ["app"],
+    );
+
+    const direct = await issued(ALL_SCOPES, `Bearer ${withSessionGrants}`);
+    assert.deepEqual(direct.claims.access, [{ type: "repository", name: "acme/app", actions: ["pull"] }]);
+    assert.deepEqual(
+      direct.claims.access,
+      (await viaStsExchange(ALL_SCOPES, withSessionGrants)).claims.access,
+    );
+    assert.equal((direct.claims as unknown as Record<string, unknown>).egm, undefined);
+  });
+
   it("refuses an expired API token, a token of another issuer, and a Wharf token of a foreign audience", async () => {
     const expired = await createIssuer({
       store: wharf.store,
