@@ -5,7 +5,7 @@
 // What is measured: the page's own Performance API, from navigation start to the mark the page
 // sets once the tag list and the timeline are rendered (`wharf:repo-page-rendered`, a React effect
 // after the commit). That covers loading index.html and the bundle, the page's chunk, the API
-// calls (repo, group path, 200 tags in one page, the registry token exchange and the 1,000-record
+// calls (repo, group path, 200 tags in one page, the registry token (one request, ADR 0061) and the 1,000-record
 // history) and rendering. The per-record details (architectures, size, report) of the first
 // records load after the mark. BENCH_RESOURCES=1 also prints the last load's requests (start-end,
 // ms since navigation start) to see the critical path. Each run loads the page BENCH_LOADS times (default 7) after one

@@ -1,4 +1,5 @@
 import { type ComponentType, type LazyExoticComponent, lazy } from "react";
+import { preloadServices } from "wharf/sdk";
 import type { RouteParams } from "./lib/route-params";
 
 /** One page of the console: its path pattern (see `matchPath`) and its lazily loaded component. */
@@ -23,7 +24,14 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/", page: lazy(() => import("./pages/home-page")) },
   { pattern: "/orgs", page: lazy(() => import("./pages/orgs-page")) },
   { pattern: "/groups/*", page: lazy(() => import("./pages/group-page")) },
-  { pattern: "/repos/*", page: lazy(() => import("./pages/repo-page")) },
+  {
+    pattern: "/repos/*",
+    page: lazy(() => {
+      // The page's first calls are to these domains: their descriptors load alongside its chunk.
+      preloadServices("registry", "iam");
+      return import("./pages/repo-page");
+    }),
+  },
   { pattern: "/images/:digest/*", page: lazy(() => import("./pages/image-page")) },
   { pattern: "/advisories", page: lazy(() => import("./pages/advisories-page")) },
   { pattern: "/libraries", page: lazy(() => import("./pages/libraries-page")) },

@@ -1,90 +1,21 @@
-import { Code, type Transport } from "@connectrpc/connect";
-import { WharfApiError } from "./errors.js";
-import type { FetchFunction } from "./http.js";
-import { authInterceptor } from "./interceptors.js";
-import { createRegistryHelpers, type RegistryHelpers } from "./registry.js";
+import { type ClientCore, createClientCore, type WharfClientOptions } from "./client-core.js";
 import { type ClientsOf, clientsFor } from "./service-clients.js";
 import { WHARF_SERVICES } from "./services.js";
-import { fetchServerConfig } from "./sts.js";
-import type { TokenSource } from "./token-sources.js";
-import { connectWebTransport, type TransportFactory } from "./web-transports.js";
-import { fetchWhoAmI, type WhoAmI } from "./who-am-i.js";
 
+export type { WharfClientOptions } from "./client-core.js";
 export { type ClientsOf, clientsFor } from "./service-clients.js";
 
-/** Options of {@link createWharfClient}. */
-export interface WharfClientOptions {
-  /** The platform API's URL, e.g. `https://wharf.example.com` (the Connect services and the STS). */
-  apiUrl: string;
-  /** The registry's URL; default: read once from the server's `/auth/v1/config` when first needed. */
-  registryUrl?: string;
-  /** Where each call's token comes from ({@link staticToken}, `storedLogin`, `stsExchange`); none = anonymous. */
-  tokenSource?: TokenSource;
-  /** How RPCs travel; default {@link connectWebTransport} (Connect JSON over fetch). */
-  transport?: TransportFactory;
-  /** The fetch of every HTTP request (the transport's too, where it uses fetch); default the global one. */
-  fetch?: FetchFunction;
-}
-
 /** A Wharf client: every service by domain (`client.iam.groups.listGroups(…)`), and the registry helpers. */
-export type WharfClient = ClientsOf<typeof WHARF_SERVICES> &
-  RegistryHelpers & {
-    /** The API URL the client talks to (its origin). */
-    readonly apiUrl: string;
-    /** The registry's URL (given, or learned from the server). */
-    registryUrl(): Promise<string>;
-    /** Who the token source's token belongs to, and their groups (`GET /auth/v1/ok`). */
-    whoAmI(): Promise<WhoAmI>;
-    /**
-     * The transport every service client uses, with the token source's interceptor (calls made on
-     * it directly reject with Connect's ConnectError; the service clients turn that into WharfApiError).
-     */
-    readonly transport: Transport;
-  };
+export type WharfClient = ClientsOf<typeof WHARF_SERVICES> & ClientCore;
 
 /**
  * Creates a client of a Wharf server. Every call carries `authorization: Bearer <token>` from the
  * token source, and every failure rejects with one error class, `WharfApiError` (code, message,
- * decoded google.rpc.Status details). Nothing is fetched until a call is made.
+ * decoded google.rpc.Status details). Nothing is fetched until a call is made. Every service's
+ * descriptor is loaded with it; `createLazyWharfClient` is the same client loading each domain's
+ * on its first call (for a browser's start-up).
  */
 export function createWharfClient(options: WharfClientOptions): WharfClient {
-  const apiUrl = new URL(options.apiUrl).origin;
-  const fetchFn: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const interceptors = options.tokenSource ? [authInterceptor(options.tokenSource)] : [];
-  const transport = (options.transport ?? connectWebTransport())({
-    baseUrl: apiUrl,
-    interceptors,
-    fetch: fetchFn,
-  });
-  let registryUrl: Promise<string> | undefined = options.registryUrl
-    ? Promise.resolve(new URL(options.registryUrl).origin)
-    : undefined;
-  const learnRegistryUrl = (): Promise<string> => {
-    if (registryUrl) return registryUrl;
-    const lookUp = fetchServerConfig(apiUrl, fetchFn).then((config) => {
-      if (!config.registryUrl) {
-        throw new WharfApiError({ code: Code.Unavailable, message: `${apiUrl} reports no registry URL yet` });
-      }
-      return config.registryUrl;
-    });
-    // A failed look-up is not kept: the next call asks again.
-    lookUp.catch(() => {
-      registryUrl = undefined;
-    });
-    registryUrl = lookUp;
-    return lookUp;
-  };
-  return {
-    ...clientsFor(WHARF_SERVICES, transport),
-    ...createRegistryHelpers({
-      apiUrl,
-      registryUrl: learnRegistryUrl,
-      tokenSource: options.tokenSource,
-      fetch: fetchFn,
-    }),
-    apiUrl,
-    registryUrl: learnRegistryUrl,
-    whoAmI: () => fetchWhoAmI(apiUrl, options.tokenSource, fetchFn),
-    transport,
-  };
+  const core = createClientCore(options);
+  return { ...clientsFor(WHARF_SERVICES, core.transport), ...core };
 }

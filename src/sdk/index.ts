@@ -16,6 +16,7 @@ export {
 } from "./browser-login.js";
 export { formatBytes } from "./byte-size.js";
 export { createWharfClient, type WharfClient, type WharfClientOptions } from "./client.js";
+export type { ClientCore } from "./client-core.js";
 export {
   type ErrorReason,
   type ErrorResource,
@@ -26,6 +27,7 @@ export {
   WharfApiError,
 } from "./errors.js";
 export type { FetchFunction } from "./http.js";
+export { createLazyWharfClient, preloadServices } from "./lazy-client.js";
 // The generated messages, enums and schemas of each domain of the current API, one namespace per
 // domain (`iam.Role`, `events.Delivery`, `iam.IdentitySchema`): to build requests, read answers and
 // name their types outside a call. (Two domains share message names, hence the namespaces.)

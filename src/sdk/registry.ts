@@ -1,5 +1,5 @@
 import { Code } from "@connectrpc/connect";
-import { errorOfResponse, WharfApiError } from "./errors.js";
+import { errorOfResponse, isWharfApiError, WharfApiError } from "./errors.js";
 import { bearer, type FetchFunction, fetchOrUnavailable, send, sendForJson } from "./http.js";
 import { exchangeToken } from "./sts.js";
 import { cachingTokenSource, type TokenSource } from "./token-sources.js";
@@ -45,9 +45,11 @@ export interface TagHistoryWindow {
 export interface RegistryHelpers {
   /**
    * A registry token for `scope` (`repository:acme/app:pull`, several allowed), from the registry's
-   * `/token` endpoint: the client's token is exchanged at the STS for one of the registry audience,
-   * which the endpoint takes. Actions the caller may not do are left out of the token, as Docker's
-   * token flow does. Without a token source, an anonymous token (public images only).
+   * `/token` endpoint in one request: the client's token is sent as it is (the endpoint takes a
+   * platform API token as Bearer, ADR 0061); a server that refuses it (403: one older than that)
+   * gets it exchanged at the STS for one of the registry audience first, from then on. Actions the
+   * caller may not do are left out of the token, as Docker's token flow does. Without a token
+   * source, an anonymous token (public images only).
    */
   registryToken(scope: string | readonly string[]): Promise<string>;
   /**
@@ -99,6 +101,7 @@ export function createRegistryHelpers(options: RegistryHelpersOptions): Registry
       exchangeToken(apiUrl, await tokenSource.token(), { audience: [await options.registryUrl()] }, fetchFn),
     );
   const issued = new Map<string, { token: string; expiresAt: number }>();
+  let exchangeFirst = false;
 
   async function registryToken(scope: string | readonly string[]): Promise<string> {
     const scopes = typeof scope === "string" ? [scope] : [...scope];
@@ -109,11 +112,23 @@ export function createRegistryHelpers(options: RegistryHelpersOptions): Registry
     const url = new URL("/token", registryUrl);
     url.searchParams.set("service", url.host);
     for (const s of scopes) url.searchParams.append("scope", s);
-    const credential = platformToken ? await platformToken.token() : "";
-    const body = await sendForJson<{ token: string; expires_in: number }>(fetchFn, url, {
-      method: "GET",
-      headers: bearer(credential),
-    });
+    const ask = (credential: string) =>
+      sendForJson<{ token: string; expires_in: number }>(fetchFn, url, {
+        method: "GET",
+        headers: bearer(credential),
+      });
+    let body: { token: string; expires_in: number };
+    if (!tokenSource || !platformToken) body = await ask("");
+    else if (exchangeFirst) body = await ask(await platformToken.token());
+    else {
+      try {
+        body = await ask(await tokenSource.token());
+      } catch (err) {
+        if (!isWharfApiError(err) || err.httpStatus !== 403) throw err;
+        exchangeFirst = true;
+        body = await ask(await platformToken.token());
+      }
+    }
     const now = Date.now();
     // Tokens are per scope: forget the expired ones, so a long-lived client does not collect them.
     for (const [scopeKey, entry] of issued) if (entry.expiresAt <= now) issued.delete(scopeKey);

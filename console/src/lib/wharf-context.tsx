@@ -1,7 +1,7 @@
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
 import {
   Code,
-  createWharfClient,
+  createLazyWharfClient,
   isWharfApiError,
   staticToken,
   type WharfClient,
@@ -24,9 +24,13 @@ export interface WharfSession {
 
 const WharfContext = createContext<WharfSession | null>(null);
 
-/** A client of the API at `apiUrl` calling with `token` (none: anonymous). */
+/**
+ * A client of the API at `apiUrl` calling with `token` (none: anonymous). Lazy: each domain's
+ * service descriptors are loaded (a chunk each) when a page first calls into that domain, so the
+ * shell evaluates none of them at start-up.
+ */
 export function clientFor(apiUrl: string, token: string | undefined): WharfClient {
-  return createWharfClient({ apiUrl, ...(token ? { tokenSource: staticToken(token) } : {}) });
+  return createLazyWharfClient({ apiUrl, ...(token ? { tokenSource: staticToken(token) } : {}) });
 }
 
 /**
