@@ -88,7 +88,6 @@ export function buildRegistryDeps(deps: RegistryWingDeps): RegistryDeps {
   };
   const auth = createRegistryAuthenticator({
     registryUrl: urls.registryUrl,
-    apiUrl: urls.apiUrl,
     verifier: createTokenVerifier(verifierOptions),
     // Upload sessions outlive registry tokens; they were authorized when they started.
     expiredVerifier: createTokenVerifier({

@@ -4,7 +4,6 @@ import type { AccessResolver } from "../authz/access.js";
 import type { Access, Principal } from "../core/context.js";
 import { isDomainError } from "../core/errors.js";
 import { isUidp } from "../core/uidp.js";
-import { SESSION_GRANTS_CLAIM } from "../login/session-grants.js";
 import { OciError } from "./oci-errors.js";
 
 /** What a registry request does to a repository (the actions of a token scope). */
@@ -43,14 +42,8 @@ export interface RegistryAuthenticator {
    * registry audience: another audience of Wharf's (e.g. a platform API token) is 403 DENIED as the
    * spec says; anything else that does not verify is 401 with a challenge. `allowExpired` accepts an
    * expired (but otherwise valid) token: upload sessions are authorized when they start.
-   * `acceptApiBearer` (the token endpoint only, ADR 0061) also accepts a `Bearer` platform token of
-   * the API audience, as the caller of what its STS re-issue for the registry would be: the same
-   * subject and `scope`/`cap` limits, without the login's session grants (`egm`), which a re-issue drops.
    */
-  authenticate(
-    headers: IncomingHttpHeaders,
-    opts?: { allowExpired?: boolean; acceptApiBearer?: boolean },
-  ): Promise<RegistryCaller>;
+  authenticate(headers: IncomingHttpHeaders, opts?: { allowExpired?: boolean }): Promise<RegistryCaller>;
   /** 401 UNAUTHORIZED with `WWW-Authenticate: Bearer realm, service[, scope][, error]`. */
   challenge(message: string, scope?: string, error?: "insufficient_scope" | "invalid_token"): OciError;
   /** The `service` value of challenges and tokens (the registry's host). */
@@ -66,8 +59,6 @@ export interface RegistryAuthenticator {
  */
 export function createRegistryAuthenticator(opts: {
   registryUrl: string;
-  /** The API's URL: the audience `acceptApiBearer` accepts (none: API tokens are always refused). */
-  apiUrl?: string;
   verifier: TokenVerifier;
   expiredVerifier: TokenVerifier;
   accessResolver: AccessResolver;
@@ -105,7 +96,7 @@ export function createRegistryAuthenticator(opts: {
     service,
     realm,
     challenge,
-    async authenticate(headers, { allowExpired = false, acceptApiBearer = false } = {}) {
+    async authenticate(headers, { allowExpired = false } = {}) {
       const credential = credentialOf(headers.authorization);
       if (credential === undefined) return anonymousCaller();
       if ("refused" in credential) throw challenge(credential.refused, undefined, "invalid_token");
@@ -130,13 +121,7 @@ export function createRegistryAuthenticator(opts: {
       }
       const aud = principal.claims.aud;
       const audiences = Array.isArray(aud) ? aud : [aud];
-      const apiBearer =
-        acceptApiBearer &&
-        credential.bearer === true &&
-        opts.apiUrl !== undefined &&
-        audiences.includes(opts.apiUrl);
-      if (apiBearer && !audiences.includes(registryUrl)) principal = asReissuedForRegistry(principal);
-      else if (!audiences.includes(registryUrl)) {
+      if (!audiences.includes(registryUrl)) {
         throw new OciError(
           "DENIED",
           `token audience is not the registry: use a token issued for the registry audience ${registryUrl}`,
@@ -162,7 +147,7 @@ export function createRegistryAuthenticator(opts: {
  */
 export function credentialOf(
   authorization: string | undefined,
-): { token: string; identity?: string; bearer?: true } | { refused: string } | undefined {
+): { token: string; identity?: string } | { refused: string } | undefined {
   if (!authorization) return undefined;
   const space = authorization.indexOf(" ");
   const scheme = (space < 0 ? authorization : authorization.slice(0, space)).toLowerCase();
@@ -170,7 +155,7 @@ export function credentialOf(
   if (scheme === "bearer") {
     return value === ""
       ? { refused: "missing bearer token (Authorization: Bearer <token>)" }
-      : { token: value, bearer: true };
+      : { token: value };
   }
   if (scheme !== "basic") return { refused: `unsupported authorization scheme "${scheme.slice(0, 20)}"` };
   const credentials = basicCredentials(value);
@@ -181,13 +166,6 @@ export function credentialOf(
   return {
     refused: "unknown username: use _token with a Wharf token, or a pull token's identity uid, as user",
   };
-}
-
-/** `principal` without the claims an STS re-issue of its token would not carry (the session grants). */
-function asReissuedForRegistry(principal: Principal): Principal {
-  if (!(SESSION_GRANTS_CLAIM in principal.claims)) return principal;
-  const { [SESSION_GRANTS_CLAIM]: _dropped, ...claims } = principal.claims;
-  return { ...principal, claims };
 }
 
 /** Decodes Basic credentials; undefined when malformed. */

@@ -31,13 +31,11 @@ export function parseScopes(values: readonly string[]): { name: string; actions:
 
 /**
  * GET `/token?service=&scope=…` (or the OAuth2 password-grant form POST): the Docker token flow. Credentials: Basic `_token:<platform token
- * for the registry audience>`, a Bearer of such a token, a Bearer platform token of the API
- * audience (one request instead of an STS exchange first, ADR 0061), or none (anonymous: pull in
- * the public namespace only). Each requested action is granted only when the caller's current bindings allow
+ * for the registry audience>`, a Bearer of such a token, or none (anonymous: pull in the public
+ * namespace only). Each requested action is granted only when the caller's current bindings allow
  * it; the others are left out (a token is still issued, as distribution does). The token inherits
  * the caller's `scope`/`cap` restrictions and never outlives the credential it was exchanged for.
- * 401 for credentials that do not verify; 403 for a token of another audience (an API token in
- * Basic credentials included). With the
+ * 401 for credentials that do not verify; 403 for a token of another audience. With the
  * transparent mirror on, each scope's name is mapped as a request without `ns` is (a Docker Hub
  * name to the `docker.io` upstream's cache), and the grant names the mapped repository.
  */
@@ -46,8 +44,7 @@ export async function issueRegistryToken(deps: RegistryDeps, ex: Exchange): Prom
     ex.req.method === "POST"
       ? await oauthForm(ex)
       : { headers: ex.req.headers, scopes: ex.url.searchParams.getAll("scope") };
-  // A Bearer platform API token is taken as its STS re-issue for the registry would be (ADR 0061).
-  const caller = await deps.auth.authenticate(request.headers, { acceptApiBearer: true }).catch((err) => {
+  const caller = await deps.auth.authenticate(request.headers).catch((err) => {
     // A bad credential at the token endpoint is a plain 401, not a challenge to come back here.
     if (err?.code === "UNAUTHORIZED") throw ociError("UNAUTHORIZED", err.message);
     throw err;

@@ -1,5 +1,5 @@
 import { Code } from "@connectrpc/connect";
-import { errorOfResponse, isWharfApiError, WharfApiError } from "./errors.js";
+import { errorOfResponse, WharfApiError } from "./errors.js";
 import { bearer, type FetchFunction, fetchOrUnavailable, send, sendForJson } from "./http.js";
 import { exchangeToken } from "./sts.js";
 import { cachingTokenSource, type TokenSource } from "./token-sources.js";
@@ -45,13 +45,17 @@ export interface TagHistoryWindow {
 export interface RegistryHelpers {
   /**
    * A registry token for `scope` (`repository:acme/app:pull`, several allowed), from the registry's
-   * `/token` endpoint in one request: the client's token is sent as it is (the endpoint takes a
-   * platform API token as Bearer, ADR 0061); a server that refuses it (403: one older than that)
-   * gets it exchanged at the STS for one of the registry audience first, from then on. Actions the
-   * caller may not do are left out of the token, as Docker's token flow does. Without a token
-   * source, an anonymous token (public images only).
+   * `/token` endpoint: the client's token is exchanged at the STS for one of the registry audience,
+   * which the endpoint takes. Actions the caller may not do are left out of the token, as Docker's
+   * token flow does. Without a token source, an anonymous token (public images only).
    */
   registryToken(scope: string | readonly string[]): Promise<string>;
+  /**
+   * Starts learning the registry's URL and exchanging the client's token for the registry audience
+   * (what {@link resolve}, {@link tagHistory} and {@link referrers} send), so the first of them does
+   * not wait for either. Never rejects: a failure shows in the call that needs the credential.
+   */
+  prepareRegistry(): void;
   /**
    * The digest `reference` (`acme/app:1.2`, `acme/app@sha256:…`, `acme/app` = `:latest`; a leading
    * registry host is dropped) points to now, from a manifest HEAD. NOT_FOUND when there is none.
@@ -101,7 +105,20 @@ export function createRegistryHelpers(options: RegistryHelpersOptions): Registry
       exchangeToken(apiUrl, await tokenSource.token(), { audience: [await options.registryUrl()] }, fetchFn),
     );
   const issued = new Map<string, { token: string; expiresAt: number }>();
-  let exchangeFirst = false;
+
+  /**
+   * The credential of a pull from `name`: the client's token re-issued for the registry audience,
+   * which the registry takes as Bearer with the identity's current rights (one STS exchange per
+   * token life, then no request of its own); anonymous callers get a pull token from `/token`.
+   */
+  function pullCredential(name: string): Promise<string> {
+    return platformToken ? platformToken.token() : registryToken(`repository:${name}:pull`);
+  }
+
+  function prepareRegistry(): void {
+    const warm = platformToken ? platformToken.token() : options.registryUrl();
+    warm.catch(() => undefined);
+  }
 
   async function registryToken(scope: string | readonly string[]): Promise<string> {
     const scopes = typeof scope === "string" ? [scope] : [...scope];
@@ -112,23 +129,11 @@ export function createRegistryHelpers(options: RegistryHelpersOptions): Registry
     const url = new URL("/token", registryUrl);
     url.searchParams.set("service", url.host);
     for (const s of scopes) url.searchParams.append("scope", s);
-    const ask = (credential: string) =>
-      sendForJson<{ token: string; expires_in: number }>(fetchFn, url, {
-        method: "GET",
-        headers: bearer(credential),
-      });
-    let body: { token: string; expires_in: number };
-    if (!tokenSource || !platformToken) body = await ask("");
-    else if (exchangeFirst) body = await ask(await platformToken.token());
-    else {
-      try {
-        body = await ask(await tokenSource.token());
-      } catch (err) {
-        if (!isWharfApiError(err) || err.httpStatus !== 403) throw err;
-        exchangeFirst = true;
-        body = await ask(await platformToken.token());
-      }
-    }
+    const credential = platformToken ? await platformToken.token() : "";
+    const body = await sendForJson<{ token: string; expires_in: number }>(fetchFn, url, {
+      method: "GET",
+      headers: bearer(credential),
+    });
     const now = Date.now();
     // Tokens are per scope: forget the expired ones, so a long-lived client does not collect them.
     for (const [scopeKey, entry] of issued) if (entry.expiresAt <= now) issued.delete(scopeKey);
@@ -138,7 +143,7 @@ export function createRegistryHelpers(options: RegistryHelpersOptions): Registry
 
   async function resolve(reference: string): Promise<string> {
     const { name, ref } = parseReference(reference, await options.registryUrl());
-    const token = await registryToken(`repository:${name}:pull`);
+    const token = await pullCredential(name);
     const url = new URL(`/v2/${name}/manifests/${ref}`, await options.registryUrl());
     const response = await fetchOrUnavailable(fetchFn, url, {
       method: "HEAD",
@@ -174,7 +179,7 @@ export function createRegistryHelpers(options: RegistryHelpersOptions): Registry
       const url = new URL(`/v2/${name}/_service/history/${encodeURIComponent(tag)}`, registryUrl);
       if (start) url.searchParams.set("start", start);
       if (end) url.searchParams.set("end", end);
-      const token = await registryToken(`repository:${name}:pull`);
+      const token = await pullCredential(name);
       const response = await send(fetchFn, url, { method: "GET", headers: bearer(token) });
       const { history } = (await response.json()) as { history: WireRecord[] };
       const records = history.slice(alreadySeen);
@@ -199,7 +204,7 @@ export function createRegistryHelpers(options: RegistryHelpersOptions): Registry
   async function referrers(image: string, digest: string): Promise<Referrer[]> {
     const registryUrl = await options.registryUrl();
     const name = parseReference(image, registryUrl).name;
-    const token = await registryToken(`repository:${name}:pull`);
+    const token = await pullCredential(name);
     const url = new URL(`/v2/${name}/referrers/${digest}`, registryUrl);
     const response = await send(fetchFn, url, {
       method: "GET",
@@ -215,7 +220,7 @@ export function createRegistryHelpers(options: RegistryHelpersOptions): Registry
     }));
   }
 
-  return { registryToken, resolve, tagHistory, referrers };
+  return { registryToken, prepareRegistry, resolve, tagHistory, referrers };
 }
 
 /**

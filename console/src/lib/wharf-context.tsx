@@ -41,6 +41,10 @@ export function WharfProvider({ apiUrl, children }: { apiUrl: string; children: 
   const [session, setSession] = useState(() => loadSession());
   const [me, setMe] = useState<WhoAmI>();
   const client = useMemo(() => clientFor(apiUrl, session?.token), [apiUrl, session]);
+  // The registry credential (an STS exchange) is ready before a page asks for a tag's history.
+  useEffect(() => {
+    if (session) client.prepareRegistry();
+  }, [client, session]);
   const signOut = useCallback(() => {
     clearSession();
     setMe(undefined);
