@@ -42,6 +42,7 @@ import { Vex } from "./gen/platform/registry/v1/vex_pb.js";
 import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ImmutabilityRulesService } from "./gen/platform/registry/v2/immutability_pb.js";
+import { InsightsService } from "./gen/platform/registry/v2/insights_pb.js";
 import { PoliciesService } from "./gen/platform/registry/v2/policies_pb.js";
 import { QuotasService } from "./gen/platform/registry/v2/quotas_pb.js";
 import {
@@ -84,6 +85,7 @@ import { createPingV1Service } from "./ping/v1/ping-v1-service.js";
 import { createEolTagsHandlers, type EolTagsServiceDeps } from "./registry/eol/eol-tags-service.js";
 import { createImagesService } from "./registry/images-service.js";
 import { createImmutabilityRulesService } from "./registry/immutability/immutability-rules-service.js";
+import { createInsightsService } from "./registry/insights/insights-service.js";
 import { createQuotasService } from "./registry/quotas/quotas-service.js";
 import { replicationDepsOf } from "./registry/replication/replication-deps.js";
 import { createReplicationRunsService } from "./registry/replication/replication-runs-service.js";
@@ -173,6 +175,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ImmutabilityRulesService, createImmutabilityRulesService(deps)),
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(QuotasService, createQuotasService(deps)),
+    bindService(InsightsService, createInsightsService(deps)),
     bindService(UpstreamsService, createUpstreamsService(deps)),
     bindService(PoliciesService, createPoliciesService(deps)),
     bindService(ReplicationRulesService, createReplicationRulesService(replicationDepsOf(deps))),

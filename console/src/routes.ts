@@ -30,12 +30,13 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/access/*", page: lazy(() => import("./pages/access/access-page")) },
   { pattern: "/webhooks/deliveries/*", page: lazy(() => import("./pages/webhooks/deliveries-page")) },
   { pattern: "/webhooks/*", page: lazy(() => import("./pages/webhooks/webhooks-page")) },
+  { pattern: "/dashboard/*", page: lazy(() => import("./pages/dashboard/dashboard-page")) },
 ];
 
 /** The header's navigation. */
 export const NAV: NavEntry[] = [
   { label: "Home", to: "/", prefixes: [] },
-  { label: "Organizations", to: "/orgs", prefixes: ["/groups/", "/repos/", "/images/"] },
+  { label: "Organizations", to: "/orgs", prefixes: ["/groups/", "/repos/", "/images/", "/dashboard/"] },
   { label: "Advisories", to: "/advisories", prefixes: [] },
   { label: "Libraries", to: "/libraries", prefixes: [] },
   { label: "Access", to: "/access", prefixes: ["/access/"] },
