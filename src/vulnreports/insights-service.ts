@@ -1,13 +1,13 @@
-import type { RequestContext } from "../../core/context.js";
-import { notFound } from "../../core/errors.js";
-import type { ServiceHandlers } from "../../core/service.js";
-import { requireUidp } from "../../core/uidp.js";
-import { Capability } from "../../gen/platform/capabilities/capabilities_pb.js";
-import type { InsightsService, VulnerableTag } from "../../gen/platform/registry/v2/insights_pb.js";
-import type { TagSeverityCounts } from "../../storage/insights-store.js";
-import type { Store } from "../../storage/store.js";
-import { reportVerdicts, unsuppressed } from "../../vulnreports/vex/report-verdicts.js";
-import { repoPathOf } from "../supply-chain/policies/policies-service.js";
+import type { RequestContext } from "../core/context.js";
+import { notFound } from "../core/errors.js";
+import type { ServiceHandlers } from "../core/service.js";
+import { requireUidp } from "../core/uidp.js";
+import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
+import type { InsightsService, VulnerableTag } from "../gen/platform/registry/v2/insights_pb.js";
+import { repoPathOf } from "../registry/supply-chain/policies/policies-service.js";
+import type { TagSeverityCounts } from "../storage/insights-store.js";
+import type { Store } from "../storage/store.js";
+import { reportVerdicts, unsuppressed } from "./vex/report-verdicts.js";
 
 /** Days of pushes answered, today (UTC) included. */
 export const INSIGHT_DAYS = 30;
