@@ -1,8 +1,9 @@
 import type { registry } from "wharf/sdk";
+import { BarChart } from "../../components/charts/bar-chart";
 import type { Query } from "../../lib/use-query";
 import { Panel } from "./panel";
 
-/** Pushes per UTC day over the last 30 days (GetInsights), with their total. */
+/** Pushes per UTC day over the last 30 days (GetInsights) as a bar chart, with their total. */
 export function PushesPanel({ insights }: { insights: Query<registry.Insights> }) {
   return (
     <Panel title="Pushes per day" query={insights} deniedText="Needs a role in this organization.">
@@ -13,39 +14,14 @@ export function PushesPanel({ insights }: { insights: Query<registry.Insights> }
             <p data-testid="pushes-total">
               <strong>{total}</strong> pushes in the last {data.pushesPerDay.length} days
             </p>
-            <PushesTable days={data.pushesPerDay} />
+            <BarChart
+              title="Pushes"
+              xLabel="Day (UTC)"
+              bars={data.pushesPerDay.map((d) => ({ label: d.day, value: Number(d.count) }))}
+            />
           </>
         );
       }}
     </Panel>
-  );
-}
-
-/** The days with pushes as a table (the accessible form of the chart). */
-function PushesTable({ days }: { days: readonly registry.DailyPushes[] }) {
-  const busy = days.filter((d) => d.count > 0n);
-  if (busy.length === 0) return <p className="muted">No pushes in that time.</p>;
-  return (
-    <div className="table-wrap">
-      <table data-testid="pushes-table">
-        <caption className="visually-hidden">Days with pushes</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day (UTC)</th>
-            <th scope="col" className="numeric">
-              Pushes
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {busy.map((d) => (
-            <tr key={d.day}>
-              <td>{d.day}</td>
-              <td className="numeric">{Number(d.count)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
