@@ -43,9 +43,9 @@ function Dashboard({ group }: { group: string }) {
       <div className="dashboard-grid">
         <ReposPanel org={group} />
         <StoragePanel org={group} />
+        <WebhooksPanel org={group} />
         <PushesPanel insights={insights} />
         <VulnerableTagsPanel insights={insights} />
-        <WebhooksPanel org={group} />
         <EolPanel org={group} />
         <AuditPanel org={group} />
       </div>

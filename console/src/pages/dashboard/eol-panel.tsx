@@ -1,34 +1,14 @@
 import { listAll } from "wharf/sdk";
 import { firstItems } from "../../components/first-items";
-import { formatTime, pathWithUid, toDate } from "../../lib/format";
+import { formatTime, pathWithUid } from "../../lib/format";
 import { Link } from "../../lib/router";
 import { useQuery } from "../../lib/use-query";
 import { useClient } from "../../lib/wharf-context";
+import { DAY_MS, EOL_NEAR_DAYS, eolRowsOf } from "./eol-rows";
 import { Panel } from "./panel";
 
-/** A tag whose end of life is this close (or past) is shown. */
-export const EOL_NEAR_DAYS = 90;
 /** Most EOL-matched tags looked through. */
 const MAX_EOL_TAGS = 1000;
-const DAY_MS = 86_400_000;
-
-/** A tag of the panel: where its release cycle stands. */
-export interface EolRow {
-  tagUid: string;
-  repoUid: string;
-  repo: string;
-  tag: string;
-  product: string;
-  cycle: string;
-  /** The cycle's EOL date (ms), undefined when declared EOL without a date. */
-  eolTime: number | undefined;
-  past: boolean;
-}
-
-/** The parent repo uid of a tag uid (`<repo uid>/<16 hex>`). */
-function repoOf(tagUid: string): string {
-  return tagUid.slice(0, tagUid.lastIndexOf("/"));
-}
 
 /**
  * The organization's tags past end of life or within {@link EOL_NEAR_DAYS} days of it (v1
@@ -37,29 +17,11 @@ function repoOf(tagUid: string): string {
 export function EolPanel({ org }: { org: string }) {
   const client = useClient();
   const tags = useQuery(async () => {
-    const now = Date.now();
     const { items, more } = await firstItems(
       listAll(client.registryV1.registry.listEolTags, { uidp: { descendantsOf: org }, pageSize: 200n }),
       MAX_EOL_TAGS,
     );
-    const rows: EolRow[] = [];
-    for (const t of items) {
-      const version = t.mainPackageVersion;
-      if (!version?.exists) continue;
-      const eolTime = toDate(version.eolDate)?.getTime();
-      const past = version.eolBroken || (eolTime !== undefined && eolTime <= now);
-      if (!past && (eolTime === undefined || eolTime - now > EOL_NEAR_DAYS * DAY_MS)) continue;
-      rows.push({
-        tagUid: t.id,
-        repoUid: repoOf(t.id),
-        repo: repoOf(t.id),
-        tag: t.name,
-        product: t.mainPackageName,
-        cycle: version.version,
-        eolTime,
-        past,
-      });
-    }
+    const rows = eolRowsOf(items, Date.now());
     const repoUids = [...new Set(rows.map((r) => r.repoUid))];
     if (repoUids.length > 0) {
       const names = new Map<string, string>();
@@ -68,7 +30,6 @@ export function EolPanel({ org }: { org: string }) {
       }
       for (const r of rows) r.repo = names.get(r.repoUid) ?? r.repoUid;
     }
-    rows.sort((a, b) => Number(b.past) - Number(a.past) || (a.eolTime ?? 0) - (b.eolTime ?? 0));
     return { rows, more };
   }, [client, org]);
   return (

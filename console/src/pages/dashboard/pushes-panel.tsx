@@ -6,7 +6,7 @@ import { Panel } from "./panel";
 /** Pushes per UTC day over the last 30 days (GetInsights) as a bar chart, with their total. */
 export function PushesPanel({ insights }: { insights: Query<registry.Insights> }) {
   return (
-    <Panel title="Pushes per day" query={insights} deniedText="Needs a role in this organization.">
+    <Panel title="Pushes per day" query={insights} wide deniedText="Needs a role in this organization.">
       {(data) => {
         const total = data.pushesPerDay.reduce((sum, d) => sum + Number(d.count), 0);
         return (

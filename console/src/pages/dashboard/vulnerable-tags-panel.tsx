@@ -8,7 +8,7 @@ import { Panel } from "./panel";
 /** The organization's most vulnerable tags (GetInsights): unsuppressed matches, worst first. */
 export function VulnerableTagsPanel({ insights }: { insights: Query<registry.Insights> }) {
   return (
-    <Panel title="Most vulnerable tags" query={insights} deniedText="Needs a role in this organization.">
+    <Panel title="Most vulnerable tags" query={insights} wide deniedText="Needs a role in this organization.">
       {(data) => {
         if (data.vulnerabilitiesOmitted) {
           return (
