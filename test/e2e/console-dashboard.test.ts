@@ -214,8 +214,18 @@ describe("the organization dashboard", { skip: chromiumSkip }, () => {
     const eolRows = eol.getByRole("row").filter({ has: page.getByRole("cell") });
     await eolRows.first().waitFor();
     assert.equal(await eolRows.count(), 2, "3.12 is neither past nor within 90 days");
-    await eolRows.nth(0).filter({ hasText: "3.8" }).filter({ hasText: "Past end of life" }).waitFor();
-    await eolRows.nth(1).filter({ hasText: "3.9" }).filter({ hasText: "In 30 days" }).waitFor();
+    await eolRows
+      .nth(0)
+      .filter({ hasText: "acme/app" })
+      .filter({ hasText: "3.8" })
+      .filter({ hasText: "Past end of life" })
+      .waitFor();
+    await eolRows
+      .nth(1)
+      .filter({ hasText: "acme/app" })
+      .filter({ hasText: "3.9" })
+      .filter({ hasText: "In 30 days" })
+      .waitFor();
 
     const webhooks = page.getByRole("region", { name: "Failing webhooks" });
     await webhooks.getByRole("row").filter({ hasText: receiver.url() }).waitFor();

@@ -1,6 +1,6 @@
 import { listAll } from "wharf/sdk";
 import { firstItems } from "../../components/first-items";
-import { formatTime, pathWithUid } from "../../lib/format";
+import { ancestorUids, formatTime, pathWithUid } from "../../lib/format";
 import { Link } from "../../lib/router";
 import { useQuery } from "../../lib/use-query";
 import { useClient } from "../../lib/wharf-context";
@@ -24,11 +24,17 @@ export function EolPanel({ org }: { org: string }) {
     const rows = eolRowsOf(items, Date.now());
     const repoUids = [...new Set(rows.map((r) => r.repoUid))];
     if (repoUids.length > 0) {
+      // Image paths (acme/team/app): the repos' names and those of their groups, by two Lists of uids.
       const names = new Map<string, string>();
       for await (const repo of listAll(client.registry.repos.listRepos, { uidp: { ids: repoUids } })) {
         names.set(repo.uid, repo.name);
       }
-      for (const r of rows) r.repo = names.get(r.repoUid) ?? r.repoUid;
+      const groupUids = [...new Set(repoUids.flatMap((uid) => ancestorUids(uid)))];
+      for await (const g of listAll(client.iam.groups.listGroups, { uidp: { ids: groupUids } })) {
+        names.set(g.uid, g.name);
+      }
+      const pathOf = (uid: string) => [...ancestorUids(uid), uid].map((u) => names.get(u) ?? u).join("/");
+      for (const r of rows) r.repo = names.has(r.repoUid) ? pathOf(r.repoUid) : r.repoUid;
     }
     return { rows, more };
   }, [client, org]);
