@@ -29,11 +29,9 @@ export function Panel<T>({
   return (
     <section className={`dashboard-panel${wide ? " wide" : ""}`} aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
-      <div aria-live="polite">
-        {query.loading && !query.data && !query.error && <Loading what={`Loading ${title.toLowerCase()}`} />}
-        {denied ? <p className="muted panel-denied">{deniedText}</p> : <ApiError error={query.error} />}
-        {query.data !== undefined && !query.error && children(query.data)}
-      </div>
+      {query.loading && !query.data && !query.error && <Loading what={`Loading ${title.toLowerCase()}`} />}
+      {denied ? <p className="muted panel-denied">{deniedText}</p> : <ApiError error={query.error} />}
+      {query.data !== undefined && !query.error && children(query.data)}
     </section>
   );
 }

@@ -83,7 +83,9 @@ export type DailyPushes = Message<"platform.registry.v2.DailyPushes"> & {
   day: string;
 
   /**
-   * Tag moves recorded that day (a push of a tag; a push by digest only is not counted).
+   * Tag history records of that day that point a tag at an image: a push moving or creating a tag,
+   * CreateTag, a restore. A push of the digest the tag already names, a push by digest only and a
+   * delete are not counted.
    *
    * @generated from field: int64 count = 2;
    */
