@@ -7,13 +7,16 @@ import { ApiError } from "./api-error";
  */
 export function ConfirmButton({
   label,
+  accessibleName,
   title,
   children,
   confirmLabel = "Delete",
   onConfirm,
 }: {
-  /** The button's text (and accessible name). */
+  /** The button's text (and accessible name unless `accessibleName` is given). */
   label: string;
+  /** A fuller accessible name when the text alone is ambiguous ("Restore" on every row). */
+  accessibleName?: string;
   title: string;
   /** What will happen, in words. */
   children: ReactNode;
@@ -37,7 +40,12 @@ export function ConfirmButton({
   };
   return (
     <>
-      <button type="button" className="danger small" onClick={() => dialog.current?.showModal()}>
+      <button
+        type="button"
+        className="danger small"
+        aria-label={accessibleName}
+        onClick={() => dialog.current?.showModal()}
+      >
         {label}
       </button>
       <dialog ref={dialog} aria-label={title} className="confirm">

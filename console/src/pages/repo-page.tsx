@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { Code, isWharfApiError, listAll } from "wharf/sdk";
 import { ApiError } from "../components/api-error";
 import { Breadcrumbs } from "../components/breadcrumbs";
@@ -12,8 +12,12 @@ import { formatAgo, formatTime, pathWithUid, shortDigest } from "../lib/format";
 import { Markdown } from "../lib/markdown";
 import { useGroupPath, useRegistryHost } from "../lib/paths";
 import { Link, useSearchParams } from "../lib/router";
+import { mayUpdateTags } from "../lib/tag-permission";
 import { useQuery } from "../lib/use-query";
-import { useClient } from "../lib/wharf-context";
+import { useClient, useWharf } from "../lib/wharf-context";
+
+/** The charts (and the chart components) are their own chunk, fetched once the page is rendered. */
+const RepoCharts = lazy(() => import("./repo-charts/repo-charts"));
 
 /** Most tags listed. */
 const TAG_LIMIT = 2000;
@@ -48,6 +52,7 @@ const TAG_KINDS: ReadonlyArray<readonly [keyof HiddenTagKinds, string]> = [
 export default function RepoPage(params: Record<string, string>) {
   const uid = params["*"] ?? "";
   const client = useClient();
+  const { me } = useWharf();
   const groupUid = uid.split("/").slice(0, -1).join("/");
   const path = useGroupPath(groupUid);
   const host = useRegistryHost();
@@ -88,9 +93,31 @@ export default function RepoPage(params: Record<string, string>) {
     [client, imageName, selected],
   );
 
+  const selectedRow = tags.data?.find((t) => t.name === selected);
+  const [restored, setRestored] = useState("");
+  const restore =
+    selectedRow && mayUpdateTags(me, uid)
+      ? {
+          tag: selectedRow.name,
+          onRestore: async (digest: string) => {
+            const tag = await client.registry.tags.restoreTag({ uid: selectedRow.uid, digest });
+            setRestored(`Restored ${tag.name} to ${shortDigest(tag.digest)}.`);
+            tags.reload();
+            history.reload();
+          },
+        }
+      : undefined;
+  // A message about another tag's restore does not belong to this one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the selection changes
+  useEffect(() => setRestored(""), [selected]);
+
   const rendered = tags.data !== undefined && (history.data !== undefined || selected === undefined);
+  // The charts mount only after the mark: their chunk and requests never count against it.
+  const [chartsShown, setChartsShown] = useState(false);
   useEffect(() => {
-    if (rendered) performance.mark(RENDERED_MARK);
+    if (!rendered) return;
+    performance.mark(RENDERED_MARK);
+    setChartsShown(true);
   }, [rendered]);
 
   return (
@@ -165,8 +192,18 @@ export default function RepoPage(params: Record<string, string>) {
               </h2>
               <ApiError error={history.error} />
               {history.loading && !history.data && <Loading what="Loading the history" />}
-              {history.data && image && <TagTimeline records={history.data} repoUid={uid} image={image} />}
+              <p role="status" className="restore-status">
+                {restored}
+              </p>
+              {history.data && image && (
+                <TagTimeline records={history.data} repoUid={uid} image={image} restore={restore} />
+              )}
             </section>
+          )}
+          {chartsShown && selected && history.data && (
+            <Suspense fallback={<Loading what="Loading the charts" />}>
+              <RepoCharts repoUid={uid} tag={selected} records={history.data} />
+            </Suspense>
           )}
           {image && <PullInstructions reference={`${image}:${selected ?? "latest"}`} />}
           <section aria-labelledby="readme-heading">

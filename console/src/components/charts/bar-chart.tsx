@@ -98,7 +98,13 @@ export function BarChart({
           ))}
         </g>
         {labelled.map((i) => (
-          <text key={`x${i}`} className="tick" x={left(i) + barWidth / 2} y={bottom + 18} textAnchor="middle">
+          <text
+            key={`x${i}`}
+            className="tick"
+            x={left(i) + barWidth / 2}
+            y={bottom + 18}
+            textAnchor={left(i) + barWidth / 2 > WIDTH - MARGIN.right - 40 ? "end" : "middle"}
+          >
             {bars[i]?.label}
           </text>
         ))}

@@ -28,6 +28,7 @@ export function LineChart({
   step = false,
   area = false,
   integer = false,
+  yTicks: ticksOf = (min, max) => niceTicks(min, max, 4, integer),
   xLabel = "Date",
   emptyText = "No data for this period.",
 }: {
@@ -43,6 +44,8 @@ export function LineChart({
   area?: boolean;
   /** Whole-number y ticks (counts). */
   integer?: boolean;
+  /** The y ticks covering [min, max] (their last one is the axis' top); round numbers by default. */
+  yTicks?: (min: number, max: number) => number[];
   /** Heading of the table's first column. */
   xLabel?: string;
   emptyText?: ReactNode;
@@ -63,7 +66,7 @@ export function LineChart({
   }
   const xs = all.map((p) => p.x);
   const [x0, x1] = xDomain ?? [Math.min(...xs), Math.max(...xs)];
-  const yTicks = niceTicks(0, Math.max(...all.map((p) => p.y)), 4, integer);
+  const yTicks = ticksOf(0, Math.max(...all.map((p) => p.y)));
   const yMax = yTicks[yTicks.length - 1] ?? 1;
   const x = linearScale([x0, x1], [MARGIN.left, WIDTH - MARGIN.right]);
   const y = linearScale([0, yMax], [HEIGHT - MARGIN.bottom, MARGIN.top]);
@@ -86,7 +89,7 @@ export function LineChart({
           </g>
         ))}
         {dayTicks(x0, x1, 5).map((t) => (
-          <text key={`x${t}`} className="tick" x={x(t)} y={bottom + 18} textAnchor="middle">
+          <text key={`x${t}`} className="tick" x={x(t)} y={bottom + 18} textAnchor={anchorOf(x(t))}>
             {formatTick(t)}
           </text>
         ))}
@@ -107,6 +110,11 @@ export function LineChart({
       </svg>
     </ChartFrame>
   );
+}
+
+/** A tick label near the drawing's right edge ends at its tick, so it is not cut off. */
+function anchorOf(x: number): "middle" | "end" {
+  return x > WIDTH - MARGIN.right - 40 ? "end" : "middle";
 }
 
 /** The SVG path through `points`; as steps, held from each point to the next and to `end`. */

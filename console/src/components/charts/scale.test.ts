@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DAY_MS, dayTicks, evenlySpaced, linearScale, niceTicks, startOfUtcDay } from "./scale";
+import { byteTicks, DAY_MS, dayTicks, evenlySpaced, linearScale, niceTicks, startOfUtcDay } from "./scale";
 
 describe("linearScale", () => {
   it("maps the domain's ends to the range's ends, inverted ranges included", () => {
@@ -51,5 +51,16 @@ describe("evenlySpaced and dayTicks", () => {
     const noon = Date.UTC(2026, 0, 1, 12);
     expect(dayTicks(noon, noon + 3_600_000)).toEqual([noon]);
     expect(dayTicks(noon, noon + DAY_MS)).toEqual([Date.UTC(2026, 0, 2)]);
+  });
+});
+
+describe("byteTicks", () => {
+  it("steps in the unit of the largest value", () => {
+    expect(byteTicks(0, 10_000, 4)).toEqual([0, 5120, 10240]);
+    expect(byteTicks(0, 7000, 4)).toEqual([0, 2048, 4096, 6144, 8192]);
+    expect(byteTicks(0, 3 * 1024 ** 2, 3)).toEqual([0, 1024 ** 2, 2 * 1024 ** 2, 3 * 1024 ** 2]);
+  });
+  it("keeps whole bytes below a KiB", () => {
+    expect(byteTicks(0, 3, 4)).toEqual([0, 1, 2, 3]);
   });
 });

@@ -77,3 +77,13 @@ export function dayTicks(start: number, end: number, count = 5): number[] {
   for (let d = Math.ceil(lo / DAY_MS) * DAY_MS; d <= hi; d += DAY_MS) days.push(d);
   return days.length > 0 ? evenlySpaced(days, count) : [lo];
 }
+
+/**
+ * Ticks for byte sizes: round numbers of the unit the largest value is written in (KiB, MiB…,
+ * as `formatBytes` writes them), so labels read "0 B, 2.0 KiB, 4.0 KiB" rather than 1000-steps.
+ */
+export function byteTicks(min: number, max: number, count = 4): number[] {
+  const top = Math.max(Math.abs(min), Math.abs(max));
+  const unit = top >= 1024 ? 1024 ** Math.floor(Math.log(top) / Math.log(1024)) : 1;
+  return niceTicks(min / unit, max / unit, count, unit === 1).map((t) => t * unit);
+}
