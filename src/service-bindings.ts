@@ -42,6 +42,7 @@ import { Vex } from "./gen/platform/registry/v1/vex_pb.js";
 import { Vulnerabilities } from "./gen/platform/registry/v1/vulnerabilities_pb.js";
 import { ImagesService } from "./gen/platform/registry/v2/images_pb.js";
 import { ImmutabilityRulesService } from "./gen/platform/registry/v2/immutability_pb.js";
+import { InsightsService } from "./gen/platform/registry/v2/insights_pb.js";
 import { PoliciesService } from "./gen/platform/registry/v2/policies_pb.js";
 import { QuotasService } from "./gen/platform/registry/v2/quotas_pb.js";
 import {
@@ -106,6 +107,7 @@ import { createTagsService } from "./registry/tags-service.js";
 import { createUpstreamsService, type UpstreamsServiceDeps } from "./registry/upstreams/upstreams-service.js";
 import { createRegistryV1Handlers } from "./registry/v1/registry-v1-service.js";
 import type { Store } from "./storage/store.js";
+import { createInsightsService } from "./vulnreports/insights-service.js";
 import { createRegistryV1VulnReportHandlers } from "./vulnreports/registry-v1-service.js";
 import { createResolvedVulnsSource } from "./vulnreports/resolved-vulns-source.js";
 import type { VulnReportServiceDeps } from "./vulnreports/service-deps.js";
@@ -178,6 +180,7 @@ export function createServiceBindings(deps: ServiceDeps): ServiceBinding[] {
     bindService(ImmutabilityRulesService, createImmutabilityRulesService(deps)),
     bindService(RetentionPoliciesService, createRetentionPoliciesService(retentionDepsOf(deps))),
     bindService(QuotasService, createQuotasService(deps)),
+    bindService(InsightsService, createInsightsService(deps)),
     bindService(UpstreamsService, createUpstreamsService(deps)),
     bindService(PoliciesService, createPoliciesService(deps)),
     bindService(ReplicationRulesService, createReplicationRulesService(replicationDepsOf(deps))),

@@ -45,12 +45,13 @@ export const ROUTES: RouteDef[] = [
   { pattern: "/supply-chain/policies/*", page: lazy(() => import("./pages/supply-chain/policies-page")) },
   { pattern: "/supply-chain/keys/*", page: lazy(() => import("./pages/supply-chain/signing-keys-page")) },
   { pattern: "/supply-chain", page: lazy(() => import("./pages/supply-chain/signing-keys-page")) },
+  { pattern: "/dashboard/*", page: lazy(() => import("./pages/dashboard/dashboard-page")) },
 ];
 
 /** The header's navigation. */
 export const NAV: NavEntry[] = [
   { label: "Home", to: "/", prefixes: [] },
-  { label: "Organizations", to: "/orgs", prefixes: ["/groups/", "/repos/", "/images/"] },
+  { label: "Organizations", to: "/orgs", prefixes: ["/groups/", "/repos/", "/images/", "/dashboard/"] },
   { label: "Advisories", to: "/advisories", prefixes: [] },
   { label: "Libraries", to: "/libraries", prefixes: [] },
   { label: "Access", to: "/access", prefixes: ["/access/"] },

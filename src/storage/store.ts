@@ -16,6 +16,7 @@ import type {
   TermsAcceptanceStore,
 } from "./iam-store.js";
 import type { ImmutabilityRuleStore } from "./immutability-store.js";
+import type { InsightsStore } from "./insights-store.js";
 import type { IntegrityStore } from "./integrity-store.js";
 import type { LibraryStore } from "./library-store.js";
 import type { PullPolicyStore } from "./pull-policy-store.js";
@@ -100,6 +101,8 @@ export interface Store {
   pullPolicies: PullPolicyStore;
   /** Registry usage and quotas per organization (ADR 0047). */
   usage: UsageStore;
+  /** The organization dashboard's aggregates: pushes per day, most vulnerable tags (ADR 0064). */
+  insights: InsightsStore;
   /** Whole-table walks of the registry's metadata for `wharf fsck` and `wharf backup` (reads only). */
   integrity: IntegrityStore;
   /** Retention policies and the tags' pull times (ADR 0046). */

@@ -610,6 +610,7 @@ const ROWS: Record<string, Row> = {
   },
 
   "platform.registry.v2.QuotasService/GetUsage": { request: (f) => ({ groupUid: f.orgA }) },
+  "platform.registry.v2.InsightsService/GetInsights": { request: (f) => ({ groupUid: f.orgA }) },
   // No built-in role holds registry_quotas.update: A's owner is refused like everyone else here.
   "platform.registry.v2.QuotasService/UpdateQuota": {
     request: (f) => ({ groupUid: f.orgA, storageBytes: "0", repoCount: "0" }),

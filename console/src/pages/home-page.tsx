@@ -48,6 +48,7 @@ export default function HomePage() {
               <th scope="col">Group</th>
               <th scope="col">Role</th>
               <th scope="col">Capabilities</th>
+              <th scope="col">Dashboard</th>
             </tr>
           </thead>
           <tbody>
@@ -58,6 +59,11 @@ export default function HomePage() {
                 </td>
                 <td>{g.role.name}</td>
                 <td className="caps">{g.capabilities.join(", ")}</td>
+                <td>
+                  <Link to={pathWithUid("/dashboard", g.uid)} aria-label={`Dashboard of ${g.name || g.uid}`}>
+                    Dashboard
+                  </Link>
+                </td>
               </tr>
             ))}
           </tbody>

@@ -78,6 +78,9 @@ function GroupNode({ uid, name, onDeleted }: { uid: string; name: string; onDele
           {open ? "−" : "+"}
         </button>
         <Link to={pathWithUid("/groups", uid)}>{name}</Link>
+        <Link to={pathWithUid("/dashboard", uid)} className="small-text" aria-label={`Dashboard of ${name}`}>
+          Dashboard
+        </Link>
         <button
           type="button"
           className="secondary small"

@@ -1,6 +1,7 @@
 // The messages, enums and schemas of the registry domain (v2).
 export * from "../../gen/platform/registry/v2/images_pb.js";
 export * from "../../gen/platform/registry/v2/immutability_pb.js";
+export * from "../../gen/platform/registry/v2/insights_pb.js";
 export * from "../../gen/platform/registry/v2/policies_pb.js";
 export * from "../../gen/platform/registry/v2/quotas_pb.js";
 export * from "../../gen/platform/registry/v2/replication_pb.js";

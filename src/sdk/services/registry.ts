@@ -1,5 +1,6 @@
 import { ImagesService } from "../../gen/platform/registry/v2/images_pb.js";
 import { ImmutabilityRulesService } from "../../gen/platform/registry/v2/immutability_pb.js";
+import { InsightsService } from "../../gen/platform/registry/v2/insights_pb.js";
 import { PoliciesService } from "../../gen/platform/registry/v2/policies_pb.js";
 import { QuotasService } from "../../gen/platform/registry/v2/quotas_pb.js";
 import {
@@ -32,4 +33,5 @@ export const REGISTRY_SERVICES = {
   signingKeys: SigningKeysService,
   sbom: SbomService,
   search: SearchService,
+  insights: InsightsService,
 } as const satisfies ServiceTable[string];

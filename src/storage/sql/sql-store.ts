@@ -12,6 +12,7 @@ import { createGroupStore } from "./group-store.js";
 import { createIdentityProviderStore } from "./identity-provider-store.js";
 import { createIdentityStore } from "./identity-store.js";
 import { createImmutabilityRuleStore } from "./immutability-rule-store.js";
+import { createInsightsStore } from "./insights-store.js";
 import { createIntegrityStore } from "./integrity-store.js";
 import { createLibraryStore } from "./library-store.js";
 import { createLoginSessionStore } from "./login-session-store.js";
@@ -82,6 +83,7 @@ export function createSqlStore(ctx: SqlContext, close: () => Promise<void>): Sto
     integrity: createIntegrityStore(ctx),
     retention: createRetentionStore(ctx),
     usage: createUsageStore(ctx),
+    insights: createInsightsStore(ctx),
     audit: createAuditStore(ctx),
     upstreams: createUpstreamStore(ctx),
     replication: createReplicationStore(ctx),

@@ -1,5 +1,6 @@
 import { forEachEngine } from "../../support/databases.js";
 import { immutabilityCases } from "./immutability.cases.js";
+import { insightsCases } from "./insights.cases.js";
 import { integrityCases } from "./integrity.cases.js";
 import { pagingCases } from "./paging.cases.js";
 import { pullPolicyCases } from "./pull-policies.cases.js";
@@ -23,6 +24,7 @@ forEachEngine("Store conformance: registry: repos, tags, manifests, blobs, trans
   integrityCases(db);
   immutabilityCases(db);
   usageCases(db);
+  insightsCases(db);
   retentionCases(db);
   upstreamCases(db);
   replicationCases(db);
