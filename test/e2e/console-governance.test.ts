@@ -341,7 +341,7 @@ describe("the console's governance pages in headless Chromium", { skip: chromium
     await page.getByTestId("audit-record").first().waitFor();
     const all = await page.getByTestId("audit-record").count();
     await page.getByLabel("Organization").selectOption({ label: "acme" });
-    await page.getByLabel("Result").selectOption("DENIED");
+    await page.getByLabel("Result", { exact: true }).selectOption("DENIED");
     await page.getByRole("button", { name: "Apply filters" }).click();
     await page.waitForURL(
       (url) => url.searchParams.get("result") === "DENIED" && url.searchParams.get("org") === acme,
@@ -364,7 +364,7 @@ describe("the console's governance pages in headless Chromium", { skip: chromium
     const shared = await open(`/governance/audit?org=${acme}&result=DENIED`);
     await shared.getByTestId("audit-record").filter({ hasText: "CreateImmutabilityRule" }).waitFor();
     assert.equal(await shared.getByTestId("audit-record").count(), 1);
-    assert.equal(await shared.getByLabel("Result").inputValue(), "DENIED");
+    assert.equal(await shared.getByLabel("Result", { exact: true }).inputValue(), "DENIED");
     await assertAccessible(shared, "audit log");
     await screenshot(shared, "governance-audit");
     await shared.close();
@@ -383,7 +383,7 @@ describe("the console's governance pages in headless Chromium", { skip: chromium
       "records",
     );
     assert.ok(failed.length > 50 && failed.length < 100, `${failed.length} failed records`);
-    await page.getByLabel("Result").selectOption("FAILED");
+    await page.getByLabel("Result", { exact: true }).selectOption("FAILED");
     await page.getByRole("button", { name: "Apply filters" }).click();
     await page.waitForURL((url) => url.searchParams.get("result") === "FAILED");
     await page.getByText("Page 1").waitFor();
