@@ -106,7 +106,7 @@ describe("the console's supply-chain pages", { skip: chromiumSkip }, () => {
       .click();
     await page.getByRole("heading", { name: "Signing keys: acme" }).waitFor();
     const form = page.getByRole("region", { name: "Add a signing key" });
-    await form.getByLabel("Trusted at").selectOption({ label: "acme/web (repository)" });
+    await form.getByLabel("Trusted at").selectOption({ label: "acme/web (repo)" });
     await form.getByLabel("Name").fill("broken");
     const pem = form.getByLabel("Public key (PEM)");
     const junk = "-----BEGIN PUBLIC KEY-----\nbm90IGEga2V5\n-----END PUBLIC KEY-----";
@@ -161,7 +161,7 @@ describe("the console's supply-chain pages", { skip: chromiumSkip }, () => {
     await page.getByRole("heading", { name: "Pull policies: acme" }).waitFor();
     await page.getByRole("region", { name: "No pull policies" }).waitFor();
     const form = page.getByRole("region", { name: "Add a pull policy" });
-    await form.getByLabel("Applies under").selectOption({ label: "acme/web (repository)" });
+    await form.getByLabel("Applies under").selectOption({ label: "acme/web (repo)" });
     await form.getByLabel("Name").fill("signed-only");
     await form.getByLabel("Mode").selectOption({ label: "Enforce: refuse the pull" });
     await form.getByLabel("Require a signature by a trusted key").check();

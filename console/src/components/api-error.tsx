@@ -69,6 +69,7 @@ export function TextField({
   field,
   error,
   hint,
+  problems: shown,
   ...input
 }: {
   label: string;
@@ -76,9 +77,11 @@ export function TextField({
   field: string;
   error: unknown;
   hint?: string;
+  /** What to show as the field's problems instead of `error`'s violations of `field` (a list field's elements). */
+  problems?: readonly string[];
 } & InputHTMLAttributes<HTMLInputElement>) {
   const id = useId();
-  const problems = violationsOf(error, field);
+  const problems = shown ?? violationsOf(error, field);
   const describedBy = [hint ? `${id}-hint` : "", problems.length > 0 ? `${id}-error` : ""].filter(Boolean);
   return (
     <div className="field">

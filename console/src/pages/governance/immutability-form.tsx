@@ -1,13 +1,13 @@
 import { useState } from "react";
 import type { registry } from "wharf/sdk";
 import { ApiError, TextField } from "../../components/api-error";
+import { ScopeSelect } from "../../components/scope-select";
+import { parentOf, type Scope } from "../../components/scopes";
 import { useSubmit } from "../../components/use-submit";
 import { useClient } from "../../lib/wharf-context";
 import { violationsUnder } from "./field-violations";
 import { formatPatterns, parsePatterns } from "./patterns";
 import { PrefixedTextField } from "./prefixed-field";
-import { ScopeSelect } from "./scope-select";
-import { parentOf, type Scope } from "./scopes";
 
 /**
  * Creates an immutability rule under a chosen scope, or (with `editing`) changes a rule's patterns

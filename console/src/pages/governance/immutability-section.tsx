@@ -6,13 +6,13 @@ import { EmptyState } from "../../components/empty-state";
 import { firstItems } from "../../components/first-items";
 import { Loading } from "../../components/loading";
 import { ResourceList } from "../../components/resource-list";
+import { ScopeSelect } from "../../components/scope-select";
+import { parentOf, useScopes } from "../../components/scopes";
 import { TimeText } from "../../components/time-text";
 import { useNavigate, useSearchParams } from "../../lib/router";
 import { useQuery } from "../../lib/use-query";
 import { useClient } from "../../lib/wharf-context";
 import { ImmutabilityForm } from "./immutability-form";
-import { ScopeSelect } from "./scope-select";
-import { parentOf, useScopes } from "./scopes";
 
 const MAX_RULES = 200;
 

@@ -1,4 +1,5 @@
-import { type InputHTMLAttributes, useId } from "react";
+import type { InputHTMLAttributes } from "react";
+import { TextField } from "../../components/api-error";
 import { violationsUnder } from "./field-violations";
 
 /**
@@ -6,42 +7,17 @@ import { violationsUnder } from "./field-violations";
  * violation at or below `prefix`, each naming its element (`tag_patterns[1]: …`).
  */
 export function PrefixedTextField({
-  label,
   prefix,
   error,
-  hint,
-  ...input
+  ...field
 }: {
   label: string;
   prefix: string;
   error: unknown;
   hint?: string;
 } & InputHTMLAttributes<HTMLInputElement>) {
-  const id = useId();
-  const problems = violationsUnder(error, prefix);
-  const describedBy = [hint ? `${id}-hint` : "", problems.length > 0 ? `${id}-error` : ""].filter(Boolean);
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        name={prefix}
-        aria-invalid={problems.length > 0 || undefined}
-        aria-describedby={describedBy.length > 0 ? describedBy.join(" ") : undefined}
-        {...input}
-      />
-      {hint && (
-        <small id={`${id}-hint`} className="muted">
-          {hint}
-        </small>
-      )}
-      {problems.length > 0 && (
-        <small id={`${id}-error`} className="field-error">
-          {problems
-            .map((p) => (p.field === prefix ? p.description : `${p.field}: ${p.description}`))
-            .join("; ")}
-        </small>
-      )}
-    </div>
+  const problems = violationsUnder(error, prefix).map((p) =>
+    p.field === prefix ? p.description : `${p.field}: ${p.description}`,
   );
+  return <TextField field={prefix} error={error} problems={problems} {...field} />;
 }

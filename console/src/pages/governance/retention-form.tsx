@@ -1,12 +1,12 @@
 import { useState } from "react";
 import type { registry } from "wharf/sdk";
 import { ApiError, TextField } from "../../components/api-error";
+import { ScopeSelect } from "../../components/scope-select";
+import { parentOf, type Scope } from "../../components/scopes";
 import { useSubmit } from "../../components/use-submit";
 import { useClient } from "../../lib/wharf-context";
 import { violationsAt, violationsUnder } from "./field-violations";
 import { EMPTY_RULE, type RuleDraft, ruleDraft, ruleFromDraft } from "./retention-rules";
-import { ScopeSelect } from "./scope-select";
-import { parentOf, type Scope } from "./scopes";
 
 /** Most rules a policy holds (the server's limit). */
 const MAX_RULES = 20;

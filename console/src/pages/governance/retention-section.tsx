@@ -6,6 +6,8 @@ import { EmptyState } from "../../components/empty-state";
 import { firstItems } from "../../components/first-items";
 import { Loading } from "../../components/loading";
 import { ResourceList } from "../../components/resource-list";
+import { ScopeSelect } from "../../components/scope-select";
+import { parentOf, useScopes } from "../../components/scopes";
 import { TimeText } from "../../components/time-text";
 import { useNavigate, useSearchParams } from "../../lib/router";
 import { useQuery } from "../../lib/use-query";
@@ -13,8 +15,6 @@ import { useClient } from "../../lib/wharf-context";
 import { RetentionForm } from "./retention-form";
 import { RetentionPreview } from "./retention-preview";
 import { describeRule } from "./retention-rules";
-import { ScopeSelect } from "./scope-select";
-import { parentOf, useScopes } from "./scopes";
 
 const MAX_POLICIES = 200;
 

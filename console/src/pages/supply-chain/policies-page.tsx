@@ -5,12 +5,12 @@ import { ConfirmDelete } from "../../components/confirm-delete";
 import { EmptyState } from "../../components/empty-state";
 import { firstItems } from "../../components/first-items";
 import { ResourceList } from "../../components/resource-list";
+import { parentOf, useScopes } from "../../components/scopes";
 import { TimeText } from "../../components/time-text";
 import type { RouteParams } from "../../lib/route-params";
 import { useQuery } from "../../lib/use-query";
 import { useClient } from "../../lib/wharf-context";
 import { PolicyForm } from "./policy-form";
-import { parentOf, scopeLabel, useScopes } from "./scopes";
 import { SupplyChainLayout } from "./supply-chain-layout";
 
 const { Policy_Mode: Mode, Policy_Severity: Severity } = registry;
@@ -80,7 +80,7 @@ function Policies({ org }: { org: string }) {
         row={(p) => (
           <tr key={p.uid} data-testid="policy-row">
             <th scope="row">{p.name}</th>
-            <td>{scopeLabel(scopes.data, parentOf(p.uid))}</td>
+            <td>{scopes.data?.pathOf(parentOf(p.uid)) ?? parentOf(p.uid)}</td>
             <td>
               <span className={p.mode === Mode.ENFORCE ? "badge danger" : "badge warn"}>{Mode[p.mode]}</span>
             </td>
@@ -122,7 +122,7 @@ function Policies({ org }: { org: string }) {
         <PolicyForm
           key={editing.uid}
           org={org}
-          scopes={scopes.data}
+          scopes={scopes.data.list}
           current={editing}
           onSaved={() => {
             setEditing(undefined);
@@ -135,7 +135,7 @@ function Policies({ org }: { org: string }) {
         <PolicyForm
           key={`create-${created}`}
           org={org}
-          scopes={scopes.data}
+          scopes={scopes.data.list}
           onSaved={() => {
             setCreated((n) => n + 1);
             policies.reload();

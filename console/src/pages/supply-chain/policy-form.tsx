@@ -2,12 +2,12 @@ import { useState } from "react";
 import { registry } from "wharf/sdk";
 import { ApiError, TextField } from "../../components/api-error";
 import { CheckboxField } from "../../components/checkbox-field";
+import { ScopeSelect } from "../../components/scope-select";
+import type { Scope } from "../../components/scopes";
 import { SelectField } from "../../components/select-field";
 import { useSubmit } from "../../components/use-submit";
 import { useClient } from "../../lib/wharf-context";
 import { ExemptIdentitiesField } from "./exempt-identities-field";
-import { ScopeSelect } from "./scope-select";
-import type { Scope } from "./scopes";
 
 const { Policy_Mode: Mode, Policy_Severity: Severity } = registry;
 

@@ -5,14 +5,14 @@ import { ConfirmDelete } from "../../components/confirm-delete";
 import { EmptyState } from "../../components/empty-state";
 import { firstItems } from "../../components/first-items";
 import { ResourceList } from "../../components/resource-list";
+import { ScopeSelect } from "../../components/scope-select";
+import { parentOf, type Scope, useScopes } from "../../components/scopes";
 import { TimeText } from "../../components/time-text";
 import { useSubmit } from "../../components/use-submit";
 import type { RouteParams } from "../../lib/route-params";
 import { useQuery } from "../../lib/use-query";
 import { useClient } from "../../lib/wharf-context";
 import { PemField } from "./pem-field";
-import { ScopeSelect } from "./scope-select";
-import { parentOf, type Scope, scopeLabel, useScopes } from "./scopes";
 import { SupplyChainLayout } from "./supply-chain-layout";
 
 const MAX_KEYS = 500;
@@ -71,7 +71,7 @@ function SigningKeys({ org }: { org: string }) {
         row={(k) => (
           <tr key={k.uid} data-testid="key-row">
             <th scope="row">{k.name}</th>
-            <td>{scopeLabel(scopes.data, parentOf(k.uid))}</td>
+            <td>{scopes.data?.pathOf(parentOf(k.uid)) ?? parentOf(k.uid)}</td>
             <td>{k.algorithm}</td>
             <td>
               <code className="fingerprint">{k.fingerprint}</code>
@@ -90,7 +90,7 @@ function SigningKeys({ org }: { org: string }) {
         )}
       />
       <ApiError error={scopes.error} />
-      {scopes.data && <AddKeyForm scopes={scopes.data} onAdded={keys.reload} />}
+      {scopes.data && <AddKeyForm scopes={scopes.data.list} onAdded={keys.reload} />}
     </>
   );
 }

@@ -1,19 +1,24 @@
-import { SelectField } from "../../components/select-field";
 import type { Scope } from "./scopes";
+import { SelectField } from "./select-field";
 
-/** A select of where to attach a new key or policy: the organization, a folder or a repository. */
+/** A `<select>` of an organization's scopes (organization, folders, repos) for a request's `parent`. */
 export function ScopeSelect({
   label,
   scopes,
   value,
-  error,
   onChange,
+  error,
+  disabled,
+  allLabel,
 }: {
   label: string;
   scopes: readonly Scope[];
   value: string;
-  error: unknown;
   onChange: (uid: string) => void;
+  error?: unknown;
+  disabled?: boolean;
+  /** When given, a first choice with value "" (e.g. "Everything in the organization"). */
+  allLabel?: string;
 }) {
   return (
     <SelectField
@@ -21,11 +26,13 @@ export function ScopeSelect({
       field="parent"
       error={error}
       value={value}
+      disabled={disabled}
       onChange={(e) => onChange(e.target.value)}
     >
+      {allLabel !== undefined && <option value="">{allLabel}</option>}
       {scopes.map((s) => (
         <option key={s.uid} value={s.uid}>
-          {s.label} ({s.kind})
+          {s.path} ({s.kind})
         </option>
       ))}
     </SelectField>

@@ -1,12 +1,12 @@
 import { listAll } from "wharf/sdk";
-import { firstItems } from "../../components/first-items";
-import { type Query, useQuery } from "../../lib/use-query";
-import { useClient } from "../../lib/wharf-context";
+import { type Query, useQuery } from "../lib/use-query";
+import { useClient } from "../lib/wharf-context";
+import { firstItems } from "./first-items";
 
 /** Most folders, and most repos, a scope chooser offers. */
-const MAX_SCOPES = 200;
+const MAX_SCOPES = 500;
 
-/** A place a rule or policy can hang from: the organization, one of its folders, or a repo. */
+/** A place a rule, policy or key can hang from: the organization, one of its folders, or a repo. */
 export interface Scope {
   uid: string;
   /** `acme`, `acme/team` (folder), `acme/team/app` (repo): names from the organization down. */
@@ -25,7 +25,7 @@ export interface Scopes {
 
 /**
  * The group `org` (an organization, or a folder), its folders and its repos, with readable paths:
- * the choices of "applies to" for immutability rules and retention policies.
+ * where immutability rules, retention policies, signing keys and pull policies can hang from.
  */
 export function useScopes(org: string): Query<Scopes> {
   const client = useClient();
