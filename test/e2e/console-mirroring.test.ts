@@ -8,8 +8,8 @@ import type { BrowserContext, Page } from "playwright-core";
 import { expectJson } from "../support/api-assertions.js";
 import { assertAccessible } from "../support/axe.js";
 import { chromiumSkip, launchChromium } from "../support/chromium.js";
+import { type CountingProxy, startCountingProxy } from "../support/counting-proxy.js";
 import { type Distribution, distributionSkip, startDistribution } from "../support/distribution.js";
-import { type GateProxy, startGateProxy } from "../support/gate-proxy.js";
 import { buildImage, pushImage } from "../support/registry-push.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -38,7 +38,7 @@ interface Rule {
 describe("the console's mirroring pages", { skip: chromiumSkip || distributionSkip }, () => {
   let wharf: TestServer;
   let remote: Distribution;
-  let gate: GateProxy;
+  let gate: CountingProxy;
   let browser: BrowserContext;
   let org: string;
   const image = buildImage("console-mirroring", ["first layer", "second layer"]);
@@ -53,7 +53,7 @@ describe("the console's mirroring pages", { skip: chromiumSkip || distributionSk
     });
     remote = await startDistribution();
     // Holds the run's manifest PUT, so the run is seen RUNNING with its blobs counted.
-    gate = await startGateProxy(remote.url, /^PUT \/v2\/.*\/manifests\//);
+    gate = await startCountingProxy(remote.url, { hold: /^PUT \/v2\/.*\/manifests\// });
     org = await wharf.create("/iam/v2/groups", { name: "acme" });
     await pushImage(wharf, "acme/app", "v1", await wharf.registryToken(), image);
     browser = await launchChromium();
