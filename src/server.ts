@@ -33,6 +33,7 @@ import { startRetentionScheduler } from "./registry/retention/retention-schedule
 import { openBlobDriver } from "./storage/blobs/open-blob-driver.js";
 import { openStore } from "./storage/sql/open-store.js";
 import type { Store } from "./storage/store.js";
+import { trustedProxies } from "./transport/client-address.js";
 
 /** `unsubscribe` as an `onClose` callback. */
 function unsubscribeAsync(unsubscribe: () => void): () => Promise<void> {
@@ -146,6 +147,8 @@ export async function startServer(config: WharfConfig, options: ServerOptions = 
     const securityData = buildSecurityData({
       ...{ ...base, events: delivery.events, verifier: tokens.verifier, access, links },
       vulnReportMaxBytes: config.vulnReportMaxBytes,
+      audit: audit.api,
+      trustProxy: trustedProxies(config.trustProxy),
     });
     const securityRoutes = securityData.routes;
     const sboms = buildSbomReader({ config, store, blobs });

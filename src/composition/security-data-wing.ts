@@ -1,4 +1,5 @@
 import type { AccessResolver } from "../authz/access.js";
+import type { CallAuditor } from "../core/call-auditor.js";
 import type { Clock } from "../core/clock.js";
 import type { SignedLinks } from "../core/signed-links.js";
 import type { EventRecorder } from "../events/event-recorder.js";
@@ -9,6 +10,7 @@ import { createVulnReportRoutes, type VulnReportRoutesDeps } from "../plain-rout
 import type { ImageVulnerabilities } from "../registry/supply-chain/supply-chain.js";
 import type { BlobDriver } from "../storage/blobs/blob-driver.js";
 import type { Store } from "../storage/store.js";
+import { clientAddressOf, type TrustedProxies } from "../transport/client-address.js";
 import type { ExtraRoute } from "../transport/create-api-handler.js";
 import { createVulnReferrerIngest } from "../vulnreports/referrer-ingest.js";
 import { createImageVulnerabilities } from "../vulnreports/vex/image-vulnerabilities.js";
@@ -43,6 +45,10 @@ export function buildSecurityData(deps: {
   access: AccessResolver;
   clock: Clock;
   logger: (line: object) => void;
+  /** Audits the uploads as mutating calls (ADR 0048); none: not audited. */
+  audit?: CallAuditor | undefined;
+  /** Proxies whose `X-Forwarded-For` names an upload's source address (`--trust-proxy`). */
+  trustProxy: TrustedProxies;
 }): SecurityData {
   const { store, blobs, events, vulnReportMaxBytes, clock, logger } = deps;
   const routeDeps: VulnReportRoutesDeps = {
@@ -53,6 +59,10 @@ export function buildSecurityData(deps: {
     verifier: deps.verifier,
     clock,
     accessFor: (principal) => deps.access.accessFor(principal),
+    audit: deps.audit && {
+      auditor: deps.audit,
+      clientAddress: (req) => clientAddressOf(req, deps.trustProxy),
+    },
   };
   return {
     imageVulnerabilities: createImageVulnerabilities({ store }),

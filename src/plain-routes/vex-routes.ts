@@ -52,6 +52,7 @@ export function createVexRoutes(deps: VulnReportRoutesDeps): ExtraRoute[] {
   return [
     repoUploadRoute(deps, {
       prefix: VEX_UPLOAD_PREFIX,
+      action: "platform.registry.v1.Vex/CreateVexDocument",
       capabilities: [Capability.CAP_VULN_REPORT_CREATE],
       limit,
       bodyField: "document",

@@ -11,7 +11,7 @@ import type { JsonSource } from "../vulnreports/formats/json-paths.js";
 import { ingestVulnReport } from "../vulnreports/ingest.js";
 import { imageVulnReportMessage } from "../vulnreports/report-mapping.js";
 import { DEFAULT_VULN_REPORT_MAX_BYTES, type VulnReportServiceDeps } from "../vulnreports/service-deps.js";
-import { repoUploadRoute } from "./repo-upload-route.js";
+import { repoUploadRoute, type UploadAudit } from "./repo-upload-route.js";
 
 /** The REST path prefix of CreateVulnReport: `POST /registry/v1/vuln_reports/{repo_uid}?digest=…`. */
 export const VULN_REPORT_UPLOAD_PREFIX = "/registry/v1/vuln_reports/";
@@ -63,6 +63,8 @@ export interface VulnReportRoutesDeps extends VulnReportServiceDeps {
   verifier: { authenticate(token: string): Promise<Principal> };
   accessFor: AccessFactory;
   clock: Clock;
+  /** Audits each upload (ADR 0048); none: no records. */
+  audit?: UploadAudit | undefined;
 }
 
 /**
@@ -78,6 +80,7 @@ export function createVulnReportRoutes(deps: VulnReportRoutesDeps): ExtraRoute[]
   return [
     repoUploadRoute(deps, {
       prefix: VULN_REPORT_UPLOAD_PREFIX,
+      action: "platform.registry.v1.Vulnerabilities/CreateVulnReport",
       capabilities: [Capability.CAP_VULN_REPORT_CREATE, Capability.CAP_VULN_CREATE],
       limit,
       bodyField: "raw_report",

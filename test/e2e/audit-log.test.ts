@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, it } from "node:test";
 import type { Clock } from "../../src/core/clock.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
@@ -192,6 +193,55 @@ forEachEngine("audit log", (db) => {
     assert.equal(blobDelete?.resource, `acme/app@${layer}`);
     assert.equal(blobDelete?.group, repo);
     assert.equal(blobDelete?.result.code, "OK");
+  });
+
+  it("records the REST uploads of reports and VEX (accepted, refused, failed) as their RPCs would be", async () => {
+    const token = await wharf.registryToken(alice.uid);
+    const image = buildImage("audit-scan");
+    await pushImage(wharf, "acme/app", "scan", token, image);
+    const upload = (path: string, body: string | Uint8Array, who: string, requestId: string) =>
+      fetch(`${wharf.apiUrl}${path}/${repo}?digest=${image.digest}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${who}`,
+          "user-agent": "audit-test/1.0",
+          "x-request-id": requestId,
+        },
+        body,
+      });
+    const report = readFileSync(new URL("../fixtures/vulnreports/grype.json", import.meta.url));
+    assert.equal(
+      (await upload("/registry/v1/vuln_reports", report, alice.token, "audit-upload-1")).status,
+      200,
+    );
+    const action = "platform.registry.v1.Vulnerabilities/CreateVulnReport";
+    const [accepted] = await ofAcme(`&action=${encodeURIComponent(action)}&result=OK`);
+    assert.equal(accepted?.resource, repo);
+    assert.equal(accepted?.actor?.identity, alice.uid);
+    assert.equal(accepted?.requestId, "audit-upload-1");
+    assert.equal(accepted?.userAgent, "audit-test/1.0");
+    assert.ok(accepted?.sourceAddress, "the client's address");
+
+    assert.equal(
+      (await upload("/registry/v1/vuln_reports", report, bob.token, "audit-upload-2")).status,
+      403,
+    );
+    const [refused] = await ofAcme(`&action=${encodeURIComponent(action)}&result=DENIED`);
+    assert.equal(refused?.actor?.identity, bob.uid);
+    assert.equal(refused?.requestId, "audit-upload-2");
+
+    const bad = await upload(
+      "/registry/v1/vex",
+      '{"@context": "https://openvex.dev/ns/v0.2.0"}',
+      alice.token,
+      "audit-vex-1",
+    );
+    assert.equal(bad.status, 400);
+    const vexAction = encodeURIComponent("platform.registry.v1.Vex/CreateVexDocument");
+    const [failed] = await ofAcme(`&action=${vexAction}`);
+    assert.equal(failed?.result.code, "FAILED");
+    assert.equal(failed?.requestId, "audit-vex-1");
+    assert.equal(failed?.resource, repo);
   });
 
   it("records refused registry requests (403; 401 with credentials) but not the challenge", async () => {
