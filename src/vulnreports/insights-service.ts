@@ -2,9 +2,10 @@ import type { RequestContext } from "../core/context.js";
 import { notFound } from "../core/errors.js";
 import type { ServiceHandlers } from "../core/service.js";
 import { requireUidp } from "../core/uidp.js";
+import { DAY_MS, utcDayName } from "../core/utc-day.js";
 import { Capability } from "../gen/platform/capabilities/capabilities_pb.js";
 import type { InsightsService, VulnerableTag } from "../gen/platform/registry/v2/insights_pb.js";
-import { repoPathOf } from "../registry/supply-chain/policies/policies-service.js";
+import { repoPathsOf } from "../registry/repo-path.js";
 import type { TagSeverityCounts } from "../storage/insights-store.js";
 import type { Store } from "../storage/store.js";
 import { reportVerdicts, unsuppressed } from "./vex/report-verdicts.js";
@@ -19,7 +20,6 @@ export const TOP_TAGS = 10;
  * is not seen; the bound keeps the read small however many tags the group has.
  */
 export const CANDIDATE_TAGS = 50;
-const DAY_MS = 86_400_000;
 
 /** What InsightsService is built from. */
 export interface InsightsServiceDeps {
@@ -31,11 +31,6 @@ type Counts = Pick<TagSeverityCounts, "critical" | "high" | "medium" | "low">;
 /** Worst first: more critical, then high, medium, low matches. */
 function worstFirst(a: Counts, b: Counts): number {
   return b.critical - a.critical || b.high - a.high || b.medium - a.medium || b.low - a.low;
-}
-
-/** The UTC day `epochDay` as YYYY-MM-DD. */
-function dayName(epochDay: number): string {
-  return new Date(epochDay * DAY_MS).toISOString().slice(0, 10);
 }
 
 /**
@@ -75,11 +70,13 @@ export function createInsightsService(deps: InsightsServiceDeps): ServiceHandler
           worstFirst(a, b) || a.repoUid.localeCompare(b.repoUid) || a.tagName.localeCompare(b.tagName),
       )
       .slice(0, TOP_TAGS);
-    const paths = new Map<string, string>();
-    for (const uid of new Set(top.map((t) => t.repoUid))) {
-      const repo = await store.repos.get(uid);
-      if (repo) paths.set(uid, await repoPathOf(store, repo));
-    }
+    const repos = await Promise.all(
+      [...new Set(top.map((t) => t.repoUid))].map((uid) => store.repos.get(uid)),
+    );
+    const paths = await repoPathsOf(
+      store,
+      repos.filter((r) => r !== undefined),
+    );
     return top.map((t) => ({
       repoUid: t.repoUid,
       repo: paths.get(t.repoUid) ?? t.repoUid,
@@ -105,7 +102,7 @@ export function createInsightsService(deps: InsightsServiceDeps): ServiceHandler
         ]),
       );
       const pushesPerDay = Array.from({ length: INSIGHT_DAYS }, (_, i) => ({
-        day: dayName(first + i),
+        day: utcDayName((first + i) * DAY_MS),
         count: BigInt(counts.get(first + i) ?? 0),
       }));
       const canReadReports = await ctx.access.has(req.groupUid, [Capability.CAP_VULN_REPORT_LIST]);

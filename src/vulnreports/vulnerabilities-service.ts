@@ -119,25 +119,14 @@ export function createVulnerabilitiesService(
       });
       // v1 answers a report that is missing or not the caller's alike: an empty 200.
       if (!row) return {};
+      const report = { digest: row.digest, scanner: row.scanner, createdAt: toTimestamp(row.createTime) };
       if (row.rawSize > RAW_INLINE_LIMIT) {
-        return {
-          digest: row.digest,
-          scanner: row.scanner,
-          createdAt: toTimestamp(row.createTime),
-          rawReport: "",
-          rawReportUrl: await deps.rawReportLink(row.rawDigest),
-        };
+        return { ...report, rawReport: "", rawReportUrl: await deps.rawReportLink(row.rawDigest) };
       }
       const stream = await deps.blobs.read(blobKey(parseDigest(row.rawDigest)));
       const chunks: Buffer[] = [];
       for await (const chunk of stream) chunks.push(chunk as Buffer);
-      return {
-        digest: row.digest,
-        scanner: row.scanner,
-        createdAt: toTimestamp(row.createTime),
-        rawReport: Buffer.concat(chunks).toString("utf8"),
-        rawReportUrl: "",
-      };
+      return { ...report, rawReport: Buffer.concat(chunks).toString("utf8"), rawReportUrl: "" };
     },
   };
 }

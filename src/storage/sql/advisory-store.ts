@@ -10,6 +10,7 @@ import type {
   VulnMetadataRow,
 } from "../advisory-store.js";
 import { readInt, readOptionalInt } from "./dialect.js";
+import { likeContainingLower } from "./like-pattern.js";
 import { listWindow, TIME_SORT } from "./list-window.js";
 import { allOf, isIn, NO_ROWS, type Predicate, type UidRef, uidpPredicates } from "./predicates.js";
 import type { AdvisoriesTable, AdvisoryEventsTable } from "./schema.js";
@@ -95,10 +96,6 @@ export function searchText(row: AdvisoryRow): string {
   return [row.artifactName, row.componentName, ...row.aliases].join("\n").toLowerCase();
 }
 
-function likeSubstring(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 const some = (values: readonly string[] | undefined): values is readonly string[] =>
   values !== undefined && values.length > 0;
 
@@ -147,7 +144,7 @@ export function advisoryPredicates(filter: AdvisoryFilter, uid: UidRef): Predica
     );
   }
   if (filter.latestEventType) out.push(sql<SqlBool>`latest_event_type = ${filter.latestEventType}`);
-  if (filter.query) out.push(sql<SqlBool>`search like ${likeSubstring(filter.query)} escape '\\'`);
+  if (filter.query) out.push(sql<SqlBool>`search like ${likeContainingLower(filter.query)} escape '\\'`);
   if (!filter.showDeleted) out.push(sql<SqlBool>`delete_time is null`);
   return out;
 }

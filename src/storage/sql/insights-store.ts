@@ -1,13 +1,8 @@
 import { sql } from "kysely";
+import { DAY_MS } from "../../core/utc-day.js";
 import type { InsightsStore } from "../insights-store.js";
+import { descendantBounds } from "./predicates.js";
 import type { SqlContext } from "./sql-context.js";
-
-const DAY_MS = 86_400_000;
-
-/** The bounds of every uid below `groupUid` ("/" sorts right before "0"). */
-function below(groupUid: string): [string, string] {
-  return [`${groupUid}/`, `${groupUid}0`];
-}
 
 type Count = number | bigint | string;
 
@@ -16,7 +11,7 @@ export function createInsightsStore(ctx: SqlContext): InsightsStore {
   const { db } = ctx;
   return {
     async pushesPerDay(groupUid, since, until) {
-      const [from, to] = below(groupUid);
+      const [from, to] = descendantBounds(groupUid);
       // The (repo_uid, tag_name, update_time, id) index bounds the scan to the group's repos.
       const { rows } = await sql<{ day: Count; n: Count }>`
         select h.update_time / ${sql.lit(DAY_MS)} as day, count(*) as n from tag_history h
@@ -29,7 +24,7 @@ export function createInsightsStore(ctx: SqlContext): InsightsStore {
     },
 
     async tagSeverityCounts(groupUid, limit) {
-      const [from, to] = below(groupUid);
+      const [from, to] = descendantBounds(groupUid);
       const { rows } = await sql<{
         repo_uid: string;
         tag_name: string;

@@ -6,6 +6,7 @@ import type {
   LibraryVersionRow,
 } from "../library-store.js";
 import { readBool, readInt } from "./dialect.js";
+import { likeContainingLower } from "./like-pattern.js";
 import { listWindow, type SortColumns, STANDARD_SORT } from "./list-window.js";
 import { isIn, type Predicate } from "./predicates.js";
 import type { LibraryArtifactsTable, LibraryVersionsTable } from "./schema.js";
@@ -46,11 +47,6 @@ function toVersionRow(r: Selectable<LibraryVersionsTable>): LibraryVersionRow {
     cudaVersion: r.cuda_version,
     rank: readInt(r.version_rank),
   };
-}
-
-/** `%`, `_` and the escape character itself match literally in a LIKE pattern with `escape '\'`. */
-function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /**
@@ -149,9 +145,7 @@ export function createLibraryStore(ctx: SqlContext): LibraryStore {
       const where = (): Predicate[] => {
         const out: Predicate[] = [isIn(filter.ecosystems, "ecosystem")];
         if (filter.query) {
-          out.push(
-            sql<SqlBool>`name_lower like ${`%${likeLiteral(filter.query.toLowerCase())}%`} escape '\\'`,
-          );
+          out.push(sql<SqlBool>`name_lower like ${likeContainingLower(filter.query)} escape '\\'`);
         }
         if (filter.remediated) out.push(sql<SqlBool>`remediated_count > 0`);
         if (filter.cudaVersion) {

@@ -36,6 +36,14 @@ export function selfOrDescendant(root: string, uid: UidRef = UID): Predicate {
   return sql<SqlBool>`(${uid} >= ${root} and ${uid} < ${`${root}0`})`;
 }
 
+/**
+ * The exclusive bounds of every uid strictly below `root` (`root/` < uid < `root0`: '/' sorts
+ * right before '0', see {@link selfOrDescendant}), for queries that bound a range scan themselves.
+ */
+export function descendantBounds(root: string): [string, string] {
+  return [`${root}/`, `${root}0`];
+}
+
 /** `column` is one of `values`; an empty list matches nothing. */
 export function isIn(values: readonly string[], column = "uid"): Predicate {
   if (values.length === 0) return NO_ROWS;

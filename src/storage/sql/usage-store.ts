@@ -1,6 +1,7 @@
 import { type Selectable, sql } from "kysely";
 import type { OrgUsageRow, UsageStore } from "../usage-store.js";
 import { readInt } from "./dialect.js";
+import { descendantBounds } from "./predicates.js";
 import type { OrgUsageTable } from "./schema.js";
 import { precompiled, type SqlContext } from "./sql-context.js";
 
@@ -15,11 +16,6 @@ function toRow(r: Selectable<OrgUsageTable>): OrgUsageRow {
     quotaRepoCount: readInt(r.quota_repo_count),
     updateTime: readInt(r.update_time),
   };
-}
-
-/** The bounds of every uid below `groupUid` ("/" sorts right before "0"). */
-function below(groupUid: string): [string, string] {
-  return [`${groupUid}/`, `${groupUid}0`];
 }
 
 /** UsageStore over `org_usage`, `org_usage_digests` and the registry tables; see usage-store.ts. */
@@ -78,7 +74,7 @@ export function createUsageStore(ctx: SqlContext): UsageStore {
     },
 
     async repoCount(groupUid) {
-      const [from, to] = below(groupUid);
+      const [from, to] = descendantBounds(groupUid);
       const repos = await db
         .selectFrom("repos")
         .select((eb) => eb.fn.countAll<number | bigint>().as("n"))
@@ -89,7 +85,7 @@ export function createUsageStore(ctx: SqlContext): UsageStore {
     },
 
     async counts(groupUid) {
-      const [from, to] = below(groupUid);
+      const [from, to] = descendantBounds(groupUid);
       const tags = await db
         .selectFrom("tags")
         .select((eb) => eb.fn.countAll<number | bigint>().as("n"))
@@ -100,7 +96,7 @@ export function createUsageStore(ctx: SqlContext): UsageStore {
     },
 
     async recount(groupUid) {
-      const [from, to] = below(groupUid);
+      const [from, to] = descendantBounds(groupUid);
       // The OCI empty blob is the one blob a manifest may reference without a blob row (2 bytes).
       const { rows } = await sql<{ total: number | bigint | string | null }>`
         select sum(size) as total from (

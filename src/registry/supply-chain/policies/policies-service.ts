@@ -5,7 +5,7 @@ import type { PageTokenCodec } from "../../../core/list.js";
 import { paginate } from "../../../core/list.js";
 import { namedResourceList, pageEnvelope } from "../../../core/list-specs.js";
 import type { ServiceHandlers } from "../../../core/service.js";
-import { newChildUid, parentOf, requireUidp, selfAndAncestors } from "../../../core/uidp.js";
+import { newChildUid, parentOf, requireUidp } from "../../../core/uidp.js";
 import type { EventRecorder } from "../../../events/event-recorder.js";
 import { recordedMutation } from "../../../events/recorded-mutation.js";
 import { Capability } from "../../../gen/platform/capabilities/capabilities_pb.js";
@@ -15,9 +15,9 @@ import {
   PolicySchema,
 } from "../../../gen/platform/registry/v2/policies_pb.js";
 import type { PullPolicyRow } from "../../../storage/pull-policy-store.js";
-import type { RepoRow } from "../../../storage/registry-store.js";
 import type { Store } from "../../../storage/store.js";
 import { validateDigest, validateTagName } from "../../names.js";
+import { repoPathOf } from "../../repo-path.js";
 import { requireGroupOrRepo } from "../../resource-parent.js";
 import {
   modeOf,
@@ -69,13 +69,6 @@ const POLICY_MASK = {
     "exempt_identities",
   ],
 } as const;
-
-/** The registry path of a repo (`acme/prod/api`): its groups' names and its own. */
-export async function repoPathOf(store: Pick<Store, "groups">, repo: RepoRow): Promise<string> {
-  const uids = selfAndAncestors(repo.groupUid);
-  const groups = new Map((await store.groups.getMany(uids)).map((g) => [g.uid, g.name]));
-  return [...uids.map((uid) => groups.get(uid) ?? "?"), repo.name].join("/");
-}
 
 /**
  * PoliciesService: pull policies under an organization, a folder or a repo (ADR 0058), and

@@ -1,3 +1,4 @@
+import { utcDayName } from "../../../core/utc-day.js";
 import type { EolCycleRow } from "../../../storage/eol-store.js";
 import type { PolicySeverity, PullPolicyRow } from "../../../storage/pull-policy-store.js";
 import type { ImageFinding, SignatureCheck, TrustedKey } from "../supply-chain.js";
@@ -148,11 +149,7 @@ function eolDetail(tags: readonly InactiveTag[]): string {
   const parts = tags.map((t) => {
     const what = `${t.product} ${t.cycle?.cycle ?? ""}`.trim();
     if (t.cycle?.eolDate === undefined) return `tag ${t.tag}: ${what} is declared end of life`;
-    return `tag ${t.tag}: ${what} ended ${day(t.cycle.eolDate)}, grace ended ${t.graceEnd === undefined ? "" : day(t.graceEnd)}`;
+    return `tag ${t.tag}: ${what} ended ${utcDayName(t.cycle.eolDate)}, grace ended ${t.graceEnd === undefined ? "" : utcDayName(t.graceEnd)}`;
   });
   return `end of life (${parts.join("; ")}; move to a supported release)`;
-}
-
-function day(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
