@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { builtInRoleUid } from "../../dist/authz/built-in-roles.js";
 import { generateCosignKey, signImage } from "../../test/support/cosign.js";
 import { fetchRegistryClient, OCI_MANIFEST } from "../../test/support/registry-push.js";
-import { attachSbom } from "../../test/support/sbom-referrer.js";
+import { attachReferrer } from "../../test/support/sbom-referrer.js";
 import { pushSmallImage, registry } from "./client.js";
 import { cpuSecondsOf } from "./processes.js";
 import type { WharfInfo } from "./wharf-process.js";
@@ -95,7 +95,7 @@ export async function runPolicyScenario(args: {
       { name: "openssl", SPDXID: "SPDXRef-openssl", versionInfo: "3.0.8", downloadLocation: "NOASSERTION" },
     ],
   });
-  await attachSbom(client, REPO, undefined, digest, spdx, {
+  await attachReferrer(client, REPO, undefined, digest, spdx, {
     artifactType: "application/spdx+json",
     layerMediaType: "application/spdx+json",
     subjectSize: manifest.length,

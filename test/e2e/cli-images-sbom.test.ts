@@ -8,7 +8,7 @@ import { cliChecks, cliHome } from "../support/cli-checks.js";
 import { runCliInProcess } from "../support/cli-in-process.js";
 import { personWithRole } from "../support/registered-person.js";
 import { buildImage, pushImage } from "../support/registry-push.js";
-import { attachSbom } from "../support/sbom-referrer.js";
+import { attachReferrer } from "../support/sbom-referrer.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 const FIXTURES = new URL("../fixtures/sbom/", import.meta.url);
@@ -29,7 +29,7 @@ describe("wharf images sbom", () => {
     const image = await pushImage(wharf, "acme/app", "1.0", token, buildImage("cli-sbom"));
     digest = image.digest;
     await pushImage(wharf, "acme/app", "bare", token, buildImage("cli-no-sbom"));
-    referrer = await attachSbom(
+    referrer = await attachReferrer(
       wharf,
       "acme/app",
       token,

@@ -14,7 +14,7 @@ import { expectJson } from "../support/api-assertions.js";
 import { assertAccessible } from "../support/axe.js";
 import { chromiumSkip, launchChromium } from "../support/chromium.js";
 import { type BuiltImage, buildImage, pushImage } from "../support/registry-push.js";
-import { attachSbom } from "../support/sbom-referrer.js";
+import { attachReferrer } from "../support/sbom-referrer.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import { WHARF } from "../support/wharf-process.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
@@ -73,7 +73,7 @@ describe("the console's accessibility in headless Chromium", { skip: chromiumSki
     await pushImage(wharf, "acme/web", "1.0", token, reported);
     bare = await pushImage(wharf, "acme/web", "latest", token, buildImage("a11y-v2"));
     await pushImage(wharf, "acme/team/api", "main", token, buildImage("a11y-api"));
-    await attachSbom(
+    await attachReferrer(
       wharf,
       "acme/web",
       token,

@@ -8,7 +8,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { expectJson } from "../support/api-assertions.js";
 import { chromiumSkip, launchChromium } from "../support/chromium.js";
 import { type BuiltImage, buildImage, pushImage } from "../support/registry-push.js";
-import { attachSbom } from "../support/sbom-referrer.js";
+import { attachReferrer } from "../support/sbom-referrer.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 /** Where each page's screenshot goes (git-ignored); CI keeps it as an artifact. */
@@ -29,7 +29,7 @@ describe("the image page's SBOM in headless Chromium", { skip: chromiumSkip }, (
     const token = await wharf.registryToken();
     withSbom = await pushImage(wharf, "acme/web", "1.0", token, buildImage("console-sbom"));
     without = await pushImage(wharf, "acme/web", "bare", token, buildImage("console-no-sbom"));
-    await attachSbom(
+    await attachReferrer(
       wharf,
       "acme/web",
       token,

@@ -6,7 +6,7 @@ import { generateCosignKey, signImage } from "../support/cosign.js";
 import { forEachEngine } from "../support/databases.js";
 import { personWithRole } from "../support/registered-person.js";
 import { OCI_MANIFEST, ociErrorOf, pushImage } from "../support/registry-push.js";
-import { attachSbom } from "../support/sbom-referrer.js";
+import { attachReferrer } from "../support/sbom-referrer.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 const GRYPE = readFileSync(new URL("../fixtures/vulnreports/grype.json", import.meta.url));
@@ -230,7 +230,7 @@ forEachEngine(
         key,
         layout: "tag",
       });
-      const sbom = await attachSbom(wharf, NAME, pushToken, image.digest, SPDX, {
+      const sbom = await attachReferrer(wharf, NAME, pushToken, image.digest, SPDX, {
         artifactType: "application/spdx+json",
         layerMediaType: "application/spdx+json",
         subjectSize: image.manifest.length,

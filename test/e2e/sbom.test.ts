@@ -20,7 +20,7 @@ import {
   putManifest,
   sha256,
 } from "../support/registry-push.js";
-import { attachSbom } from "../support/sbom-referrer.js";
+import { attachReferrer } from "../support/sbom-referrer.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 const FIXTURES = new URL("../fixtures/sbom/", import.meta.url);
@@ -49,8 +49,8 @@ forEachEngine("SBOMs of images", (db) => {
 
   const sbomPath = (digest: string, query = "") =>
     `/registry/v2/repos/${repoUid}/digests/${digest}/sbom${query ? `?query=${encodeURIComponent(query)}` : ""}`;
-  const attach = (image: BuiltImage, doc: Buffer, opts: Parameters<typeof attachSbom>[5]) =>
-    attachSbom(wharf, "acme/app", registryToken, image.digest, doc, {
+  const attach = (image: BuiltImage, doc: Buffer, opts: Parameters<typeof attachReferrer>[5]) =>
+    attachReferrer(wharf, "acme/app", registryToken, image.digest, doc, {
       subjectSize: image.manifest.length,
       ...opts,
     });

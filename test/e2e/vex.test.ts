@@ -6,15 +6,8 @@ import { OPENVEX_MEDIA_TYPE } from "../../src/vulnreports/vex/openvex.js";
 import { expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { personWithRole } from "../support/registered-person.js";
-import {
-  type BuiltImage,
-  buildImage,
-  OCI_MANIFEST,
-  pushBlob,
-  pushImage,
-  putManifest,
-  sha256,
-} from "../support/registry-push.js";
+import { type BuiltImage, buildImage, pushImage, putManifest } from "../support/registry-push.js";
+import { attachReferrer } from "../support/sbom-referrer.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
@@ -106,36 +99,19 @@ forEachEngine("VEX", (db) => {
   const suppressedIds = (report: TenantReport) =>
     report.vulnerabilityMatches.filter((m) => m.suppressed).map((m) => m.vulnerability.id);
 
-  async function pushReferrer(
+  function pushReferrer(
     subject: BuiltImage,
     artifactType: string,
     layerType: string,
     layer: Buffer,
     annotations?: Record<string, string>,
   ): Promise<string> {
-    await pushBlob(wharf, "acme/app", layer, registryToken);
-    const empty = Buffer.from("{}");
-    await pushBlob(wharf, "acme/app", empty, registryToken);
-    const manifest = Buffer.from(
-      JSON.stringify({
-        schemaVersion: 2,
-        mediaType: OCI_MANIFEST,
-        artifactType,
-        config: { mediaType: "application/vnd.oci.empty.v1+json", digest: sha256(empty), size: 2 },
-        layers: [
-          {
-            mediaType: layerType,
-            digest: sha256(layer),
-            size: layer.length,
-            ...(annotations ? { annotations } : {}),
-          },
-        ],
-        subject: { mediaType: OCI_MANIFEST, digest: subject.digest, size: subject.manifest.length },
-      }),
-    );
-    const res = await putManifest(wharf, "acme/app", sha256(manifest), manifest, registryToken);
-    assert.equal(res.status, 201, await res.text());
-    return sha256(manifest);
+    return attachReferrer(wharf, "acme/app", registryToken, subject.digest, layer, {
+      artifactType,
+      layerMediaType: layerType,
+      subjectSize: subject.manifest.length,
+      ...(annotations ? { layerAnnotations: annotations } : {}),
+    });
   }
 
   /** Referrers are read after the push is answered: wait until the report shows `count` suppressed matches. */

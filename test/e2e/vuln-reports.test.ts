@@ -8,15 +8,8 @@ import { LIST_VULN_REPORTS_LIMIT } from "../../src/vulnreports/vulnerabilities-s
 import { detail, expectError, expectJson } from "../support/api-assertions.js";
 import { forEachEngine } from "../support/databases.js";
 import { personWithRole, registeredPerson } from "../support/registered-person.js";
-import {
-  type BuiltImage,
-  buildImage,
-  OCI_MANIFEST,
-  pushBlob,
-  pushImage,
-  putManifest,
-  sha256,
-} from "../support/registry-push.js";
+import { type BuiltImage, buildImage, pushImage } from "../support/registry-push.js";
+import { attachReferrer } from "../support/sbom-referrer.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 const FIXTURES = new URL("../fixtures/vulnreports/", import.meta.url);
@@ -334,35 +327,18 @@ forEachEngine("vulnerability reports", (db) => {
     admin = await wharf.tokenFor(ADMIN_IDENTITY_UID, LONG_TTL);
     const token = await wharf.registryToken(undefined, LONG_TTL);
     await pushImage(wharf, "acme/app", "latest", token, v2);
-    const referrer = async (
+    const referrer = (
       artifactType: string,
       layerType: string,
       layer: Buffer,
       annotations?: Record<string, string>,
-    ) => {
-      await pushBlob(wharf, "acme/app", layer, token);
-      const empty = Buffer.from("{}");
-      await pushBlob(wharf, "acme/app", empty, token);
-      const manifest = Buffer.from(
-        JSON.stringify({
-          schemaVersion: 2,
-          mediaType: OCI_MANIFEST,
-          artifactType,
-          config: { mediaType: "application/vnd.oci.empty.v1+json", digest: sha256(empty), size: 2 },
-          layers: [
-            {
-              mediaType: layerType,
-              digest: sha256(layer),
-              size: layer.length,
-              ...(annotations ? { annotations } : {}),
-            },
-          ],
-          subject: { mediaType: OCI_MANIFEST, digest: v2.digest, size: v2.manifest.length },
-        }),
-      );
-      const res = await putManifest(wharf, "acme/app", sha256(manifest), manifest, token);
-      assert.equal(res.status, 201, await res.text());
-    };
+    ) =>
+      attachReferrer(wharf, "acme/app", token, v2.digest, layer, {
+        artifactType,
+        layerMediaType: layerType,
+        subjectSize: v2.manifest.length,
+        ...(annotations ? { layerAnnotations: annotations } : {}),
+      });
     // The report is stored after the push is answered: wait for it.
     const reportsWithin = async (count: number) => {
       let found: ImageVulnReport[] = [];

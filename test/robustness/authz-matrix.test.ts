@@ -17,7 +17,7 @@ import { expectJson } from "../support/api-assertions.js";
 import { grpcCall } from "../support/grpc-call.js";
 import { registeredPerson } from "../support/registered-person.js";
 import { ociErrorOf, pushImage } from "../support/registry-push.js";
-import { attachSbom } from "../support/sbom-referrer.js";
+import { attachReferrer } from "../support/sbom-referrer.js";
 import { startTestServer, type TestServer } from "../support/wharf-server.js";
 
 // The authorization matrix: every RPC of every bound service (enumerated from the generated
@@ -1103,7 +1103,7 @@ describe("authorization matrix: every RPC × owner/editor/viewer of A, owner of 
       )
     ).name;
     const image = await pushImage(wharf, `acme/${bareRepoName}`, "v1", registryToken, "matrix");
-    await attachSbom(
+    await attachReferrer(
       wharf,
       `acme/${bareRepoName}`,
       registryToken,

@@ -1,10 +1,10 @@
 /**
- * Attaching SBOMs to images in a test server's registry the way the tools do, over plain HTTP:
- * an OCI 1.1 referrer (`oras attach`, `cosign attest` in referrers mode, Sigstore bundles) or
- * cosign's `sha256-<hex>.sbom` / `.att` tags.
+ * Attaching a document (an SBOM, a VEX document, a vulnerability report…) to an image in a test
+ * server's registry the way the tools do, over plain HTTP: an OCI 1.1 referrer (`oras attach`,
+ * `cosign attest` in referrers mode, Sigstore bundles) or cosign's `sha256-<hex>.sbom` / `.att` tags.
  *
  * ```ts
- * const sbom = await attachSbom(wharf, "acme/app", token, image.digest, readFileSync(spdx), {
+ * const sbom = await attachReferrer(wharf, "acme/app", token, image.digest, readFileSync(spdx), {
  *   artifactType: "application/spdx+json",
  *   layerMediaType: "application/spdx+json",
  * });
@@ -13,11 +13,11 @@
 import { EMPTY_BLOB_CONTENT, EMPTY_BLOB_DIGEST } from "../../src/registry/manifest-parser.js";
 import { OCI_MANIFEST, pushBlob, putManifest, type RegistryClient, sha256 } from "./registry-push.js";
 
-/** How the SBOM is attached. */
+/** How the document is attached. */
 export interface AttachOptions {
   /** The referrer manifest's artifactType; none when omitted (cosign's tag layouts have none). */
   artifactType?: string;
-  /** The SBOM layer's media type. */
+  /** The document layer's media type. */
   layerMediaType: string;
   layerAnnotations?: Record<string, string>;
   manifestAnnotations?: Record<string, string>;
@@ -29,8 +29,8 @@ export interface AttachOptions {
   subjectSize?: number;
 }
 
-/** Pushes `document` as an SBOM of `subject` in `name`; returns the referrer manifest's digest. */
-export async function attachSbom(
+/** Pushes `document` as a referrer of `subject` in `name`; returns the referrer manifest's digest. */
+export async function attachReferrer(
   server: RegistryClient,
   name: string,
   token: string | undefined,
@@ -64,6 +64,6 @@ export async function attachSbom(
   const digest = sha256(manifest);
   const res = await putManifest(server, name, opts.tag ?? digest, manifest, token);
   const text = await res.text();
-  if (res.status !== 201) throw new Error(`SBOM manifest PUT ${name} answered ${res.status}: ${text}`);
+  if (res.status !== 201) throw new Error(`referrer manifest PUT ${name} answered ${res.status}: ${text}`);
   return digest;
 }
